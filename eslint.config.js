@@ -1,0 +1,18 @@
+// Typed lint: type-aware rules catch floating promises and unsafe `any` flows.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'data/', 'index/', '.exam-copilot/', 'scripts/', 'bin/', 'eslint.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(fs|path|os|child_process|crypto|url|util|http|events|stream|readline|worker_threads|zlib|net)(/.*)?$', message: 'Use the node: prefix.' }] }],
+    },
+  },
+);

@@ -1,0 +1,58 @@
+import path from 'node:path';
+
+/** Every location the tool reads or writes, derived from one root folder. */
+export interface ProjectPaths {
+  root: string;
+  rawdoc: string;
+  tableCsv: string;
+  data: string;
+  chunks: string;
+  docsForIndex: string;
+  outline: string;
+  manifest: string;
+  index: string;
+  ftsDb: string;
+  faissDir: string;
+  /** Private state that survives rebuilds: caches, lock, staging area. Git-ignored. */
+  state: string;
+  lock: string;
+  staging: string;
+  previous: string;
+  embeddingCache: string;
+  llmCache: string;
+  configFile: string;
+  envFile: string;
+  prompts: string;
+}
+
+/** The folder holding the packaged `prompts/` (two levels above `dist/src/`). */
+const packageRoot = path.resolve(import.meta.dirname, '..', '..');
+
+export function projectPaths(root: string): ProjectPaths {
+  const r = path.resolve(root);
+  const state = path.join(r, '.exam-copilot');
+  const data = path.join(r, 'data');
+  const index = path.join(r, 'index');
+  return {
+    root: r,
+    rawdoc: path.join(r, 'rawdoc'),
+    tableCsv: path.join(r, 'rawdoc', 'table_explain.csv'),
+    data,
+    chunks: path.join(data, 'chunks.jsonl'),
+    docsForIndex: path.join(data, 'docs_for_index.jsonl'),
+    outline: path.join(data, 'outline.json'),
+    manifest: path.join(data, 'manifest.json'),
+    index,
+    ftsDb: path.join(index, 'sqlite_fts.db'),
+    faissDir: path.join(index, 'faiss'),
+    state,
+    lock: path.join(state, 'lock'),
+    staging: path.join(state, 'staging'),
+    previous: path.join(state, 'previous'),
+    embeddingCache: path.join(state, 'cache', 'embeddings.db'),
+    llmCache: path.join(state, 'cache', 'llm.db'),
+    configFile: path.join(r, 'exam-copilot.config.json'),
+    envFile: path.join(r, '.env'),
+    prompts: path.join(packageRoot, 'prompts'),
+  };
+}
