@@ -1,0 +1,73 @@
+import type { RetrievalMode } from '../retrieve/retriever.js';
+import type { Hit } from '../types.js';
+
+/** What kind of question the stem and options make. */
+export type QuestionKind = 'single' | 'multi' | 'judge' | 'combination' | 'open';
+
+export interface QuestionOption {
+  /** `A`…`H` (judge questions use `A` = 正确 / `B` = 错误). */
+  letter: string;
+  text: string;
+}
+
+/** A roman-numeral statement (Ⅰ、Ⅱ…) listed in the stem of a combination question. */
+export interface Statement {
+  label: string;
+  text: string;
+}
+
+export interface ParsedQuestion {
+  /** The text as the user gave it. */
+  raw: string;
+  /** The stem without the options (and without the listed statements for combination questions). */
+  stem: string;
+  options: QuestionOption[];
+  kind: QuestionKind;
+  /** The stem asks for the incorrect / excluded choice (不正确, 错误, 不属于, 除外, 不包括, not, except). */
+  negated: boolean;
+  statements: Statement[];
+}
+
+/** Answer mode: `baseline` is the LLM alone with no retrieval; the others name the retrieval used. */
+export type AnswerMode = 'baseline' | RetrievalMode;
+export const ANSWER_MODES: readonly AnswerMode[] = ['baseline', 'keyword', 'vector', 'hybrid'];
+
+/** One cited piece of evidence, as shown to the user (`book | chapter | section | figure | p.N`). */
+export interface EvidenceItem {
+  chunk_id: string;
+  book: string;
+  chapter: string;
+  section: string;
+  figure_ref: string;
+  page_start: string;
+  page_end: string;
+  quote: string;
+}
+
+/**
+ * Why the answer is not a normal evidence-backed one:
+ * `no_evidence` nothing relevant was retrieved (未在教材中找到明确依据); `off_topic` the question is outside the indexed books
+ * (与本知识库内容不符，无法回答); `conflict` the evidence disagrees (competing sources named in `message`);
+ * `llm_failed` the LLM failed and the offline answer is shown instead.
+ */
+export type Fallback = 'no_evidence' | 'off_topic' | 'conflict' | 'llm_failed' | null;
+
+export interface AnswerResult {
+  question: ParsedQuestion;
+  /** Letters in order (`B`, `ABD`), or empty when no answer is given (open questions, off-topic). */
+  answer: string;
+  /** 0–1, calibrated on the sample validation set for the offline answerer. */
+  confidence: number;
+  evidence: EvidenceItem[];
+  mode: AnswerMode;
+  answerer: 'offline' | 'llm';
+  fallback: Fallback;
+  /** Human-readable note for fallbacks (e.g. the LLM error, the competing sources). */
+  message?: string;
+  /** Per-option support scores of the offline answerer (for transparency and eval). */
+  optionScores?: Record<string, number>;
+  /** The reranked context the answer was produced from (for `--show-context`). */
+  context: Hit[];
+  latencyMs: number;
+  usage?: { promptTokens: number; completionTokens: number };
+}

@@ -1,0 +1,82 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import ora, { type Ora } from 'ora';
+import type { GlobalOptions } from '../global-options.js';
+
+/**
+ * The one place that writes to the terminal. Commands return data; reporters turn it into text,
+ * JSON on stdout (`--json`), or progress on stderr. Colour and spinners only on a TTY and without NO_COLOR.
+ */
+export interface Ui {
+  readonly color: ChalkInstance;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  /** Result text on stdout (suppressed with --json: use `printJson`). */
+  out(text: string): void;
+  /** Machine output on stdout. */
+  printJson(value: unknown): void;
+  /** Informational message on stderr (suppressed by --quiet). */
+  info(text: string): void;
+  /** Warning on stderr (shown even with --quiet). */
+  warn(text: string): void;
+  /** Detail shown only with --verbose. */
+  debug(text: string): void;
+  /** A spinner on a TTY; elsewhere a no-op that still accepts updates. */
+  spinner(text: string): Progress;
+}
+
+export interface Progress {
+  update(text: string): void;
+  succeed(text: string): void;
+  fail(text: string): void;
+  stop(): void;
+}
+
+export interface UiStreams {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbose'>, streams: UiStreams = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Ui {
+  const noColor = streams.env.NO_COLOR !== undefined && streams.env.NO_COLOR !== '';
+  const color = new Chalk({ level: !noColor && streams.stdout.isTTY ? 3 : 0 });
+  const errColor = new Chalk({ level: !noColor && streams.stderr.isTTY ? 3 : 0 });
+  const interactive = streams.stderr.isTTY === true && !globals.quiet && streams.env.CI !== 'true';
+  const write = (stream: NodeJS.WriteStream, text: string): void => {
+    stream.write(text.endsWith('\n') ? text : `${text}\n`);
+  };
+  return {
+    color,
+    json: globals.json,
+    quiet: globals.quiet,
+    verbose: globals.verbose,
+    out(text) {
+      if (!globals.json) write(streams.stdout, text);
+    },
+    printJson(value) {
+      write(streams.stdout, JSON.stringify(value, null, 2));
+    },
+    info(text) {
+      if (!globals.quiet) write(streams.stderr, text);
+    },
+    warn(text) {
+      write(streams.stderr, errColor.yellow(`warning: ${text}`));
+    },
+    debug(text) {
+      if (globals.verbose) write(streams.stderr, errColor.dim(text));
+    },
+    spinner(text) {
+      if (!interactive) {
+        return { update: () => undefined, succeed: (t) => { if (!globals.quiet) write(streams.stderr, t); }, fail: (t) => write(streams.stderr, t), stop: () => undefined };
+      }
+      const s: Ora = ora({ text, stream: streams.stderr, color: 'cyan', isEnabled: !noColor || true }).start();
+      return {
+        update: (t) => { s.text = t; },
+        succeed: (t) => { s.succeed(t); },
+        fail: (t) => { s.fail(t); },
+        stop: () => { s.stop(); },
+      };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { Chunk, ChunkFilter, Hit } from '../types.js';
+
+/** How candidates are recalled: BM25 over FTS5, nearest neighbours over FAISS, or both fused with RRF. */
+export type RetrievalMode = 'keyword' | 'vector' | 'hybrid';
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ['keyword', 'vector', 'hybrid'];
+
+export interface RetrieveOptions {
+  mode: RetrievalMode;
+  k: number;
+  filter?: ChunkFilter;
+  /** Expand each hit with this many chunks before/after it in the same section (parent-child style). */
+  neighbours?: number;
+}
+
+/** An opened index: what `ask`, `search` and `eval` query. Built by `openRetriever({ root, config })`. */
+export interface Retriever {
+  search(query: string, options: RetrieveOptions): Promise<Hit[]>;
+  /** Looks a chunk up by id. */
+  chunk(id: string): Chunk | undefined;
+  /** Every chunk in index order. */
+  readonly chunks: readonly Chunk[];
+  /** The embedder the vector index was built with. */
+  readonly embedderId: string;
+  /** 'faiss' or 'js' (exact flat inner-product fallback). */
+  readonly vectorBackend: string;
+  close(): void;
+}
