@@ -1,14 +1,113 @@
-import type { Command } from 'commander';
-import { UserError } from '../../errors.js';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { ANSWER_MODES, type AnswerMode } from '../../answer/answer-types.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { globalOptions } from '../global-options.js';
+import { createUi } from '../report/ui.js';
+import { oneOf, positiveInt } from './parse-options.js';
 
-/** `eval`: not implemented yet (issue #6); says so and exits 1. */
+interface RawEvalOptions {
+  modes?: string;
+  answerer?: string;
+  limit?: string;
+  sample?: string;
+  seed?: string;
+  concurrency?: string;
+  rps?: string;
+  resume?: boolean;
+  topK?: string;
+  cache?: boolean;
+  runDir?: string;
+  reportJson?: string;
+  reportMd?: string;
+  junit?: string;
+  predictions?: string;
+  reportHtml?: string;
+  failUnder?: string;
+  compare?: string;
+  maxDrop?: string;
+}
+
+/** `eval <file>`: score a validation set in every mode, write reports, and gate accuracy for CI. */
 export function registerEval(program: Command): Command {
   return program
     .command('eval')
-    .description('eval (not available yet: issue #6)')
-    .allowUnknownOption()
-    .allowExcessArguments()
-    .action(() => {
-      throw new UserError('`eval` has not landed yet (issue #6); see the README for what works today');
+    .description('answer a validation set (CSV/XLSX) and compare baseline, keyword, vector and hybrid accuracy')
+    .argument('<file>', 'validation set: CSV (UTF-8, UTF-8 BOM or GBK) or XLSX with question, A-D and answer columns')
+    .option('--modes <list>', `comma-separated modes (${ANSWER_MODES.join(',')}); default: every mode that can run`)
+    .addOption(new Option('--answerer <kind>', 'who answers: llm when configured, else offline').choices(['offline', 'llm']))
+    .option('--limit <n>', 'only the first N questions')
+    .option('--sample <n>', 'a random sample of N questions (deterministic with --seed)')
+    .option('--seed <n>', 'seed for --sample', '1')
+    .option('--concurrency <n>', 'questions in flight at once (LLM calls); default: the LLM config, 1 offline')
+    .option('--rps <n>', 'at most N questions started per second (LLM rate limit)')
+    .option('--resume', 'continue an interrupted run: reuse finished rows from the run files')
+    .option('--top-k <n>', 'evidence chunks per question and K of evidence hit rate', '5')
+    .option('--no-cache', 'do not read or write the LLM response cache')
+    .option('--run-dir <dir>', 'where per-mode run files go (default: next to --report-json, else .exam-copilot/runs)')
+    .option('--report-json <path>', 'write the JSON report')
+    .option('--report-md <path>', 'write a Markdown report')
+    .option('--junit <path>', 'write JUnit XML: one testcase per question per mode')
+    .option('--predictions <path>', 'write a CSV with one row per question per mode')
+    .option('--report-html <path>', 'write a self-contained HTML report with charts')
+    .option('--fail-under <acc>', 'exit 4 when accuracy is below this: 0.6 for every mode, or hybrid=0.6,keyword=0.5')
+    .option('--compare <report.json>', 'previous --report-json to compare with')
+    .option('--max-drop <points>', 'with --compare: exit 4 when a mode lost more than this many accuracy points', '0')
+    .addHelpText('after', '\nExit codes: 0 ran and passed any gate; 4 --fail-under or --max-drop failed; 1 could not run (unreadable dataset, bad --compare file); 5 not ready (no index, no LLM for --answerer llm); 2 usage.')
+    .action(async (file: string, raw: RawEvalOptions, command: Command) => {
+      const globals = globalOptions(command);
+      const ui = createUi(globals);
+      const modes = raw.modes?.split(',').map((m) => m.trim()).filter((m) => m !== '').map((m) => oneOf('--modes', m, ANSWER_MODES)) as AnswerMode[] | undefined;
+      if (modes !== undefined && modes.length === 0) throw new UsageError('--modes needs at least one mode');
+      const maxDrop = Number(raw.maxDrop ?? '0');
+      if (!Number.isFinite(maxDrop) || maxDrop < 0) throw new UsageError(`--max-drop needs accuracy points ≥ 0 (e.g. 2), got "${raw.maxDrop ?? ''}"`);
+      const seed = Number(raw.seed ?? '1');
+      if (!Number.isInteger(seed)) throw new UsageError(`--seed needs a whole number, got "${raw.seed ?? ''}"`);
+      const rps = raw.rps === undefined ? undefined : Number(raw.rps);
+      if (rps !== undefined && (!Number.isFinite(rps) || rps <= 0)) throw new UsageError(`--rps needs a number above 0, got "${raw.rps ?? ''}"`);
+      const cwd = process.cwd();
+      const abs = (p: string | undefined): string | undefined => (p === undefined ? undefined : path.resolve(cwd, p));
+      const targets = { json: abs(raw.reportJson), md: abs(raw.reportMd), junit: abs(raw.junit), predictions: abs(raw.predictions), html: abs(raw.reportHtml) };
+      const runDir = abs(raw.runDir) ?? (targets.json ? path.dirname(targets.json) : undefined);
+
+      const { parseFailUnder, checkGate } = await import('../../evaluate/gate.js');
+      const failUnder = raw.failUnder === undefined ? undefined : parseFailUnder(raw.failUnder);
+      const { loadPreviousReport } = await import('../../evaluate/previous-report.js');
+      // Read the baseline report before spending time on answers: a bad --compare file means the gate cannot run.
+      const previous = raw.compare === undefined ? undefined : loadPreviousReport(path.resolve(cwd, raw.compare));
+      const { loadConfig } = await import('../../config/load-config.js');
+      const { config, warnings } = loadConfig({ root: globals.root });
+      for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
+
+      const { runEval } = await import('../../evaluate/run-eval.js');
+      const { writeReports } = await import('../../evaluate/write-reports.js');
+      const { evalProgress, reportEval } = await import('../report/eval.js');
+      const progress = evalProgress(ui, file);
+      let report;
+      try {
+        report = await runEval({
+          root: globals.root,
+          config,
+          file: path.resolve(cwd, file),
+          ...(modes ? { modes } : {}),
+          ...(raw.answerer ? { answerer: raw.answerer as 'offline' | 'llm' } : {}),
+          ...(raw.limit !== undefined ? { limit: positiveInt('--limit', raw.limit, 1) } : {}),
+          ...(raw.sample !== undefined ? { sample: positiveInt('--sample', raw.sample, 1), seed } : {}),
+          ...(raw.concurrency !== undefined ? { concurrency: positiveInt('--concurrency', raw.concurrency, 1) } : {}),
+          ...(rps !== undefined ? { ratePerSecond: rps } : {}),
+          resume: raw.resume === true,
+          topK: positiveInt('--top-k', raw.topK, 5),
+          noCache: raw.cache === false,
+          ...(runDir ? { runDir } : {}),
+          onProgress: progress.onProgress,
+        });
+      } finally {
+        progress.stop();
+      }
+      const written = writeReports(report, targets);
+      const gated = failUnder !== undefined || previous !== undefined;
+      const violations = checkGate(report, { ...(failUnder ? { failUnder } : {}), ...(previous ? { previous, maxDropPoints: maxDrop } : {}) });
+      reportEval(ui, report, { violations, written, gated });
+      if (violations.length > 0) process.exitCode = ExitCode.regression;
     });
 }

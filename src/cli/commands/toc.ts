@@ -1,14 +1,16 @@
 import type { Command } from 'commander';
-import { UserError } from '../../errors.js';
+import { globalOptions } from '../global-options.js';
 
-/** `toc`: not implemented yet (issue #4); says so and exits 1. */
+/** `toc`: the outline recovered at ingest, with printed pages. */
 export function registerToc(program: Command): Command {
   return program
     .command('toc')
-    .description('toc (not available yet: issue #4)')
-    .allowUnknownOption()
-    .allowExcessArguments()
-    .action(() => {
-      throw new UserError('`toc` has not landed yet (issue #4); see the README for what works today');
+    .description('print the table of contents recovered at ingest, with printed pages')
+    .option('--book <name>', 'only this book')
+    .action(async (flags: { book?: string }, command: Command) => {
+      const globals = globalOptions(command);
+      const [{ runToc }, { createUi }, { reportToc }] = await Promise.all([import('../../retrieve/run-toc.js'), import('../report/ui.js'), import('../report/toc.js')]);
+      const ui = createUi(globals);
+      reportToc(ui, runToc({ root: globals.root, ...(flags.book ? { book: flags.book } : {}) }));
     });
 }

@@ -1,0 +1,67 @@
+import type { ChalkInstance } from 'chalk';
+import type { SearchResult } from '../../retrieve/run-search.js';
+import type { Ui } from './ui.js';
+
+const SNIPPET_CHARS = 110;
+
+/** Terms of the query worth highlighting: CJK runs of 2+ characters split into 2–4 character pieces, and Latin words/numbers. */
+export function highlightTerms(query: string): string[] {
+  const terms = new Set<string>();
+  for (const m of query.normalize('NFKC').matchAll(/[\p{Script=Han}]{2,}|[A-Za-z0-9]{2,}/gu)) {
+    const s = m[0];
+    if (!/\p{Script=Han}/u.test(s)) {
+      terms.add(s);
+      continue;
+    }
+    // Whole stems rarely occur verbatim in the text; 2-4 character pieces mark where the words are.
+    for (let len = Math.min(4, s.length); len >= 2; len--) for (let i = 0; i + len <= s.length; i++) terms.add(s.slice(i, i + len));
+  }
+  return [...terms].sort((a, b) => b.length - a.length);
+}
+
+/** A one-line snippet around the first query term found, with every term highlighted. */
+export function snippet(text: string, query: string, color: ChalkInstance, width = SNIPPET_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const terms = highlightTerms(query);
+  let at = -1;
+  for (const t of terms) {
+    const i = flat.toLowerCase().indexOf(t.toLowerCase());
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  const start = Math.max(0, Math.min(at < 0 ? 0 : at - 20, flat.length - width));
+  let piece = flat.slice(start, start + width);
+  const prefix = start > 0 ? '…' : '';
+  const suffix = start + width < flat.length ? '…' : '';
+  if (terms.length > 0 && color.level > 0) {
+    const pattern = new RegExp(terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+    piece = piece.replace(pattern, (m) => color.bold.yellow(m));
+  }
+  return `${prefix}${piece}${suffix}`;
+}
+
+function pages(start: string, end: string): string {
+  if (!start) return 'p.?';
+  return end && end !== start ? `p.${start}-${end}` : `p.${start}`;
+}
+
+/** Ranked hits: rank, score, `book | chapter | section | figure | p.N-M`, type, snippet; or the issue's JSON shape. */
+export function reportSearch(ui: Ui, result: SearchResult): void {
+  for (const w of result.warnings) ui.warn(`${w.where}: ${w.message}`);
+  if (ui.json) {
+    ui.printJson({ hits: result.hits });
+    return;
+  }
+  const c = ui.color;
+  if (result.hits.length === 0) {
+    ui.out(`no chunks found for "${result.query}" (mode ${result.mode}); try other words, --mode hybrid, or fewer filters`);
+    return;
+  }
+  result.hits.forEach((h, i) => {
+    const where = [h.book, h.chapter, h.section, h.figure_ref].filter(Boolean).join(' | ');
+    const type = h.chunk_type === 'text' ? '' : c.magenta(` [${h.chunk_type}]`);
+    ui.out(`${c.bold(String(i + 1).padStart(2))}. ${c.cyan(h.score.toFixed(4))}  ${where} | ${pages(h.page_start, h.page_end)}${type}`);
+    ui.out(`    ${snippet(h.text, result.query, c)}`);
+    ui.debug(`    ${h.chunk_id}`);
+  });
+  ui.debug(`mode ${result.mode}, embedder ${result.embedderId}, vector backend ${result.vectorBackend}, ${result.latencyMs.toFixed(1)} ms`);
+}

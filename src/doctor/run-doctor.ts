@@ -1,0 +1,172 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ExamCopilotConfig } from '../config/load-config.js';
+import { describeEndpoint, redactSecrets } from '../config/load-config.js';
+import { errorMessage } from '../errors.js';
+import { projectPaths } from '../paths.js';
+
+/** The verdict of one check. `fail` means a command the user will run is broken; `warn` means degraded. */
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface DoctorCheck {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  /** What to do about a warn or fail. */
+  fix?: string;
+}
+
+export interface DoctorReport {
+  root: string;
+  checks: DoctorCheck[];
+  /** True when no check failed. */
+  ok: boolean;
+}
+
+export interface DoctorOptions {
+  root: string;
+  config: ExamCopilotConfig;
+  /** Milliseconds to wait for the LLM endpoint (kept short: doctor must answer quickly). */
+  llmTimeoutMs?: number;
+}
+
+type Check = (options: DoctorOptions) => Promise<DoctorCheck>;
+
+const MIN_NODE: readonly [number, number] = [20, 16];
+
+const checkNode: Check = () => {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return Promise.resolve(
+    ok
+      ? { name: 'node', status: 'ok', message: `Node ${process.versions.node}` }
+      : { name: 'node', status: 'fail', message: `Node ${process.versions.node} is too old`, fix: `install Node ${MIN_NODE.join('.')} or newer` },
+  );
+};
+
+const checkSqlite: Check = async () => {
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(':memory:');
+    try {
+      db.exec("CREATE VIRTUAL TABLE t USING fts5(content); INSERT INTO t VALUES ('基金 份额');");
+      const version = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
+      return { name: 'sqlite-fts5', status: 'ok', message: `better-sqlite3 with SQLite ${version}, FTS5 available` };
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return { name: 'sqlite-fts5', status: 'fail', message: `better-sqlite3/FTS5 unusable: ${errorMessage(error)}`, fix: 'run `npm rebuild better-sqlite3` (needs python3, make and g++)' };
+  }
+};
+
+const checkFaiss: Check = async ({ config }) => {
+  try {
+    const { faissStatus } = await import('../indexing/vector-index.js');
+    const status = await faissStatus();
+    if (status.available) return { name: 'faiss', status: 'ok', message: `native FAISS loaded${status.version ? ` (${status.version})` : ''}` };
+    const wanted = config.vector.backend === 'faiss' || config.vector.index === 'hnsw';
+    return {
+      name: 'faiss',
+      status: wanted ? 'fail' : 'warn',
+      message: `native FAISS unavailable (${status.reason ?? 'unknown reason'}); vector search uses the exact JS flat index${wanted ? ', but the config asks for FAISS' : ''}`,
+      fix: status.fix ?? 'apt-get install -y libfaiss-dev libopenblas-dev && node scripts/install-faiss.mjs',
+    };
+  } catch (error) {
+    return { name: 'faiss', status: 'warn', message: `could not check FAISS: ${errorMessage(error)}`, fix: 'node scripts/install-faiss.mjs' };
+  }
+};
+
+const checkJieba: Check = async ({ root, config }) => {
+  try {
+    const { createAnalyzer, readUserDictionary } = await import('../text/analyzer.js');
+    const files = config.userDict.map((f) => path.resolve(root, f));
+    const dict = readUserDictionary(files);
+    const tokens = createAnalyzer(dict.lines).tokens('基金份额持有人大会');
+    const missing = dict.missing.map((f) => path.relative(root, f) || f);
+    if (missing.length > 0) {
+      return { name: 'jieba', status: 'warn', message: `segmentation works (${tokens.join('/')}), but user dictionary missing: ${missing.join(', ')}`, fix: 'create the file (one term per line) or change userDict in exam-copilot.config.json' };
+    }
+    return { name: 'jieba', status: 'ok', message: `segmentation works (${tokens.join('/')}); ${dict.lines.length} user-dictionary terms` };
+  } catch (error) {
+    return { name: 'jieba', status: 'fail', message: `@node-rs/jieba unusable: ${errorMessage(error)}`, fix: 'reinstall: npm install' };
+  }
+};
+
+const checkOnnx: Check = async ({ config }) => {
+  const needed = config.embedder.kind === 'transformers';
+  try {
+    // Only the loadability matters; the embedder itself loads it through transformers.js.
+    await import('onnxruntime-node');
+    return { name: 'onnxruntime', status: 'ok', message: `onnxruntime-node loads${needed ? '' : ' (only used by the transformers embedder)'}` };
+  } catch (error) {
+    return {
+      name: 'onnxruntime',
+      status: needed ? 'fail' : 'warn',
+      message: `onnxruntime-node does not load: ${errorMessage(error).split('\n')[0] ?? ''}`,
+      fix: needed ? 'reinstall with `npm install`, or switch the embedder to lsa' : 'only needed for embedder.kind = transformers',
+    };
+  }
+};
+
+const checkIndex: Check = async ({ root, config }) => {
+  const paths = projectPaths(root);
+  if (!existsSync(paths.ftsDb) || !existsSync(paths.chunks)) {
+    return { name: 'index', status: 'warn', message: `no index under ${paths.index}`, fix: 'run `exam-copilot ingest`' };
+  }
+  try {
+    const { checkFreshness } = await import('../ingest/freshness.js');
+    const freshness = await checkFreshness({ root, config });
+    if (freshness.stale.length === 0) return { name: 'index', status: 'ok', message: `index in step with rawdoc/ (${freshness.sources} sources, ${freshness.chunks} chunks)` };
+    return { name: 'index', status: 'warn', message: `index out of date: ${freshness.stale.slice(0, 3).join('; ')}${freshness.stale.length > 3 ? ` (+${freshness.stale.length - 3} more)` : ''}`, fix: 'run `exam-copilot ingest`' };
+  } catch (error) {
+    return { name: 'index', status: 'fail', message: `cannot read the index: ${errorMessage(error)}`, fix: 'run `exam-copilot ingest --force`' };
+  }
+};
+
+const checkEmbedder: Check = ({ root, config }) => {
+  const paths = projectPaths(root);
+  const configured = config.embedder.kind === 'lsa' ? `lsa (${config.embedder.dimension} dims, fitted at ingest, offline)` : `${config.embedder.kind}${config.embedder.model ? ` ${config.embedder.model}` : ''}`;
+  const metaFile = path.join(paths.faissDir, 'meta.json');
+  if (!existsSync(metaFile)) return Promise.resolve({ name: 'embedder', status: 'ok', message: `configured: ${configured}; no vector index yet` });
+  try {
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { embedderKind?: string; embedderId?: string; backend?: string; count?: number };
+    if (meta.embedderKind && meta.embedderKind !== config.embedder.kind) {
+      return Promise.resolve({ name: 'embedder', status: 'fail', message: `index built with ${meta.embedderKind}, config says ${config.embedder.kind}`, fix: 'run `exam-copilot ingest --force` or change the embedder back' });
+    }
+    return Promise.resolve({ name: 'embedder', status: 'ok', message: `${configured}; index has ${meta.count ?? '?'} vectors (${meta.backend ?? '?'} backend)` });
+  } catch (error) {
+    return Promise.resolve({ name: 'embedder', status: 'fail', message: `${metaFile}: ${errorMessage(error)}`, fix: 'run `exam-copilot ingest --force`' });
+  }
+};
+
+const checkLlm: Check = async ({ config, llmTimeoutMs = 3000 }) => {
+  const llm = config.llm;
+  if (!llm) return { name: 'llm', status: 'ok', message: 'no LLM configured: the offline answerer is used (set EXAM_COPILOT_LLM_MODEL and a base URL to use one)' };
+  const url = `${llm.baseURL.replace(/\/+$/, '')}/models`;
+  try {
+    const response = await fetch(url, { headers: { authorization: `Bearer ${llm.apiKey}` }, signal: AbortSignal.timeout(llmTimeoutMs) });
+    if (response.status === 401 || response.status === 403) {
+      return { name: 'llm', status: 'fail', message: `${describeEndpoint(llm)}: the key was rejected (HTTP ${response.status})`, fix: 'check EXAM_COPILOT_LLM_API_KEY / OPENAI_API_KEY' };
+    }
+    // Some compatible servers do not implement /models; any HTTP answer proves the endpoint is reachable.
+    return { name: 'llm', status: 'ok', message: `${describeEndpoint(llm)} reachable (HTTP ${response.status})` };
+  } catch (error) {
+    return {
+      name: 'llm',
+      status: 'fail',
+      message: redactSecrets(`${describeEndpoint(llm)} unreachable within ${llmTimeoutMs} ms: ${errorMessage(error)}`, config),
+      fix: 'check the base URL and network, or unset the LLM settings to use the offline answerer',
+    };
+  }
+};
+
+/** Every check, in the order they are shown. */
+export const DOCTOR_CHECKS: readonly Check[] = [checkNode, checkSqlite, checkFaiss, checkJieba, checkOnnx, checkIndex, checkEmbedder, checkLlm];
+
+/** Runs every check; never throws for a failing check (each becomes a `fail` line). */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  for (const check of DOCTOR_CHECKS) checks.push(await check(options));
+  return { root: options.root, checks, ok: checks.every((c) => c.status !== 'fail') };
+}
