@@ -70,4 +70,6 @@ export interface AnswerResult {
   context: Hit[];
   latencyMs: number;
   usage?: { promptTokens: number; completionTokens: number };
+  /** Non-fatal problems met while answering (cited evidence ids that were not shown, a repaired reply, a failed rerank). */
+  warnings?: string[];
 }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { describeEndpoint, loadConfig, redactSecrets } from '../../src/config/load-config.js';
 import { UserError } from '../../src/errors.js';
-import { makeTempRoot } from '../helpers/temp-root.js';
+import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 
 describe('loadConfig', () => {
   it('defaults to the offline stack with no LLM', () => {
@@ -68,6 +68,19 @@ describe('loadConfig', () => {
       assert.ok(config.llm);
       assert.ok(!describeEndpoint(config.llm).includes(key.slice(3)));
       assert.equal(redactSecrets(`401 for key ${key}`, config), '401 for key ***');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('accepts the shipped example config', () => {
+    const tmp = makeTempRoot();
+    try {
+      copyFileSync(path.join(repoRoot, 'exam-copilot.config.example.json'), path.join(tmp.root, 'exam-copilot.config.json'));
+      const { config, warnings } = loadConfig({ root: tmp.root, env: {} });
+      assert.deepEqual(warnings, []);
+      assert.equal(config.books['证券投资基金_上册.pdf'], '上册');
+      assert.equal(config.llm?.model, 'qwen2.5:7b');
     } finally {
       tmp.cleanup();
     }

@@ -1,14 +1,96 @@
 import type { Command } from 'commander';
-import { UserError } from '../../errors.js';
+import { ANSWER_MODES, type AnswerMode } from '../../answer/answer-types.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { globalOptions } from '../global-options.js';
+import { oneOf, positiveInt } from './parse-options.js';
 
-/** `ask`: not implemented yet (issue #5); says so and exits 1. */
+interface AskFlags {
+  options?: string;
+  mode: string;
+  topK?: string;
+  rerank: boolean;
+  cache: boolean;
+  answerer?: string;
+  showContext?: boolean;
+}
+
+/** `--options`: JSON `{"A":"…"}` / `["…","…"]`, or `A=…;B=…` / `A.… B.…` text. */
+function parseOptionsFlag(value: string | undefined): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (text.startsWith('{') || text.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UsageError('--options: not valid JSON; use {"A":"…","B":"…"} or "A=…;B=…"');
+    }
+    if (Array.isArray(parsed)) return Object.fromEntries(parsed.map((v, i) => [String.fromCharCode(65 + i), String(v)]));
+    if (typeof parsed === 'object' && parsed !== null) return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
+    throw new UsageError('--options: expected an object {"A":"…"} or an array');
+  }
+  const pairs = text.split(/[;；\n]/).map((p) => /^\s*([A-Ha-h])\s*[=:：.、]\s*(.*)$/.exec(p));
+  if (pairs.some((m) => m === null)) throw new UsageError('--options: use "A=…;B=…;C=…;D=…" or JSON {"A":"…"}');
+  return Object.fromEntries(pairs.map((m) => [(m?.[1] ?? '').toUpperCase(), (m?.[2] ?? '').trim()]));
+}
+
+/** `ask [question]`: answer a question with evidence; REPL on a TTY, one question per line from a pipe. */
 export function registerAsk(program: Command): Command {
   return program
     .command('ask')
-    .description('ask (not available yet: issue #5)')
-    .allowUnknownOption()
-    .allowExcessArguments()
-    .action(() => {
-      throw new UserError('`ask` has not landed yet (issue #5); see the README for what works today');
+    .description('answer an exam question with evidence from the indexed textbooks (offline answerer, or an LLM when configured)')
+    .argument('[question...]', 'the question with its options, e.g. "下列…的是（ ）A.… B.… C.… D.…" (none: REPL on a terminal, or one question per line / JSONL from stdin)')
+    .option('--options <options>', 'options given separately: JSON {"A":"…","B":"…"} or "A=…;B=…"')
+    .option('--mode <mode>', `retrieval mode: ${ANSWER_MODES.join(', ')} (baseline = LLM alone, no retrieval)`, 'hybrid')
+    .option('-k, --top-k <n>', 'evidence passages per query', '8')
+    .option('--no-rerank', 'skip the LLM rerank of the recalled candidates')
+    .option('--no-cache', 'do not read or write the LLM response cache')
+    .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
+    .option('--show-context', 'print the reranked passages the answer was made from')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  exam-copilot ask "基金财产由（ ）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构"
+  exam-copilot ask "下列说法错误的是" --options '{"A":"…","B":"…","C":"…","D":"…"}' --json
+  cat questions.txt | exam-copilot ask --json      # one question per line, or JSONL {"question","options"}
+A question without options is answered as an open question (cited passages, no letter); an empty one is an error.`,
+    )
+    .action(async (words: string[], flags: AskFlags, command: Command) => {
+      const globals = globalOptions(command);
+      const mode = oneOf<AnswerMode>('--mode', flags.mode, ANSWER_MODES);
+      const topK = positiveInt('--top-k', flags.topK, 8);
+      const answerer = flags.answerer === undefined ? undefined : oneOf('--answerer', flags.answerer, ['offline', 'llm'] as const);
+      const options = parseOptionsFlag(flags.options);
+      const question = words.join(' ');
+      const showContext = flags.showContext === true;
+      const [{ loadConfig }, run, { createUi }, report] = await Promise.all([
+        import('../../config/load-config.js'),
+        import('../../answer/run-ask.js'),
+        import('../report/ui.js'),
+        import('../report/ask.js'),
+      ]);
+      const ui = createUi(globals);
+      const { config, warnings } = loadConfig({ root: globals.root });
+      for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
+      const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}) };
+      if (words.length > 0 || options) {
+        const out = await run.runAsk({ ...base, showContext, question, ...(options ? { options } : {}) });
+        report.reportAsk(ui, out, { showContext });
+        return;
+      }
+      const session = await run.openAskSession(base);
+      try {
+        for (const w of session.warnings) ui.warn(`${w.where}: ${w.message}`);
+        if (process.stdin.isTTY) {
+          await report.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
+        } else {
+          const { answered, failed } = await report.askFromPipe(ui, session, process.stdin, showContext);
+          if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe one question per line');
+          if (failed > 0) process.exitCode = ExitCode.partial;
+        }
+      } finally {
+        session.close();
+      }
     });
 }

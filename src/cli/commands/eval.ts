@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { ANSWER_MODES, type AnswerMode } from '../../answer/answer-types.js';
+import { ANSWER_MODES } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
 import { createUi } from '../report/ui.js';
@@ -57,7 +57,7 @@ export function registerEval(program: Command): Command {
     .action(async (file: string, raw: RawEvalOptions, command: Command) => {
       const globals = globalOptions(command);
       const ui = createUi(globals);
-      const modes = raw.modes?.split(',').map((m) => m.trim()).filter((m) => m !== '').map((m) => oneOf('--modes', m, ANSWER_MODES)) as AnswerMode[] | undefined;
+      const modes = raw.modes?.split(',').map((m) => m.trim()).filter((m) => m !== '').map((m) => oneOf('--modes', m, ANSWER_MODES));
       if (modes !== undefined && modes.length === 0) throw new UsageError('--modes needs at least one mode');
       const maxDrop = Number(raw.maxDrop ?? '0');
       if (!Number.isFinite(maxDrop) || maxDrop < 0) throw new UsageError(`--max-drop needs accuracy points ≥ 0 (e.g. 2), got "${raw.maxDrop ?? ''}"`);
@@ -88,7 +88,7 @@ export function registerEval(program: Command): Command {
         report = await runEval({
           root: globals.root,
           config,
-          file: path.resolve(cwd, file),
+          file,
           ...(modes ? { modes } : {}),
           ...(raw.answerer ? { answerer: raw.answerer as 'offline' | 'llm' } : {}),
           ...(raw.limit !== undefined ? { limit: positiveInt('--limit', raw.limit, 1) } : {}),

@@ -1,14 +1,56 @@
 import type { Command } from 'commander';
-import { UserError } from '../../errors.js';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ExitCode, UsageError } from '../../errors.js';
+import { globalOptions } from '../global-options.js';
 
-/** `ingest`: not implemented yet (issue #3); says so and exits 1. */
+interface IngestFlags {
+  force?: boolean;
+  strict?: boolean;
+  password?: string;
+}
+
+/** `ingest [paths...]`: parse textbooks, notes and table transcriptions into chunks and indexes. */
 export function registerIngest(program: Command): Command {
   return program
     .command('ingest')
-    .description('ingest (not available yet: issue #3)')
-    .allowUnknownOption()
-    .allowExcessArguments()
-    .action(() => {
-      throw new UserError('`ingest` has not landed yet (issue #3); see the README for what works today');
+    .description('parse rawdoc/ (PDFs, .md/.txt notes, table_explain.csv) into data/ chunks and build index/')
+    .argument('[paths...]', 'files or folders to ingest (default: everything in <root>/rawdoc/)')
+    .option('--force', 'rebuild everything, even unchanged files')
+    .option('--strict', 'stop at the first file that fails')
+    .option('--password <password>', 'password for encrypted PDFs (or pdf.password / EXAM_COPILOT_PDF_PASSWORD)')
+    .action(async (inputs: string[], flags: IngestFlags, command: Command) => {
+      const globals = globalOptions(command);
+      const paths = inputs.map((p) => path.resolve(globals.root, p));
+      const missing = paths.filter((p) => !existsSync(p));
+      if (missing.length > 0) throw new UsageError(`${missing.join(', ')}: no such file or folder`);
+      const [{ loadConfig }, { runIngest }, { createUi }, { reportIngest, ingestProgress }] = await Promise.all([
+        import('../../config/load-config.js'),
+        import('../../ingest/run-ingest.js'),
+        import('../report/ui.js'),
+        import('../report/ingest.js'),
+      ]);
+      const ui = createUi(globals);
+      const { config, warnings } = loadConfig({ root: globals.root });
+      for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
+      const progress = ingestProgress(ui);
+      let result;
+      try {
+        result = await runIngest({
+          root: globals.root,
+          config,
+          ...(paths.length > 0 ? { paths } : {}),
+          force: flags.force === true,
+          strict: flags.strict === true,
+          ...(flags.password !== undefined ? { password: flags.password } : {}),
+          onProgress: progress.onProgress,
+        });
+      } catch (error) {
+        progress.fail();
+        throw error;
+      }
+      progress.done(result);
+      reportIngest(ui, result);
+      if (result.totals.failed > 0) process.exitCode = ExitCode.partial;
     });
 }

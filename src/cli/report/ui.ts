@@ -15,6 +15,8 @@ export interface Ui {
   out(text: string): void;
   /** Machine output on stdout. */
   printJson(value: unknown): void;
+  /** One compact JSON value per line on stdout (JSONL streams, e.g. piped `ask --json`). */
+  printJsonLine(value: unknown): void;
   /** Informational message on stderr (suppressed by --quiet). */
   info(text: string): void;
   /** Warning on stderr (shown even with --quiet). */
@@ -56,6 +58,9 @@ export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbos
     },
     printJson(value) {
       write(streams.stdout, JSON.stringify(value, null, 2));
+    },
+    printJsonLine(value) {
+      write(streams.stdout, JSON.stringify(value));
     },
     info(text) {
       if (!globals.quiet) write(streams.stderr, text);

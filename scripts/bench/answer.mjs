@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+// Offline-answerer benchmark: accuracy (95% Wilson CI), Brier score and ECE per retrieval mode,
+// on the sample validation set (rawdoc/ ingested into a temp root) and on FinanceIQ fund questions
+// (../shared/bench/financeiq-fund/dev.csv) over the fund-laws PDFs (ingested into a temp root).
+//
+//   npm run build && node scripts/bench/answer.mjs [--bench ../shared/bench] [--only sample|financeiq] [--modes keyword,vector,hybrid] [--fit-temperature] [--limit N]
+//
+// --fit-temperature prints the softmax temperature minimising log-loss for the offline answerer's
+// single-choice confidences, with Brier/ECE before and after (the constant lives in offline-answerer.ts).
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse } from 'csv-parse/sync';
+
+const repo = path.resolve(import.meta.dirname, '..', '..');
+const { values } = parseArgs({
+  options: {
+    bench: { type: 'string', default: path.resolve(repo, '..', 'shared', 'bench') },
+    only: { type: 'string' },
+    modes: { type: 'string', default: 'keyword,vector,hybrid' },
+    'fit-temperature': { type: 'boolean', default: false },
+    limit: { type: 'string' },
+    'top-k': { type: 'string', default: '8' },
+  },
+});
+const dist = (p) => import(path.join(repo, 'dist', 'src', p));
+const { loadConfig } = await dist('config/load-config.js');
+const { runIngest } = await dist('ingest/run-ingest.js');
+const { openRetriever } = await dist('retrieve/open-retriever.js');
+const { analyzerFromConfig } = await dist('indexing/build-indexes.js');
+const { answerQuestion } = await dist('answer/answer-question.js');
+const { questionFromParts } = await dist('answer/parse-question.js');
+const { softmax, CONFIDENCE_TEMPERATURE } = await dist('answer/offline-answerer.js');
+const { projectPaths } = await dist('paths.js');
+
+const modes = values.modes.split(',');
+const topK = Number(values['top-k']);
+const limit = values.limit ? Number(values.limit) : Infinity;
+
+function wilson(k, n) {
+  if (n === 0) return [0, 0];
+  const z = 1.96;
+  const p = k / n;
+  const d = 1 + (z * z) / n;
+  const c = (p + (z * z) / (2 * n)) / d;
+  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return [c - h, c + h];
+}
+function calibration(rows) {
+  // Brier on the chosen answer (confidence vs correct), ECE over 10 equal-width bins.
+  const n = rows.length;
+  if (n === 0) return { brier: 0, ece: 0 };
+  const brier = rows.reduce((s, r) => s + (r.conf - (r.ok ? 1 : 0)) ** 2, 0) / n;
+  let ece = 0;
+  for (let b = 0; b < 10; b++) {
+    const bin = rows.filter((r) => Math.min(9, Math.floor(r.conf * 10)) === b);
+    if (bin.length === 0) continue;
+    const acc = bin.filter((r) => r.ok).length / bin.length;
+    const conf = bin.reduce((s, r) => s + r.conf, 0) / bin.length;
+    ece += (bin.length / n) * Math.abs(acc - conf);
+  }
+  return { brier, ece };
+}
+
+async function ingestInto(rawFiles) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-bench-'));
+  mkdirSync(path.join(root, 'rawdoc'), { recursive: true });
+  for (const [src, name] of rawFiles) cpSync(src, path.join(root, 'rawdoc', name), { recursive: true });
+  const { config } = loadConfig({ root, env: {} });
+  const t0 = Date.now();
+  await runIngest({ root, config });
+  console.log(`  ingested in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return { root, config };
+}
+
+async function evaluate(label, root, config, questions) {
+  const retriever = await openRetriever({ root, config });
+  const { analyzer } = analyzerFromConfig(root, config);
+  const prompts = projectPaths(root).prompts;
+  const fitRows = [];
+  for (const mode of modes) {
+    const rows = [];
+    const t0 = Date.now();
+    let fallbacks = 0;
+    for (const q of questions) {
+      const parsed = questionFromParts(q.question, q.options);
+      const r = await answerQuestion(parsed, { retriever, llm: null, answerer: 'offline', mode, topK, rerank: false, prompts, analyzer });
+      if (r.fallback === 'no_evidence' || r.fallback === 'off_topic') fallbacks++;
+      rows.push({ ok: r.answer === q.answer, conf: r.confidence, kind: parsed.kind });
+      if (mode === 'hybrid' && r.optionScores && (parsed.kind === 'single') && parsed.options.some((o) => o.letter === q.answer)) {
+        const letters = parsed.options.map((o) => o.letter);
+        const scores = letters.map((l) => (parsed.negated ? -1 : 1) * (r.optionScores[l] ?? 0));
+        fitRows.push({ scores, gold: letters.indexOf(q.answer) });
+      }
+    }
+    const k = rows.filter((r) => r.ok).length;
+    const [lo, hi] = wilson(k, rows.length);
+    const { brier, ece } = calibration(rows);
+    const ms = (Date.now() - t0) / rows.length;
+    console.log(`  ${label} ${mode.padEnd(7)} accuracy ${(100 * k / rows.length).toFixed(1)}% (${k}/${rows.length}, 95% CI ${(100 * lo).toFixed(1)}–${(100 * hi).toFixed(1)})  Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  no-answer ${fallbacks}  ${ms.toFixed(0)} ms/q`);
+  }
+  retriever.close();
+  if (values['fit-temperature'] && fitRows.length > 0) fitTemperature(fitRows);
+}
+
+function fitTemperature(rows) {
+  const stats = (t) => {
+    let nll = 0;
+    const cal = [];
+    for (const r of rows) {
+      const p = softmax(r.scores, t);
+      const idx = p.indexOf(Math.max(...p));
+      nll -= Math.log(Math.max(1e-9, p[r.gold]));
+      cal.push({ conf: p[idx], ok: idx === r.gold });
+    }
+    return { nll: nll / rows.length, ...calibration(cal) };
+  };
+  let best = { t: 1, nll: Infinity };
+  for (let t = 0.01; t <= 2; t *= 1.05) {
+    const s = stats(t);
+    if (s.nll < best.nll) best = { t, nll: s.nll };
+  }
+  const before = stats(CONFIDENCE_TEMPERATURE);
+  const after = stats(best.t);
+  console.log(`  temperature fit on ${rows.length} single-choice questions: T=${best.t.toFixed(3)} (log-loss ${after.nll.toFixed(3)}, Brier ${after.brier.toFixed(3)}, ECE ${after.ece.toFixed(3)}); current T=${CONFIDENCE_TEMPERATURE} (log-loss ${before.nll.toFixed(3)}, Brier ${before.brier.toFixed(3)}, ECE ${before.ece.toFixed(3)}); T=1 ECE ${stats(1).ece.toFixed(3)}`);
+}
+
+function readQuestions(file) {
+  const rows = parse(readFileSync(file, 'utf8'), { columns: true, skip_empty_lines: true, bom: true });
+  return rows.slice(0, limit).map((r) => ({ question: r.question, options: Object.fromEntries(['A', 'B', 'C', 'D', 'E'].filter((l) => r[l]).map((l) => [l, r[l]])), answer: String(r.answer).trim().toUpperCase() }));
+}
+
+if (values.only !== 'financeiq') {
+  console.log(`sample validation set (rawdoc/validation.csv), offline answerer, top-k ${topK}`);
+  const { root, config } = await ingestInto([[path.join(repo, 'rawdoc'), '.']]);
+  try {
+    await evaluate('sample', root, config, readQuestions(path.join(repo, 'rawdoc', 'validation.csv')));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+if (values.only !== 'sample') {
+  const bench = path.resolve(values.bench);
+  console.log(`FinanceIQ fund dev set over fund-laws/pdf (${bench}), offline answerer, top-k ${topK}`);
+  const pdfDir = path.join(bench, 'fund-laws', 'pdf');
+  const { readdirSync } = await import('node:fs');
+  const { root, config } = await ingestInto(readdirSync(pdfDir).filter((f) => f.endsWith('.pdf')).map((f) => [path.join(pdfDir, f), f]));
+  try {
+    await evaluate('financeiq', root, config, readQuestions(path.join(bench, 'financeiq-fund', 'dev.csv')));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

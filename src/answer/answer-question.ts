@@ -1,0 +1,189 @@
+import { UserError } from '../errors.js';
+import type { Retriever } from '../retrieve/retriever.js';
+import type { Analyzer } from '../text/analyzer.js';
+import { createAnalyzer } from '../text/analyzer.js';
+import type { Chunk, Hit } from '../types.js';
+import type { AnswerMode, AnswerResult, EvidenceItem, ParsedQuestion } from './answer-types.js';
+import type { CorpusStats } from './corpus-stats.js';
+import { buildCorpusStats } from './corpus-stats.js';
+import { citation, toEvidence } from './evidence.js';
+import { answerWithLlm } from './llm-answerer.js';
+import type { LlmClient } from './llm-client.js';
+import { LlmError } from './llm-client.js';
+import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
+import { answerOffline, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
+import type { PromptSet } from './prompt-templates.js';
+import { loadPrompts } from './prompt-templates.js';
+
+/** What `answerQuestion` needs; shared by `ask` and `eval` (the LLM client may be shared across concurrent calls). */
+export interface AnswerDeps {
+  /** Null only for baseline mode. */
+  retriever: Retriever | null;
+  llm: LlmClient | null;
+  answerer: 'offline' | 'llm';
+  mode: AnswerMode;
+  /** Evidence passages shown / used per query. */
+  topK: number;
+  /** LLM answerer: rerank the candidates with the LLM before answering. */
+  rerank: boolean;
+  /** Loaded prompts, or the folder holding them (`projectPaths(root).prompts`). */
+  prompts: PromptSet | string;
+  /** The analyzer the index was built with (user dictionary included); a default one otherwise. */
+  analyzer?: Analyzer;
+  /** Candidates recalled before the LLM rerank (default max(20, 3 × topK)). */
+  rerankDepth?: number;
+}
+
+/** Below this share of known words, the LLM path calls a question off-topic without spending a request. */
+const LLM_OFF_TOPIC_VOCABULARY = 0.35;
+
+// Corpus statistics are a pure function of the retriever's chunks; memoised per retriever so eval's
+// hundreds of calls do not re-tokenise the corpus. Entries vanish with the retriever.
+const statsCache = new WeakMap<Retriever, { analyzer: Analyzer; stats: CorpusStats }>();
+let defaultAnalyzer: Analyzer | undefined;
+
+function corpusFor(retriever: Retriever, analyzer: Analyzer | undefined): { analyzer: Analyzer; stats: CorpusStats } {
+  const cached = statsCache.get(retriever);
+  if (cached && (!analyzer || cached.analyzer === analyzer)) return cached;
+  const a = analyzer ?? (defaultAnalyzer ??= createAnalyzer());
+  const entry = { analyzer: a, stats: buildCorpusStats(retriever.chunks, a) };
+  statsCache.set(retriever, entry);
+  return entry;
+}
+
+/** The text used to recall evidence for the whole question: stem, statements and options. */
+export function questionQuery(q: ParsedQuestion): string {
+  return [q.stem, ...q.statements.map((s) => s.text), ...q.options.filter((o) => !/^(正确|错误)$/.test(o.text)).map((o) => o.text)].join(' ');
+}
+
+/** The sentence of a chunk sharing most words with the claim, as the quote shown under a citation. */
+function bestQuote(chunk: Chunk, claim: string, analyzer: Analyzer): string {
+  const want = new Set(analyzer.tokens(claim));
+  let best = '';
+  let bestScore = -1;
+  for (const sentence of chunk.text.split(/(?<=[。；;！？!?\n])/)) {
+    const s = sentence.trim();
+    if (!s) continue;
+    const score = analyzer.tokens(s).filter((t) => want.has(t)).length;
+    if (score > bestScore) {
+      best = s;
+      bestScore = score;
+    }
+  }
+  return best || chunk.text;
+}
+
+/**
+ * Answers one parsed question. The offline answerer needs a retriever; the LLM answerer needs an LLM and,
+ * except in baseline mode, a retriever. LLM failures never throw: they end in the offline answer with
+ * `fallback: 'llm_failed'`. Misconfiguration (baseline without an LLM) is a `UserError`.
+ */
+export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps): Promise<AnswerResult> {
+  const started = Date.now();
+  const prompts = typeof deps.prompts === 'string' ? loadPrompts(deps.prompts) : deps.prompts;
+  if (deps.answerer === 'offline') {
+    if (deps.mode === 'baseline') throw new UserError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL and EXAM_COPILOT_LLM_BASE_URL); use --mode hybrid for the offline answerer');
+    if (!deps.retriever) throw new UserError('the offline answerer needs an index; run `exam-copilot ingest`');
+    const { analyzer, stats } = corpusFor(deps.retriever, deps.analyzer);
+    return answerOffline(question, { retriever: deps.retriever, analyzer, stats, mode: deps.mode, topK: deps.topK });
+  }
+  const llm = deps.llm;
+  if (!llm) throw new UserError('--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
+
+  if (deps.mode === 'baseline') {
+    try {
+      const reply = await answerWithLlm(question, [], { llm, prompts, baseline: true });
+      return finishLlm(question, deps, reply, [], started, prompts);
+    } catch (error) {
+      if (!(error instanceof LlmError)) throw error;
+      return { question, answer: '', confidence: 0, evidence: [], mode: 'baseline', answerer: 'llm', fallback: 'llm_failed', message: `LLM failed: ${error.message}; baseline mode has no retrieval, so there is no offline answer`, context: [], latencyMs: Date.now() - started };
+    }
+  }
+
+  if (!deps.retriever) throw new UserError('retrieval modes need an index; run `exam-copilot ingest`');
+  const retriever = deps.retriever;
+  const { analyzer, stats } = corpusFor(retriever, deps.analyzer);
+  const query = questionQuery(question);
+  const tokens = [...new Set(analyzer.tokens(query))];
+  const vocab = tokens.length === 0 ? 0 : tokens.filter((t) => stats.df(t) > 0).length / tokens.length;
+  const base = { question, mode: deps.mode, answerer: 'llm' as const };
+  if (vocab < LLM_OFF_TOPIC_VOCABULARY) {
+    return { ...base, answer: '', confidence: 0, evidence: [], fallback: 'off_topic', message: OFF_TOPIC_MESSAGE, context: [], latencyMs: Date.now() - started };
+  }
+  const depth = deps.rerank ? (deps.rerankDepth ?? Math.max(20, deps.topK * 3)) : deps.topK;
+  let candidates = await retriever.search(query, { mode: deps.mode, k: depth });
+  if (candidates.length === 0) {
+    return { ...base, answer: '', confidence: 0.05, evidence: [], fallback: 'no_evidence', message: NO_EVIDENCE_MESSAGE, context: [], latencyMs: Date.now() - started };
+  }
+  const warnings: string[] = [];
+  const usage = { promptTokens: 0, completionTokens: 0 };
+  try {
+    if (deps.rerank && candidates.length > 1) {
+      const reranked = await rerankWithLlm(query, candidates, { llm, prompt: prompts.rerank });
+      candidates = reranked.hits;
+      warnings.push(...reranked.warnings);
+      usage.promptTokens += reranked.usage.promptTokens;
+      usage.completionTokens += reranked.usage.completionTokens;
+    }
+    const context = applyRulePriorities(query, candidates, analyzer).slice(0, deps.topK);
+    const reply = await answerWithLlm(question, context, { llm, prompts, baseline: false });
+    reply.warnings.unshift(...warnings);
+    reply.usage.promptTokens += usage.promptTokens;
+    reply.usage.completionTokens += usage.completionTokens;
+    return finishLlm(question, deps, reply, context, started, prompts, analyzer);
+  } catch (error) {
+    if (!(error instanceof LlmError)) throw error;
+    // The offline answer plus its evidence, clearly marked as such.
+    const offline = await answerOffline(question, { retriever, analyzer, stats, mode: deps.mode, topK: deps.topK });
+    const note = offline.fallback ? ` (offline answer: ${offline.message ?? offline.fallback})` : '';
+    return {
+      ...offline,
+      fallback: 'llm_failed',
+      message: `LLM failed: ${error.message}; showing the offline answer instead${note}`,
+      latencyMs: Date.now() - started,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+  }
+}
+
+function finishLlm(
+  question: ParsedQuestion,
+  deps: AnswerDeps,
+  reply: Awaited<ReturnType<typeof answerWithLlm>>,
+  context: Hit[],
+  started: number,
+  _prompts: PromptSet,
+  analyzer?: Analyzer,
+): AnswerResult {
+  const chosenText = question.options.filter((o) => reply.answer.includes(o.letter)).map((o) => o.text).join(' ');
+  const evidence: EvidenceItem[] = reply.evidenceIds.map((n) => {
+    const chunk = (context[n - 1] as Hit).chunk;
+    return toEvidence(chunk, analyzer ? bestQuote(chunk, `${question.stem} ${chosenText}`, analyzer) : undefined);
+  });
+  let fallback: AnswerResult['fallback'] = null;
+  let message: string | undefined = reply.explanation || undefined;
+  if (reply.status === 'no_evidence') {
+    fallback = 'no_evidence';
+    message = NO_EVIDENCE_MESSAGE;
+  } else if (reply.status === 'off_topic') {
+    fallback = 'off_topic';
+    message = OFF_TOPIC_MESSAGE;
+  } else if (reply.status === 'conflict') {
+    fallback = 'conflict';
+    message = `证据冲突：${evidence.map((e) => citation(e)).join('；') || '（模型未指明来源）'}`;
+  }
+  return {
+    question,
+    answer: fallback === 'no_evidence' || fallback === 'off_topic' ? '' : reply.answer,
+    confidence: fallback === 'no_evidence' || fallback === 'off_topic' ? Math.min(reply.confidence, 0.1) : reply.confidence,
+    evidence,
+    mode: deps.mode,
+    answerer: 'llm',
+    fallback,
+    ...(message ? { message } : {}),
+    context,
+    latencyMs: Date.now() - started,
+    usage: reply.usage,
+    ...(reply.warnings.length > 0 ? { warnings: reply.warnings } : {}),
+  };
+}

@@ -1,0 +1,214 @@
+import { UserError } from '../errors.js';
+import type { ParsedQuestion, QuestionKind, QuestionOption, Statement } from './answer-types.js';
+
+/**
+ * Turns free text (as typed, pasted or read from a CSV) into a stem, options and a question kind.
+ * Options may be marked `A.`, `A、`, `A．`, `A)`, `(A)`, `（A）`, `A:` with full-width letters too,
+ * one per line or inline. Combination questions list statements as Ⅰ/Ⅱ/Ⅲ… (or ①②③, or ASCII I/II/III)
+ * in the stem; their options name sets of statements.
+ */
+
+/** Options accepted by {@link parseQuestion}. */
+export interface ParseQuestionOptions {
+  /** Options given separately (`--options`, a CSV row); when set, the text is the stem only. */
+  options?: Record<string, string> | readonly string[];
+  /** A kind known from elsewhere (a CSV `type` column); otherwise inferred. */
+  kind?: QuestionKind;
+}
+
+const LETTERS = 'ABCDEFGH';
+const ROMAN = ['Ⅰ', 'Ⅱ', 'Ⅲ', 'Ⅳ', 'Ⅴ', 'Ⅵ', 'Ⅶ', 'Ⅷ', 'Ⅸ', 'Ⅹ'];
+const CIRCLED = ['①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧', '⑨', '⑩'];
+const ASCII_ROMAN = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
+
+/**
+ * Words that make the stem ask for the wrong / excluded choice. Deliberately narrow: `不得`, `不能`
+ * are content (the textbook lists prohibited acts), not a reversal of the question.
+ */
+const NEGATION = /不正确|不准确|不恰当|不合理|不符合|不属于|不包括|不包含|不涉及|不适用|不是|并非|不对|错误|有误|除外|不可能|\bnot\b|\bexcept\b|\bincorrect\b|\bfalse\b/i;
+const MULTI = /多选|多项选择|不定项|多个选项|选出所有|select all|all that apply/i;
+const JUDGE = /判断题|判断[:：]|正确与否|对还是错|是否正确|true or false/i;
+const JUDGE_OPTION = /^(正确|错误|对|错|是|否|√|×|✓|✗|true|false|t|f)$/i;
+
+/** Maps full-width ASCII (Ａ, ．, （, ：) and the ideographic space to their half-width forms, one char for one char. */
+export function foldWidth(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (code >= 0xff01 && code <= 0xff5e) out += String.fromCodePoint(code - 0xfee0);
+    else if (code === 0x3000) out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+interface Marker {
+  letter: string;
+  start: number;
+  end: number;
+}
+
+/** Finds option markers: `(A)` anywhere, or `A` + delimiter not preceded by a Latin letter or digit. */
+function findMarkers(text: string): Marker[] {
+  const markers: Marker[] = [];
+  const paren = /[(]\s*([A-Ha-h])\s*[)]/g;
+  const plain = /(?<![A-Za-z0-9])([A-H])\s*(?:[.、:)]|\s(?=\S))/g;
+  for (const m of text.matchAll(paren)) {
+    markers.push({ letter: (m[1] ?? '').toUpperCase(), start: m.index, end: m.index + m[0].length });
+  }
+  for (const m of text.matchAll(plain)) {
+    // `A ` (letter + space) only counts at a line start, where people type `A 基金…`.
+    const delimited = /[.、:)]$/.test(m[0].trimEnd());
+    if (!delimited && !(m.index === 0 || text[m.index - 1] === '\n')) continue;
+    if (markers.some((x) => m.index >= x.start && m.index < x.end)) continue;
+    markers.push({ letter: m[1] ?? '', start: m.index, end: m.index + m[0].length });
+  }
+  return markers.sort((a, b) => a.start - b.start);
+}
+
+/** The longest run A, B, C… of markers in text order; ties go to the latest start (options come last). */
+function bestChain(markers: Marker[]): Marker[] {
+  let best: Marker[] = [];
+  markers.forEach((first, i) => {
+    if (first.letter !== 'A') return;
+    const chain = [first];
+    for (let j = i + 1; j < markers.length; j++) {
+      const m = markers[j];
+      const want = LETTERS[chain.length];
+      if (m && m.letter === want && m.start >= (chain.at(-1)?.end ?? 0)) chain.push(m);
+    }
+    if (chain.length >= best.length) best = chain;
+  });
+  return best.length >= 2 ? best : [];
+}
+
+function cleanOptionText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().replace(/[;；,，]$/, '').trim();
+}
+
+/** Splits `stem A.x B.y` into the stem and lettered options. */
+function splitOptions(text: string): { stem: string; options: QuestionOption[] } {
+  const folded = foldWidth(text);
+  const chain = bestChain(findMarkers(folded));
+  if (chain.length === 0) return { stem: text.trim(), options: [] };
+  const options: QuestionOption[] = chain.map((m, i) => {
+    const next = chain[i + 1];
+    // foldWidth maps one UTF-16 unit to one, so positions found in the folded text slice the original.
+    return { letter: m.letter, text: cleanOptionText(text.slice(m.end, next ? next.start : undefined)) };
+  });
+  const stem = text.slice(0, chain[0]?.start ?? 0).trim();
+  return { stem, options };
+}
+
+interface StatementScheme {
+  labels: readonly string[];
+  pattern: RegExp;
+}
+
+const SCHEMES: StatementScheme[] = [
+  { labels: ROMAN, pattern: /([ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ])\s*[.、:]?/g },
+  { labels: CIRCLED, pattern: /([①②③④⑤⑥⑦⑧⑨⑩])\s*[.、:]?/g },
+  // ASCII roman numerals need a delimiter and a non-letter before them, or `IV` in English text would match.
+  { labels: ASCII_ROMAN, pattern: /(?<![A-Za-z])(VIII|VII|VI|IV|IX|III|II|I|V|X)\s*[.、:]/g },
+];
+
+/** Finds statements labelled Ⅰ, Ⅱ… (in label order, at least two) in a stem. */
+function splitStatements(stem: string): { stem: string; statements: Statement[] } {
+  for (const scheme of SCHEMES) {
+    const found: Array<{ label: string; start: number; end: number }> = [];
+    for (const m of stem.matchAll(scheme.pattern)) {
+      const label = m[1] ?? '';
+      if (label !== scheme.labels[found.length]) continue;
+      found.push({ label, start: m.index, end: m.index + m[0].length });
+    }
+    if (found.length < 2) continue;
+    const statements = found.map((f, i) => {
+      const next = found[i + 1];
+      return { label: f.label, text: cleanOptionText(stem.slice(f.end, next ? next.start : undefined)) };
+    });
+    return { stem: stem.slice(0, found[0]?.start ?? 0).trim(), statements };
+  }
+  return { stem, statements: [] };
+}
+
+/** The statement labels an option names (`Ⅰ、Ⅲ` → [Ⅰ, Ⅲ]; `①②④符合` → [①, ②, ④]; `以上都是` → all). */
+export function statementsInOption(option: string, statements: readonly Statement[]): string[] {
+  const labels = statements.map((s) => s.label);
+  if (labels.length === 0) return [];
+  if (/以上(都|均|全部)|全部|都符合|均正确|all of the above/i.test(option) && !/[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ①②③④⑤⑥⑦⑧⑨⑩]/.test(option)) return [...labels];
+  const ascii = ASCII_ROMAN.includes(labels[0] ?? '');
+  const found: string[] = [];
+  if (ascii) {
+    for (const m of foldWidth(option).matchAll(/(?<![A-Za-z])(VIII|VII|VI|IV|IX|III|II|I|V|X)(?![A-Za-z])/g)) {
+      const l = m[1] ?? '';
+      if (labels.includes(l) && !found.includes(l)) found.push(l);
+    }
+  } else {
+    for (const ch of option) if (labels.includes(ch) && !found.includes(ch)) found.push(ch);
+  }
+  return found.sort((a, b) => labels.indexOf(a) - labels.indexOf(b));
+}
+
+function normaliseGivenOptions(given: Record<string, string> | readonly string[]): QuestionOption[] {
+  const entries: Array<[string, string]> = Array.isArray(given)
+    ? (given as readonly string[]).map((t, i) => [LETTERS[i] ?? String(i + 1), t])
+    : Object.entries(given as Record<string, string>);
+  const options: QuestionOption[] = [];
+  for (const [key, value] of entries) {
+    const letter = foldWidth(key).trim().toUpperCase();
+    const text = cleanOptionText(foldWidth(String(value ?? '')));
+    if (!/^[A-H]$/.test(letter)) throw new UserError(`option key "${key}" is not a letter A–H; give options as {"A": "…", "B": "…"}`);
+    if (text === '') continue;
+    options.push({ letter, text });
+  }
+  return options.sort((a, b) => a.letter.localeCompare(b.letter));
+}
+
+function inferKind(stem: string, options: QuestionOption[], statements: Statement[]): QuestionKind {
+  if (statements.length >= 2 && options.some((o) => statementsInOption(o.text, statements).length > 0)) return 'combination';
+  if (options.length === 2 && options.every((o) => JUDGE_OPTION.test(o.text))) return 'judge';
+  if (options.length === 0) return JUDGE.test(stem) ? 'judge' : 'open';
+  if (MULTI.test(stem)) return 'multi';
+  return 'single';
+}
+
+/**
+ * Parses a question. An empty question is a `UserError`; a question without options is an `open`
+ * question (answered with cited evidence but no letter), unless it is marked as a 判断题, in which case
+ * the options 正确 / 错误 are supplied.
+ */
+export function parseQuestion(text: string, options: ParseQuestionOptions = {}): ParsedQuestion {
+  const raw = text;
+  if (raw.trim() === '' && (options.options === undefined || Object.keys(options.options).length === 0)) {
+    throw new UserError('empty question: type a question with options A–D, e.g. ask "下列属于货币市场工具的是 A.股票 B.银行定期存单 C.公司债 D.可转债"');
+  }
+  let stem: string;
+  let opts: QuestionOption[];
+  if (options.options !== undefined) {
+    stem = raw.trim();
+    opts = normaliseGivenOptions(options.options);
+  } else {
+    ({ stem, options: opts } = splitOptions(raw));
+  }
+  const { stem: bareStem, statements } = splitStatements(stem);
+  let kind = options.kind ?? inferKind(stem, opts, statements);
+  if (kind === 'combination' && statements.length < 2) kind = 'single';
+  if (kind === 'judge' && opts.length === 0) {
+    opts = [
+      { letter: 'A', text: '正确' },
+      { letter: 'B', text: '错误' },
+    ];
+  }
+  if (kind !== 'open' && kind !== 'judge' && opts.length === 0) kind = 'open';
+  const finalStem = (kind === 'combination' ? bareStem : stem).replace(/\s+/g, ' ').trim();
+  const negated = kind !== 'judge' && NEGATION.test(stem);
+  if (finalStem === '' && statements.length === 0) {
+    throw new UserError('empty question: only options were given; type the question text before the options');
+  }
+  return { raw, stem: finalStem, options: opts, kind, negated, statements: kind === 'combination' ? statements : [] };
+}
+
+/** Builds a question from separate parts (a CSV row): stem plus `{A, B, C, D…}` (empty options are dropped). */
+export function questionFromParts(stem: string, options: Record<string, string>, kind?: QuestionKind): ParsedQuestion {
+  return parseQuestion(stem, kind ? { options, kind } : { options });
+}

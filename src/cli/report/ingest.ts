@@ -1,0 +1,65 @@
+import type { IngestProgress, IngestResult } from '../../ingest/ingest-types.js';
+import type { Ui } from './ui.js';
+
+/** A spinner driven by ingest progress events: file i/n and page p/N on a TTY, nothing elsewhere. */
+export function ingestProgress(ui: Ui): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
+  const spinner = ui.spinner('ingest: scanning sources');
+  let file = '';
+  return {
+    onProgress: (event) => {
+      switch (event.kind) {
+        case 'file':
+          file = `[${event.index}/${event.total}] ${event.source}`;
+          spinner.update(`ingest ${file}`);
+          break;
+        case 'page':
+          spinner.update(`ingest ${file}: page ${event.page}/${event.pages}`);
+          break;
+        case 'stage':
+          spinner.update(`ingest: ${event.stage}${event.detail ? ` (${event.detail})` : ''}`);
+          break;
+        case 'index':
+          spinner.update(`ingest: index ${event.stage} ${event.done}/${event.total}`);
+          break;
+      }
+    },
+    done: (result) => {
+      if (result.upToDate) spinner.succeed('ingest: everything is up to date (use --force to rebuild)');
+      else if (result.totals.failed > 0) spinner.fail(`ingest: ${result.totals.failed} of ${result.totals.files} files failed; the rest is indexed`);
+      else spinner.succeed(`ingest: ${result.totals.chunks} chunks from ${result.totals.files} files in ${(result.elapsedMs / 1000).toFixed(1)} s`);
+    },
+    fail: () => {
+      spinner.stop();
+    },
+  };
+}
+
+function pad(text: string, width: number): string {
+  // CJK characters take two columns in a terminal.
+  const cols = [...text].reduce((n, ch) => n + (/[\u1100-\uFFEF]/u.test(ch) ? 2 : 1), 0);
+  return text + ' '.repeat(Math.max(0, width - cols));
+}
+
+/** The summary table (file, status, pages, chunks, table rows, warnings), per-file errors and warnings; or JSON. */
+export function reportIngest(ui: Ui, result: IngestResult): void {
+  if (ui.json) {
+    ui.printJson(result);
+    return;
+  }
+  const c = ui.color;
+  const header = ['file', 'status', 'pages', 'chunks', 'rows', 'warnings'];
+  const rows = result.files.map((f) => [f.source, f.status, String(f.pages), String(f.chunks), String(f.tableRows), String(f.warnings.length)]);
+  rows.push(['total', result.upToDate ? 'up to date' : `${result.totals.failed} failed`, String(result.totals.pages), String(result.totals.chunks), String(result.totals.tableRows), String(result.totals.warnings)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].reduce((n, ch) => n + (/[\u1100-\uFFEF]/u.test(ch) ? 2 : 1), 0))));
+  const line = (cells: string[]): string => cells.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  ');
+  ui.out(c.bold(line(header)));
+  for (const r of rows) {
+    const status = r[1] ?? '';
+    const text = line(r);
+    ui.out(status === 'failed' ? c.red(text) : r[0] === 'total' ? c.bold(text) : text);
+  }
+  for (const f of result.files) if (f.error) ui.warn(f.error);
+  for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);
+  for (const w of result.warnings) ui.warn(`${w.where}: ${w.message}`);
+  if (result.index) ui.info(`index: ${result.index.ftsRows} FTS rows, ${result.index.vectors} vectors (${result.index.embedderId}, ${result.index.vectorBackend}; ${result.index.embedded} embedded, ${result.index.cached} cached)`);
+}

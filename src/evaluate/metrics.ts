@@ -1,0 +1,214 @@
+import type { AnswerMode } from '../answer/answer-types.js';
+import type { EvidenceRef, GoldEvidence, ModeComparison, ModeReport, QuestionType, ReliabilityBin, RunRecord, TypeBreakdown } from './eval-types.js';
+
+/** z for a two-sided 95% interval. */
+const Z95 = 1.959963984540054;
+
+/**
+ * Wilson score interval for a binomial proportion (Wilson 1927). Unlike the normal approximation it stays inside [0, 1]
+ * and is sensible for small n and for accuracies near 0 or 1, which validation sets of a few hundred questions hit.
+ */
+export function wilsonInterval(successes: number, n: number, z = Z95): [number, number] {
+  if (n === 0) return [0, 0];
+  const p = successes / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/** Percentile with linear interpolation between closest ranks (numpy's default); 0 for an empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const pos = (sorted.length - 1) * p;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  const a = sorted[lo] ?? 0;
+  const b = sorted[hi] ?? 0;
+  return a + (b - a) * (pos - lo);
+}
+
+/** Mean squared difference between confidence and outcome (0 perfect, 1 worst). */
+export function brierScore(items: readonly { confidence: number; correct: boolean }[]): number {
+  if (items.length === 0) return 0;
+  let sum = 0;
+  for (const it of items) sum += (clamp01(it.confidence) - (it.correct ? 1 : 0)) ** 2;
+  return sum / items.length;
+}
+
+/** Confidence bins of equal width; a confidence of exactly 1 falls in the last bin. */
+export function reliabilityBins(items: readonly { confidence: number; correct: boolean }[], bins = 10): ReliabilityBin[] {
+  const acc = Array.from({ length: bins }, () => ({ count: 0, conf: 0, correct: 0 }));
+  for (const it of items) {
+    const c = clamp01(it.confidence);
+    const b = acc[Math.min(bins - 1, Math.floor(c * bins))];
+    if (!b) continue;
+    b.count++;
+    b.conf += c;
+    if (it.correct) b.correct++;
+  }
+  return acc.map((b, i) => ({
+    lo: i / bins,
+    hi: (i + 1) / bins,
+    count: b.count,
+    confidence: b.count > 0 ? b.conf / b.count : null,
+    accuracy: b.count > 0 ? b.correct / b.count : null,
+  }));
+}
+
+/** Expected calibration error over equal-width bins: Σ (n_b / N) · |accuracy_b − confidence_b|. */
+export function expectedCalibrationError(items: readonly { confidence: number; correct: boolean }[], bins = 10): number {
+  if (items.length === 0) return 0;
+  let ece = 0;
+  for (const b of reliabilityBins(items, bins)) {
+    if (b.count === 0 || b.accuracy === null || b.confidence === null) continue;
+    ece += (b.count / items.length) * Math.abs(b.accuracy - b.confidence);
+  }
+  return ece;
+}
+
+/** ln C(n, k), via log-gamma-free summation (n stays in the thousands here). */
+function logChoose(n: number, k: number): number {
+  let s = 0;
+  for (let i = 1; i <= k; i++) s += Math.log(n - k + i) - Math.log(i);
+  return s;
+}
+
+/**
+ * Two-sided exact McNemar test: under H0 the discordant pairs split Binomial(b + c, 1/2);
+ * p = min(1, 2 · P[X ≤ min(b, c)]). Exact rather than χ² because discordant counts are often small.
+ */
+export function mcnemarExact(b: number, c: number): number {
+  const n = b + c;
+  if (n === 0) return 1;
+  const k = Math.min(b, c);
+  let tail = 0;
+  for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - n * Math.LN2);
+  return Math.min(1, 2 * tail);
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
+
+/** Loose equality for book names: `上册` matches `证券投资基金_上册` and `证券投资基金（上册）`. */
+function sameBook(gold: string, book: string): boolean {
+  const g = gold.normalize('NFKC').trim();
+  const b = book.normalize('NFKC').trim();
+  if (g === '' || b === '') return true;
+  return g === b || b.includes(g) || g.includes(b);
+}
+
+function normRef(s: string): string {
+  return s.normalize('NFKC').replace(/\s+/g, '').toLowerCase();
+}
+
+/**
+ * Whether one evidence chunk covers the gold location: the same figure/table reference, or the same book with the
+ * gold printed page inside the chunk's printed page range. Chapter/section only decide when no page or figure is given.
+ */
+export function evidenceCovers(gold: GoldEvidence, ref: EvidenceRef): boolean {
+  if (gold.figure_ref && ref.figure_ref && normRef(gold.figure_ref) === normRef(ref.figure_ref) && sameBook(gold.book ?? '', ref.book)) return true;
+  if (gold.page) {
+    const page = Number(gold.page.replace(/[^\d]/g, ''));
+    const start = Number(ref.page_start);
+    const end = ref.page_end === '' ? start : Number(ref.page_end);
+    if (!Number.isFinite(page) || gold.page.trim() === '' || ref.page_start === '' || !Number.isFinite(start) || !Number.isFinite(end)) return false;
+    return sameBook(gold.book ?? '', ref.book) && page >= start && page <= end;
+  }
+  if (gold.figure_ref) return false;
+  if (gold.section) return sameBook(gold.book ?? '', ref.book) && normRef(ref.section).includes(normRef(gold.section));
+  if (gold.chapter) return sameBook(gold.book ?? '', ref.book) && normRef(ref.chapter).includes(normRef(gold.chapter));
+  return false;
+}
+
+/** Hit@K for one question: null when the question has no usable gold location. */
+export function evidenceHit(gold: GoldEvidence | null, retrieved: readonly EvidenceRef[], k: number): boolean | null {
+  if (!gold || !(gold.page || gold.figure_ref || gold.section || gold.chapter)) return null;
+  return retrieved.slice(0, k).some((ref) => evidenceCovers(gold, ref));
+}
+
+/** The type a question counts under: the dataset's, else the top evidence's chunk type. */
+export function inferType(datasetType: QuestionType | null, retrieved: readonly EvidenceRef[]): { type: QuestionType | null; source: 'dataset' | 'evidence' | null } {
+  if (datasetType) return { type: datasetType, source: 'dataset' };
+  const top = retrieved[0];
+  if (!top || !top.chunk_type) return { type: null, source: null };
+  return { type: top.chunk_type === 'manual_table_rewrite' ? 'table' : 'text', source: 'evidence' };
+}
+
+/** Metrics of one mode from its finished records (the run file's content). */
+export function modeMetrics(
+  mode: AnswerMode,
+  records: readonly RunRecord[],
+  options: { k: number; runFile: string; answeredNow: number; answerer: 'offline' | 'llm' },
+): ModeReport {
+  const n = records.length;
+  const correct = records.filter((r) => r.correct).length;
+  const abstained = records.filter((r) => !r.correct && r.predicted === '').length;
+  const incorrect = n - correct - abstained;
+  let hits = 0;
+  let goldCount = 0;
+  for (const r of records) {
+    const hit = evidenceHit(r.gold_evidence, r.retrieved, options.k);
+    if (hit === null) continue;
+    goldCount++;
+    if (hit) hits++;
+  }
+  const byType: Partial<Record<QuestionType, TypeBreakdown>> = {};
+  for (const r of records) {
+    if (!r.type) continue;
+    const t = (byType[r.type] ??= { total: 0, correct: 0, accuracy: null });
+    t.total++;
+    if (r.correct) t.correct++;
+  }
+  for (const t of Object.values(byType)) t.accuracy = t.total > 0 ? t.correct / t.total : null;
+  const calib = records.map((r) => ({ confidence: r.confidence, correct: r.correct }));
+  const latencies = records.map((r) => r.latency_ms);
+  const withTokens = records.filter((r) => r.tokens !== null);
+  const tokens = withTokens.length === 0 ? null : {
+    prompt: withTokens.reduce((s, r) => s + (r.tokens?.prompt ?? 0), 0),
+    completion: withTokens.reduce((s, r) => s + (r.tokens?.completion ?? 0), 0),
+  };
+  return {
+    mode,
+    answerer: records[0]?.answerer ?? options.answerer,
+    total: n,
+    accuracy: n > 0 ? correct / n : 0,
+    ci95: wilsonInterval(correct, n),
+    correct,
+    incorrect,
+    abstained,
+    evidence_hit_rate: goldCount > 0 ? hits / goldCount : null,
+    evidence_hit_k: options.k,
+    evidence_gold_count: goldCount,
+    by_type: byType,
+    brier: brierScore(calib),
+    ece: expectedCalibrationError(calib),
+    reliability: reliabilityBins(calib),
+    latency_ms: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
+    tokens,
+    fallbacks: records.filter((r) => r.fallback !== null).map((r) => ({ id: r.id, fallback: r.fallback ?? '', message: r.message })),
+    run_file: options.runFile,
+    answered_now: options.answeredNow,
+    resumed: n - options.answeredNow,
+  };
+}
+
+/** McNemar comparison of two modes over the questions both answered. */
+export function compareModes(a: AnswerMode, ra: readonly RunRecord[], b: AnswerMode, rb: readonly RunRecord[], alpha = 0.05): ModeComparison {
+  const byId = new Map(rb.map((r) => [r.id, r]));
+  let n = 0;
+  let aOnly = 0;
+  let bOnly = 0;
+  for (const x of ra) {
+    const y = byId.get(x.id);
+    if (!y) continue;
+    n++;
+    if (x.correct && !y.correct) aOnly++;
+    else if (!x.correct && y.correct) bOnly++;
+  }
+  const p = mcnemarExact(aOnly, bOnly);
+  return { a, b, n, a_only: aOnly, b_only: bOnly, p_value: p, verdict: p < alpha ? (aOnly > bOnly ? a : b) : 'within noise' };
+}

@@ -1,0 +1,202 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AnswerMode } from '../answer/answer-types.js';
+import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';
+import { renderHtmlReport } from './render-html.js';
+
+/** Where to write each report; any may be omitted. */
+export interface ReportTargets {
+  json?: string;
+  md?: string;
+  junit?: string;
+  predictions?: string;
+  html?: string;
+}
+
+/** The JSON report: the issue's shape plus `skipped`, `warnings`, `skipped_modes` (per-question records stay in the run files). */
+export function reportJson(report: EvalReport): unknown {
+  return {
+    dataset: report.dataset,
+    total: report.total,
+    skipped: report.skipped,
+    warnings: report.warnings,
+    modes: report.modes.map((m) => ({
+      mode: m.mode,
+      answerer: m.answerer,
+      accuracy: round(m.accuracy),
+      ci95: [round(m.ci95[0]), round(m.ci95[1])],
+      correct: m.correct,
+      incorrect: m.incorrect,
+      abstained: m.abstained,
+      evidence_hit_rate: m.evidence_hit_rate === null ? null : round(m.evidence_hit_rate),
+      evidence_hit_k: m.evidence_hit_k,
+      by_type: m.by_type,
+      brier: round(m.brier),
+      ece: round(m.ece),
+      latency_ms: { p50: Math.round(m.latency_ms.p50), p95: Math.round(m.latency_ms.p95) },
+      tokens: m.tokens,
+      total: m.total,
+      fallbacks: m.fallbacks,
+      run_file: m.run_file,
+    })),
+    skipped_modes: report.skipped_modes,
+    comparisons: report.comparisons.map((c) => ({ ...c, p_value: round(c.p_value) })),
+    config: report.config,
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+const pct = (x: number | null): string => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
+
+/** `上册 | 第二章 … | 第一节 … | 表2-1 | p.12-13` */
+export function formatEvidence(e: EvidenceRef): string {
+  const page = e.page_start ? `p.${e.page_start}${e.page_end && e.page_end !== e.page_start ? `-${e.page_end}` : ''}` : '';
+  return [e.book, e.chapter, e.section, e.figure_ref, page].filter((s) => s !== '').join(' | ');
+}
+
+/** Markdown summary: the per-mode table, comparisons, skipped modes and rows, and the wrong answers. */
+export function reportMarkdown(report: EvalReport): string {
+  const lines: string[] = [];
+  lines.push(`# Evaluation: ${report.dataset}`, '');
+  lines.push(`${report.total} questions, ${report.skipped} skipped rows, answerer ${report.config.answerer}${report.config.llm_model ? ` (${report.config.llm_model})` : ''}, top-K ${report.config.top_k}.`, '');
+  lines.push('| mode | answerer | accuracy | 95% CI | correct | incorrect | abstained | evidence hit@K | text | table | Brier | ECE | p50 ms | p95 ms |');
+  lines.push('| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const m of report.modes) {
+    lines.push(`| ${m.mode} | ${m.answerer} | ${pct(m.accuracy)} | ${pct(m.ci95[0])}–${pct(m.ci95[1])} | ${m.correct} | ${m.incorrect} | ${m.abstained} | ${pct(m.evidence_hit_rate)} | ${pct(m.by_type.text?.accuracy ?? null)} | ${pct(m.by_type.table?.accuracy ?? null)} | ${m.brier.toFixed(3)} | ${m.ece.toFixed(3)} | ${Math.round(m.latency_ms.p50)} | ${Math.round(m.latency_ms.p95)} |`);
+  }
+  if (report.comparisons.length > 0) {
+    lines.push('', '## Paired comparisons (McNemar exact)', '', '| A | B | both answered | only A right | only B right | p | verdict |', '| --- | --- | ---: | ---: | ---: | ---: | --- |');
+    for (const c of report.comparisons) lines.push(`| ${c.a} | ${c.b} | ${c.n} | ${c.a_only} | ${c.b_only} | ${c.p_value.toFixed(4)} | ${c.verdict === 'within noise' ? 'within noise' : `${c.verdict} better`} |`);
+  }
+  if (report.skipped_modes.length > 0) {
+    lines.push('', '## Modes not run', '');
+    for (const s of report.skipped_modes) lines.push(`- **${s.mode}**: ${s.reason}`);
+  }
+  if (report.warnings.length > 0) {
+    lines.push('', '## Warnings', '');
+    for (const w of report.warnings) lines.push(`- \`${w.where}\`: ${w.message}`);
+  }
+  for (const m of report.modes) {
+    const wrong = (report.records[m.mode] ?? []).filter((r) => !r.correct);
+    if (wrong.length === 0) continue;
+    lines.push('', `## Wrong answers: ${m.mode} (${wrong.length})`, '');
+    for (const r of wrong) {
+      const ev = r.evidence[0] ?? r.retrieved[0];
+      lines.push(`- **${mdEscape(r.id)}** predicted \`${r.predicted || '—'}\`, gold \`${r.gold}\`${r.fallback ? ` (fallback: ${r.fallback})` : ''}: ${mdEscape(short(r.question, 120))}${ev ? `  \n  evidence: ${mdEscape(formatEvidence(ev))}` : ''}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+function mdEscape(s: string): string {
+  return s.replace(/([|*_`\\[\]<>])/g, '\\$1').replace(/\n/g, ' ');
+}
+
+function short(s: string, n: number): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+}
+
+/** Escapes text for XML content and attribute values, dropping characters XML 1.0 forbids. */
+export function xmlEscape(s: string): string {
+  return s
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** JUnit XML: one testsuite per mode, one testcase per question; wrong answers are failures carrying predicted, gold and evidence. */
+export function reportJunit(report: EvalReport): string {
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  const all = report.modes.reduce((s, m) => s + m.total, 0);
+  const failures = report.modes.reduce((s, m) => s + m.total - m.correct, 0);
+  const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+  out.push(`<testsuites name="exam-copilot eval ${xmlEscape(report.dataset)}" tests="${all}" failures="${failures}" errors="0" time="${seconds(report.wall_ms)}">`);
+  for (const m of report.modes) {
+    const records = report.records[m.mode] ?? [];
+    const time = records.reduce((s, r) => s + r.latency_ms, 0);
+    out.push(`  <testsuite name="${xmlEscape(`eval.${m.mode}`)}" tests="${records.length}" failures="${records.filter((r) => !r.correct).length}" errors="0" skipped="0" time="${seconds(time)}">`);
+    out.push('    <properties>');
+    for (const [k, v] of [['accuracy', m.accuracy.toFixed(4)], ['ci95', `${m.ci95[0].toFixed(4)}-${m.ci95[1].toFixed(4)}`], ['answerer', m.answerer]] as const) {
+      out.push(`      <property name="${k}" value="${xmlEscape(v)}"/>`);
+    }
+    out.push('    </properties>');
+    for (const r of records) {
+      const name = `${r.id}: ${short(r.question, 60)}`;
+      out.push(`    <testcase classname="${xmlEscape(`eval.${m.mode}`)}" name="${xmlEscape(name)}" time="${seconds(r.latency_ms)}">`);
+      if (!r.correct) {
+        const kind = r.predicted === '' ? 'abstained' : r.fallback ? `fallback ${r.fallback}` : 'wrong answer';
+        const summary = `predicted ${r.predicted || '(none)'}, gold ${r.gold} (${kind})`;
+        const body = [
+          `question: ${r.question}`,
+          `predicted: ${r.predicted || '(none)'}`,
+          `gold: ${r.gold}`,
+          `confidence: ${r.confidence.toFixed(3)}`,
+          ...(r.fallback ? [`fallback: ${r.fallback}${r.message ? ` (${r.message})` : ''}`] : []),
+          ...r.evidence.map((e, i) => `evidence ${i + 1}: ${formatEvidence(e)}`),
+          ...(r.evidence.length === 0 ? r.retrieved.slice(0, 3).map((e, i) => `retrieved ${i + 1}: ${formatEvidence(e)}`) : []),
+        ].join('\n');
+        out.push(`      <failure message="${xmlEscape(summary)}" type="${xmlEscape(kind)}">${xmlEscape(body)}</failure>`);
+      }
+      out.push('    </testcase>');
+    }
+    out.push('  </testsuite>');
+  }
+  out.push('</testsuites>');
+  return out.join('\n') + '\n';
+}
+
+function csvCell(v: string | number | boolean | null): string {
+  const s = v === null ? '' : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Predictions CSV (UTF-8 with BOM so Excel shows the Chinese): one row per question per mode. */
+export function reportPredictionsCsv(report: EvalReport): string {
+  const header = ['id', 'mode', 'answerer', 'question', 'gold', 'predicted', 'correct', 'fallback', 'confidence', 'type', 'evidence', 'latency_ms', 'prompt_tokens', 'completion_tokens'];
+  const rows = [header.join(',')];
+  for (const m of report.modes) {
+    for (const r of report.records[m.mode] ?? []) {
+      const ev = r.evidence.map(formatEvidence).join(' ; ');
+      rows.push([r.id, r.mode, r.answerer, r.question, r.gold, r.predicted, r.correct, r.fallback, r.confidence.toFixed(4), r.type, ev, Math.round(r.latency_ms), r.tokens?.prompt ?? null, r.tokens?.completion ?? null].map(csvCell).join(','));
+    }
+  }
+  return '\ufeff' + rows.join('\r\n') + '\r\n';
+}
+
+/** Writes a file atomically (temp + rename) so a CI job never reads a half-written report. */
+function writeAtomic(file: string, content: string): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, content);
+  renameSync(tmp, file);
+}
+
+/** Writes every requested report; returns the paths written. */
+export function writeReports(report: EvalReport, targets: ReportTargets): string[] {
+  const written: string[] = [];
+  const put = (file: string | undefined, render: () => string): void => {
+    if (!file) return;
+    writeAtomic(file, render());
+    written.push(file);
+  };
+  put(targets.json, () => JSON.stringify(reportJson(report), null, 2) + '\n');
+  put(targets.md, () => reportMarkdown(report));
+  put(targets.junit, () => reportJunit(report));
+  put(targets.predictions, () => reportPredictionsCsv(report));
+  put(targets.html, () => renderHtmlReport(report));
+  return written;
+}
+
+/** The records of a mode whose answer was wrong (for reporters). */
+export function wrongRecords(report: EvalReport, mode: AnswerMode): RunRecord[] {
+  return (report.records[mode] ?? []).filter((r) => !r.correct);
+}
+

@@ -1,0 +1,156 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { ExamCopilotConfig } from '../config/load-config.js';
+import { projectPaths } from '../paths.js';
+import { createAnalyzer, readUserDictionary, type Analyzer } from '../text/analyzer.js';
+import type { Chunk, IndexDoc, Warning } from '../types.js';
+import { createEmbedder } from './embedders/create-embedder.js';
+import { EmbeddingCache, embedWithCache } from './embedding-cache.js';
+import { writeFtsIndex } from './fts-index.js';
+import { createVectorIndex } from './vector-index.js';
+import { configuredModel, VECTOR_FILES, writeVectorMeta } from './vector-meta.js';
+
+/** Progress of one indexing stage, for ingest's spinner. */
+export interface IndexProgress {
+  stage: 'fts' | 'fit' | 'embed' | 'vector';
+  done: number;
+  total: number;
+}
+
+export interface BuildIndexesOptions {
+  root: string;
+  config: ExamCopilotConfig;
+  /** Chunks in index order; `docs` holds the text both indexes see, in the same order. */
+  chunks: readonly Chunk[];
+  docs: readonly IndexDoc[];
+  /** The (staging) `index/` folder to write `sqlite_fts.db` and `faiss/` into. */
+  indexDir: string;
+  /** The live index being replaced: an LSA fit of an identical corpus is reused from it. */
+  previousIndexDir?: string;
+  onProgress?: (progress: IndexProgress) => void;
+  /** Defaults to one built from `config.userDict`; tests pass their own. */
+  analyzer?: Analyzer;
+}
+
+export interface IndexBuildResult {
+  chunks: number;
+  ftsRows: number;
+  vectors: number;
+  embedderId: string;
+  embedderKind: ExamCopilotConfig['embedder']['kind'];
+  dimension: number;
+  vectorBackend: 'faiss' | 'js';
+  indexKind: 'flat' | 'hnsw';
+  /** Texts sent to the embedder vs read back from the embedding cache. */
+  embedded: number;
+  cached: number;
+  /** LSA reused the previous fit because the corpus did not change. */
+  reusedFit: boolean;
+  analyzer: string;
+  timingsMs: { fts: number; embedder: number; embed: number; vector: number; total: number };
+  warnings: Warning[];
+}
+
+/** The analyzer for a configuration: jieba plus the configured user dictionaries; missing files become warnings. */
+export function analyzerFromConfig(root: string, config: ExamCopilotConfig): { analyzer: Analyzer; warnings: Warning[] } {
+  const files = config.userDict.map((f) => path.resolve(root, f));
+  const { lines, missing } = readUserDictionary(files);
+  const warnings = missing.map((file) => ({ where: path.relative(root, file) || file, message: 'user dictionary not found; exam terms may be cut into smaller words (create it or remove it from userDict)' }));
+  return { analyzer: createAnalyzer(lines), warnings };
+}
+
+/**
+ * The one function where ingest and indexing meet: builds `sqlite_fts.db` (FTS5 over jieba-segmented
+ * text) and `faiss/` (vectors of `docs[i].text`, row i = `chunks[i]`) inside `indexDir`.
+ * Throws when chunks and docs disagree; everything else that is recoverable becomes a warning.
+ */
+export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexBuildResult> {
+  const t0 = performance.now();
+  const { config, chunks, docs, indexDir } = options;
+  if (chunks.length !== docs.length) throw new Error(`buildIndexes: ${chunks.length} chunks but ${docs.length} docs`);
+  chunks.forEach((c, i) => {
+    if (docs[i]!.chunk_id !== c.chunk_id) throw new Error(`buildIndexes: docs[${i}] is ${docs[i]!.chunk_id}, chunks[${i}] is ${c.chunk_id}`);
+  });
+  const warnings: Warning[] = [];
+  let analyzer = options.analyzer;
+  if (!analyzer) {
+    const built = analyzerFromConfig(options.root, config);
+    analyzer = built.analyzer;
+    warnings.push(...built.warnings);
+  }
+  const progress = options.onProgress ?? (() => undefined);
+  mkdirSync(indexDir, { recursive: true });
+
+  const ftsFile = path.join(indexDir, 'sqlite_fts.db');
+  rmSync(ftsFile, { force: true });
+  const ftsRows = writeFtsIndex(ftsFile, chunks, analyzer, (done) => progress({ stage: 'fts', done, total: chunks.length }));
+  progress({ stage: 'fts', done: chunks.length, total: chunks.length });
+  const t1 = performance.now();
+
+  const faissDir = path.join(indexDir, 'faiss');
+  rmSync(faissDir, { recursive: true, force: true });
+  mkdirSync(faissDir, { recursive: true });
+  const texts = docs.map((d) => d.text);
+  progress({ stage: 'fit', done: 0, total: 1 });
+  const { embedder, reused } = await createEmbedder(config, {
+    root: options.root,
+    indexDir,
+    analyzer,
+    textsForFit: texts,
+    ...(options.previousIndexDir ? { previousIndexDir: options.previousIndexDir } : {}),
+  });
+  progress({ stage: 'fit', done: 1, total: 1 });
+  const t2 = performance.now();
+
+  const cache = new EmbeddingCache(projectPaths(options.root).embeddingCache);
+  let embedded: Awaited<ReturnType<typeof embedWithCache>>;
+  try {
+    embedded = await embedWithCache(embedder, texts, cache, (done, total) => progress({ stage: 'embed', done, total }));
+  } finally {
+    cache.close();
+  }
+  const t3 = performance.now();
+
+  const index = await createVectorIndex({ dimension: embedder.dimension, kind: config.vector.index, backend: config.vector.backend, hnswM: config.vector.hnswM });
+  index.add(embedded.vectors);
+  index.write(path.join(faissDir, VECTOR_FILES.index));
+  writeVectorMeta(
+    faissDir,
+    {
+      embedderId: embedder.id,
+      embedderKind: config.embedder.kind,
+      embedderModel: configuredModel(config),
+      requestedDimension: config.embedder.dimension,
+      dimension: embedder.dimension,
+      normalized: true,
+      count: chunks.length,
+      indexKind: index.kind,
+      backend: index.backend,
+      builtAt: new Date().toISOString(),
+    },
+    chunks.map((c) => c.chunk_id),
+  );
+  progress({ stage: 'vector', done: chunks.length, total: chunks.length });
+  const t4 = performance.now();
+  warnings.push(...index.warnings);
+  if (config.vector.backend === 'auto' && index.backend === 'js') {
+    warnings.push({ where: 'index/faiss', message: 'FAISS native binding unavailable; wrote the index with the exact JS backend (same file format)' });
+  }
+
+  return {
+    chunks: chunks.length,
+    ftsRows,
+    vectors: index.size,
+    embedderId: embedder.id,
+    embedderKind: config.embedder.kind,
+    dimension: embedder.dimension,
+    vectorBackend: index.backend,
+    indexKind: index.kind,
+    embedded: embedded.embedded,
+    cached: embedded.cached,
+    reusedFit: reused,
+    analyzer: analyzer.fingerprint,
+    timingsMs: { fts: t1 - t0, embedder: t2 - t1, embed: t3 - t2, vector: t4 - t3, total: t4 - t0 },
+    warnings,
+  };
+}

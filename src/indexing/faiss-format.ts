@@ -1,0 +1,147 @@
+/**
+ * FAISS's on-disk index format (`faiss::write_index`, faiss/impl/index_write.cpp), for the two index types this
+ * project writes. Little-endian, as FAISS writes raw structs on x86-64/arm64.
+ *
+ * Common header (`write_index_header`), after a 4-byte fourcc:
+ *   int32 d | int64 ntotal | int64 dummy (1<<20) | int64 dummy (1<<20) | uint8 is_trained | int32 metric_type
+ *   [| float metric_arg, only when metric_type > 1]
+ * IndexFlatIP ("IxFI"): header, then the codes vector (`WRITEXBVECTOR`): uint64 count of floats, then count float32.
+ * IndexHNSWFlat ("IHNf"): header, then `write_HNSW` (vectors are uint64 count + items):
+ *   double[] assign_probas | int32[] cum_nneighbor_per_level | int32[] levels | uint64[] offsets |
+ *   int32[] neighbors | int32 entry_point | int32 max_level | int32 efConstruction | int32 efSearch |
+ *   int32 upper_beam, then the storage index written recursively (an "IxFI" for inner product).
+ * Keeping the JS writer byte-identical to FAISS means `index/faiss/index.faiss` is readable by Python's
+ * `faiss.read_index` and by faiss-node whichever backend wrote it.
+ */
+import { UserError } from '../errors.js';
+
+/** fourcc of `IndexFlatIP`. */
+export const FOURCC_FLAT_IP = 'IxFI';
+/** fourcc of `IndexHNSWFlat`. */
+export const FOURCC_HNSW_FLAT = 'IHNf';
+
+const METRIC_INNER_PRODUCT = 0;
+/** FAISS writes this placeholder twice in every header (historical fields). */
+const HEADER_DUMMY = 1n << 20n;
+/** fourcc + d + ntotal + 2 dummies + is_trained + metric_type. */
+const HEADER_BYTES = 4 + 4 + 8 + 8 + 8 + 1 + 4;
+
+/** The common index header. */
+export interface FaissHeader {
+  fourcc: string;
+  dimension: number;
+  count: number;
+  metricType: number;
+  /** Offset of the first byte after the header. */
+  end: number;
+}
+
+/** Vectors decoded from an `IndexFlatIP` section. */
+export interface FlatIPData {
+  dimension: number;
+  count: number;
+  /** `count * dimension` floats, row-major. */
+  data: Float32Array;
+  /** Offset of the first byte after the section. */
+  end: number;
+}
+
+/** Byte offsets of the tunable HNSW search parameters inside an "IHNf" file, plus its header. */
+export interface HnswLayout {
+  header: FaissHeader;
+  efConstructionOffset: number;
+  efSearchOffset: number;
+  /** Offset where the nested storage index ("IxFI") starts. */
+  storageOffset: number;
+}
+
+function corrupt(where: string, detail: string): UserError {
+  return new UserError(`${where}: unreadable FAISS index (${detail}); re-run \`exam-copilot ingest\` to rebuild it`);
+}
+
+/** The first four bytes as text, or '' when the buffer is shorter. */
+export function readFourcc(buf: Buffer, offset = 0): string {
+  return buf.length >= offset + 4 ? buf.toString('latin1', offset, offset + 4) : '';
+}
+
+/** Reads the common header at `offset`. */
+export function readHeader(buf: Buffer, where: string, offset = 0): FaissHeader {
+  if (buf.length < offset + HEADER_BYTES) throw corrupt(where, 'truncated header');
+  const fourcc = readFourcc(buf, offset);
+  const dimension = buf.readInt32LE(offset + 4);
+  const count = Number(buf.readBigInt64LE(offset + 8));
+  const metricType = buf.readInt32LE(offset + 33);
+  if (dimension <= 0 || count < 0) throw corrupt(where, `bad header d=${dimension} ntotal=${count}`);
+  // metric_arg is only written for metrics beyond L2/IP.
+  const end = offset + HEADER_BYTES + (metricType > 1 ? 4 : 0);
+  return { fourcc, dimension, count, metricType, end };
+}
+
+/** Serialises an exact inner-product index exactly as FAISS's `write_index(IndexFlatIP)` does. */
+export function encodeFlatIP(dimension: number, count: number, data: Float32Array): Buffer {
+  const floats = dimension * count;
+  if (data.length < floats) throw new Error(`encodeFlatIP: ${data.length} floats < ${count}×${dimension}`);
+  const buf = Buffer.alloc(HEADER_BYTES + 8 + floats * 4);
+  buf.write(FOURCC_FLAT_IP, 0, 'latin1');
+  buf.writeInt32LE(dimension, 4);
+  buf.writeBigInt64LE(BigInt(count), 8);
+  buf.writeBigInt64LE(HEADER_DUMMY, 16);
+  buf.writeBigInt64LE(HEADER_DUMMY, 24);
+  buf.writeUInt8(1, 32); // is_trained: a flat index is always trained
+  buf.writeInt32LE(METRIC_INNER_PRODUCT, 33);
+  buf.writeBigUInt64LE(BigInt(floats), HEADER_BYTES);
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, floats * 4);
+  buf.set(bytes, HEADER_BYTES + 8);
+  return buf;
+}
+
+/** Decodes an `IndexFlatIP` section starting at `offset` (a whole file, or the storage inside an HNSW file). */
+export function decodeFlatIP(buf: Buffer, where: string, offset = 0): FlatIPData {
+  const header = readHeader(buf, where, offset);
+  if (header.fourcc !== FOURCC_FLAT_IP) throw corrupt(where, `expected ${FOURCC_FLAT_IP}, found "${header.fourcc}"`);
+  if (header.metricType !== METRIC_INNER_PRODUCT) throw corrupt(where, `metric ${header.metricType} is not inner product`);
+  if (buf.length < header.end + 8) throw corrupt(where, 'truncated vector data');
+  const floats = Number(buf.readBigUInt64LE(header.end));
+  if (floats !== header.count * header.dimension) {
+    throw corrupt(where, `${floats} floats stored for ${header.count}×${header.dimension}`);
+  }
+  const start = header.end + 8;
+  const end = start + floats * 4;
+  if (buf.length < end) throw corrupt(where, 'truncated vector data');
+  // Copy: the data starts at an unaligned offset (45 bytes in), which a Float32Array view cannot use.
+  const data = new Float32Array(floats);
+  new Uint8Array(data.buffer).set(buf.subarray(start, end));
+  return { dimension: header.dimension, count: header.count, data, end };
+}
+
+/** Walks an "IHNf" file far enough to find efConstruction/efSearch and the nested storage. */
+export function locateHnsw(buf: Buffer, where: string): HnswLayout {
+  const header = readHeader(buf, where, 0);
+  if (header.fourcc !== FOURCC_HNSW_FLAT) throw corrupt(where, `expected ${FOURCC_HNSW_FLAT}, found "${header.fourcc}"`);
+  let offset = header.end;
+  // assign_probas (double), cum_nneighbor_per_level (int32), levels (int32), offsets (uint64), neighbors (int32)
+  for (const itemBytes of [8, 4, 4, 8, 4]) {
+    if (buf.length < offset + 8) throw corrupt(where, 'truncated HNSW graph');
+    const n = Number(buf.readBigUInt64LE(offset));
+    offset += 8 + n * itemBytes;
+  }
+  // entry_point, max_level, efConstruction, efSearch, upper_beam
+  if (buf.length < offset + 20) throw corrupt(where, 'truncated HNSW graph');
+  return { header, efConstructionOffset: offset + 8, efSearchOffset: offset + 12, storageOffset: offset + 20 };
+}
+
+/** Reads the HNSW build/search breadth stored in an "IHNf" file. */
+export function readHnswParams(buf: Buffer, where: string): { efConstruction: number; efSearch: number } {
+  const layout = locateHnsw(buf, where);
+  return { efConstruction: buf.readInt32LE(layout.efConstructionOffset), efSearch: buf.readInt32LE(layout.efSearchOffset) };
+}
+
+/**
+ * Sets efConstruction/efSearch in a serialised "IHNf" index, in place. faiss-node exposes no setter for them,
+ * and they are part of the file, so a patched file keeps its settings when Python or faiss-node reads it.
+ */
+export function patchHnswParams(buf: Buffer, where: string, params: { efConstruction?: number; efSearch?: number }): void {
+  const layout = locateHnsw(buf, where);
+  if (params.efConstruction !== undefined) buf.writeInt32LE(params.efConstruction, layout.efConstructionOffset);
+  if (params.efSearch !== undefined) buf.writeInt32LE(params.efSearch, layout.efSearchOffset);
+}

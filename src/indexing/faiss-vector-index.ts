@@ -1,0 +1,108 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Warning } from '../types.js';
+import type { FaissIndexHandle, FaissModule } from './load-faiss.js';
+import { patchHnswParams } from './faiss-format.js';
+import { checkDimension, checkK, type VectorIndex, type VectorKind, type VectorSearchResult } from './vector-index.js';
+
+/** Vectors handed to faiss-node per `add` call: it takes plain arrays, so batching bounds the temporary copy. */
+const ADD_BATCH = 8192;
+
+/** HNSW parameters; the efs are stored in the index file, so they survive write/read. */
+export interface HnswParams {
+  m: number;
+  efConstruction: number;
+  efSearch: number;
+}
+
+/** A FAISS index (via faiss-node) behind the project's `VectorIndex` interface. */
+export class FaissVectorIndex implements VectorIndex {
+  readonly backend = 'faiss' as const;
+  readonly kind: VectorKind;
+  readonly dimension: number;
+  readonly warnings: readonly Warning[];
+  private readonly faiss: FaissModule;
+  private index: FaissIndexHandle;
+  private readonly efSearch: number | undefined;
+  private searchParamsApplied: boolean;
+
+  private constructor(faiss: FaissModule, index: FaissIndexHandle, kind: VectorKind, efSearch: number | undefined, warnings: readonly Warning[]) {
+    this.faiss = faiss;
+    this.index = index;
+    this.kind = kind;
+    this.dimension = index.getDimension();
+    this.efSearch = efSearch;
+    this.searchParamsApplied = efSearch === undefined;
+    this.warnings = warnings;
+  }
+
+  /** An empty exact inner-product index (`IndexFlatIP`). */
+  static flat(faiss: FaissModule, dimension: number, warnings: readonly Warning[] = []): FaissVectorIndex {
+    return new FaissVectorIndex(faiss, new faiss.IndexFlatIP(dimension), 'flat', undefined, warnings);
+  }
+
+  /** An empty `IndexHNSWFlat` with inner-product metric, with efConstruction set before any vector is added. */
+  static hnsw(faiss: FaissModule, dimension: number, params: HnswParams, warnings: readonly Warning[] = []): FaissVectorIndex {
+    const created = faiss.Index.fromFactory(dimension, `HNSW${params.m}`, faiss.MetricType.METRIC_INNER_PRODUCT);
+    // faiss-node has no setter for efConstruction/efSearch; they live in the serialised index, so round-trip it.
+    const buf = created.toBuffer();
+    patchHnswParams(buf, 'new HNSW index', { efConstruction: params.efConstruction });
+    return new FaissVectorIndex(faiss, faiss.Index.fromBuffer(buf), 'hnsw', params.efSearch, warnings);
+  }
+
+  /** Wraps an index read from disk; `kind` comes from the file's fourcc. */
+  static fromHandle(faiss: FaissModule, index: FaissIndexHandle, kind: VectorKind): FaissVectorIndex {
+    return new FaissVectorIndex(faiss, index, kind, undefined, []);
+  }
+
+  get size(): number {
+    return this.index.ntotal();
+  }
+
+  add(vectors: readonly Float32Array[]): void {
+    for (const v of vectors) checkDimension(v, this.dimension, 'added vector');
+    for (let start = 0; start < vectors.length; start += ADD_BATCH) {
+      const batch = vectors.slice(start, start + ADD_BATCH);
+      const flat = new Array<number>(batch.length * this.dimension);
+      batch.forEach((v, row) => {
+        for (let j = 0; j < this.dimension; j += 1) flat[row * this.dimension + j] = v[j] as number;
+      });
+      this.index.add(flat);
+    }
+    // efSearch is applied after adding, where the graph exists; adding more later re-applies it.
+    if (this.efSearch !== undefined) this.searchParamsApplied = false;
+  }
+
+  search(query: Float32Array, k: number): VectorSearchResult {
+    checkDimension(query, this.dimension, 'query vector');
+    checkK(k);
+    const take = Math.min(k, this.size);
+    if (take === 0) return { ids: [], scores: [] };
+    this.applySearchParams();
+    const result = this.index.search(Array.from(query), take);
+    const ids: number[] = [];
+    const scores: number[] = [];
+    result.labels.forEach((label, i) => {
+      // FAISS pads missing neighbours (possible with HNSW) with -1.
+      if (label >= 0) {
+        ids.push(label);
+        scores.push(result.distances[i] as number);
+      }
+    });
+    return { ids, scores };
+  }
+
+  write(file: string): void {
+    this.applySearchParams();
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.index.write(file);
+  }
+
+  private applySearchParams(): void {
+    if (this.searchParamsApplied || this.efSearch === undefined) return;
+    const buf = this.index.toBuffer();
+    patchHnswParams(buf, 'HNSW index', { efSearch: this.efSearch });
+    this.index = this.faiss.Index.fromBuffer(buf);
+    this.searchParamsApplied = true;
+  }
+}

@@ -1,0 +1,230 @@
+import Database from 'better-sqlite3';
+import { NotReadyError } from '../errors.js';
+import type { Analyzer } from '../text/analyzer.js';
+import type { Chunk, ChunkFilter, ChunkType, Hit } from '../types.js';
+import { buildFtsQuery, segmentForIndex } from './fts-query.js';
+
+/** Bumped when the table layout changes, so an old database is reported as needing a re-ingest. */
+export const FTS_SCHEMA_VERSION = 1;
+
+/**
+ * bm25() column weights, in the FTS column order content, book, chapter, section, figure_ref.
+ * - content 1: the reference.
+ * - book 0.5: every chunk of a book shares its name, so a match there barely discriminates.
+ * - chapter 2, section 3: headings are short and name the topic; a query word in the section
+ *   heading is stronger evidence than the same word once in the body (sections are narrower than chapters).
+ * - figure_ref 5: a question naming 表2-1 wants exactly that transcription.
+ */
+export const BM25_WEIGHTS = { content: 1, book: 0.5, chapter: 2, section: 3, figure_ref: 5 } as const;
+
+/** The printed page label as a number, or null when it is not a plain arabic number (roman front matter, empty). */
+export function printedPageNumber(label: string): number | null {
+  return /^\d+$/.test(label.trim()) ? Number(label.trim()) : null;
+}
+
+interface ChunkRow {
+  row: number;
+  chunk_id: string;
+  book: string;
+  chapter: string;
+  section: string;
+  subsection: string;
+  figure_ref: string;
+  page_start: string;
+  page_end: string;
+  pdf_page_start: number | null;
+  pdf_page_end: number | null;
+  chunk_type: string;
+  exam_priority: number;
+  source: string;
+  char_start: number;
+  char_end: number;
+  seq: number;
+  text: string;
+}
+
+function rowToChunk(r: ChunkRow): Chunk {
+  return {
+    chunk_id: r.chunk_id,
+    book: r.book,
+    chapter: r.chapter,
+    section: r.section,
+    subsection: r.subsection,
+    figure_ref: r.figure_ref,
+    page_start: r.page_start,
+    page_end: r.page_end,
+    pdf_page_start: r.pdf_page_start,
+    pdf_page_end: r.pdf_page_end,
+    chunk_type: r.chunk_type as ChunkType,
+    exam_priority: r.exam_priority,
+    source: r.source,
+    char_start: r.char_start,
+    char_end: r.char_end,
+    seq: r.seq,
+    text: r.text,
+  };
+}
+
+/**
+ * Writes `sqlite_fts.db`: a `chunks` table with every Chunk field (chunk_id primary key; `row` is the
+ * FTS rowid), the FTS5 table `chunks_fts` over analyzer-segmented text, and a `meta` table holding the
+ * analyzer fingerprint so a query-time analyzer with another dictionary is detected.
+ */
+export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: Analyzer, onRow?: (done: number) => void): number {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.exec(`
+      DROP TABLE IF EXISTS chunks_fts;
+      DROP TABLE IF EXISTS chunks;
+      DROP TABLE IF EXISTS meta;
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE chunks (
+        chunk_id TEXT PRIMARY KEY,
+        row INTEGER NOT NULL UNIQUE,
+        book TEXT NOT NULL, chapter TEXT NOT NULL, section TEXT NOT NULL, subsection TEXT NOT NULL,
+        figure_ref TEXT NOT NULL, page_start TEXT NOT NULL, page_end TEXT NOT NULL,
+        page_start_num INTEGER, page_end_num INTEGER,
+        pdf_page_start INTEGER, pdf_page_end INTEGER,
+        chunk_type TEXT NOT NULL, exam_priority REAL NOT NULL,
+        source TEXT NOT NULL, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, seq INTEGER NOT NULL,
+        text TEXT NOT NULL
+      );
+      CREATE INDEX chunks_source_seq ON chunks(source, seq);
+      CREATE VIRTUAL TABLE chunks_fts USING fts5(content, book, chapter, section, figure_ref, tokenize = 'unicode61 remove_diacritics 2');
+    `);
+    const insertChunk = db.prepare(`INSERT INTO chunks VALUES (@chunk_id, @row, @book, @chapter, @section, @subsection, @figure_ref, @page_start, @page_end,
+      @page_start_num, @page_end_num, @pdf_page_start, @pdf_page_end, @chunk_type, @exam_priority, @source, @char_start, @char_end, @seq, @text)`);
+    const insertFts = db.prepare('INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    const run = db.transaction(() => {
+      chunks.forEach((c, i) => {
+        const row = i + 1;
+        const start = printedPageNumber(c.page_start);
+        const end = printedPageNumber(c.page_end) ?? start;
+        insertChunk.run({ ...c, row, page_start_num: start, page_end_num: end });
+        insertFts.run(
+          row,
+          segmentForIndex(analyzer, c.text),
+          segmentForIndex(analyzer, c.book),
+          segmentForIndex(analyzer, c.chapter),
+          segmentForIndex(analyzer, [c.section, c.subsection].filter(Boolean).join(' ')),
+          segmentForIndex(analyzer, c.figure_ref),
+        );
+        if (onRow && row % 500 === 0) onRow(row);
+      });
+      insertMeta.run('schema_version', String(FTS_SCHEMA_VERSION));
+      insertMeta.run('analyzer', analyzer.fingerprint);
+      insertMeta.run('count', String(chunks.length));
+      insertMeta.run('built_at', new Date().toISOString());
+    });
+    run();
+    db.exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')");
+    return chunks.length;
+  } finally {
+    db.close();
+  }
+}
+
+/** An opened keyword index: BM25 search with SQL filters, plus the chunk table. */
+export interface FtsIndex {
+  search(query: string, k: number, filter?: ChunkFilter): Hit[];
+  /** Every chunk in index (row) order. */
+  loadChunks(): Chunk[];
+  readonly analyzerFingerprint: string;
+  close(): void;
+}
+
+/** Escapes `%`, `_` and the escape character itself for a LIKE pattern. */
+function likeContains(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+}
+
+/** SQL conditions on the `chunks` table (alias c) for a filter; shared by keyword search and tests. */
+export function filterSql(filter: ChunkFilter | undefined): { where: string[]; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (!filter) return { where, params };
+  if (filter.book) {
+    where.push('c.book = ?');
+    params.push(filter.book);
+  }
+  if (filter.chapter) {
+    where.push("c.chapter LIKE ? ESCAPE '\\'");
+    params.push(likeContains(filter.chapter));
+  }
+  if (filter.pages) {
+    // Overlap of [start, end] with [from, to]; chunks without numeric printed pages are excluded.
+    where.push('c.page_start_num IS NOT NULL AND c.page_start_num <= ? AND c.page_end_num >= ?');
+    params.push(filter.pages.to, filter.pages.from);
+  }
+  if (filter.chunkType) {
+    where.push('c.chunk_type = ?');
+    params.push(filter.chunkType);
+  }
+  return { where, params };
+}
+
+/**
+ * Opens `sqlite_fts.db` read-only. Fails with NotReadyError when the file is missing, has another
+ * schema, or was built with another analyzer (user dictionary), since BM25 over differently cut
+ * text silently misses words.
+ */
+export function openFtsIndex(file: string, analyzer: Analyzer): FtsIndex {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch {
+    throw new NotReadyError(`no keyword index at ${file}; run \`exam-copilot ingest\``);
+  }
+  const meta = new Map<string, string>();
+  try {
+    for (const r of db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]) meta.set(r.key, r.value);
+  } catch {
+    db.close();
+    throw new NotReadyError(`${file} is not an exam-copilot index; run \`exam-copilot ingest --force\``);
+  }
+  if (meta.get('schema_version') !== String(FTS_SCHEMA_VERSION)) {
+    db.close();
+    throw new NotReadyError(`${file} was built by another version (schema ${meta.get('schema_version') ?? '?'}); run \`exam-copilot ingest --force\``);
+  }
+  const built = meta.get('analyzer') ?? '';
+  if (built !== analyzer.fingerprint) {
+    db.close();
+    throw new NotReadyError(
+      `${file} was built with analyzer ${built}, the current user dictionary gives ${analyzer.fingerprint}; run \`exam-copilot ingest --force\``,
+    );
+  }
+  const w = BM25_WEIGHTS;
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (sql: string): Database.Statement => {
+    let s = statements.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      statements.set(sql, s);
+    }
+    return s;
+  };
+  return {
+    analyzerFingerprint: built,
+    search(query, k, filter) {
+      const match = buildFtsQuery(analyzer, query);
+      if (match === null || k <= 0) return [];
+      const { where, params } = filterSql(filter);
+      const sql = `SELECT c.*, bm25(chunks_fts, ${w.content}, ${w.book}, ${w.chapter}, ${w.section}, ${w.figure_ref}) AS rank
+        FROM chunks_fts JOIN chunks c ON c.row = chunks_fts.rowid
+        WHERE chunks_fts MATCH ?${where.map((x) => ` AND ${x}`).join('')}
+        ORDER BY rank, c.row LIMIT ?`;
+      const rows = prepared(sql).all(match, ...params, k) as (ChunkRow & { rank: number })[];
+      // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
+      return rows.map((r) => ({ chunk: rowToChunk(r), score: -r.rank }));
+    },
+    loadChunks() {
+      return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
+    },
+    close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * The vector store swap point: FAISS (native, via faiss-node) when its binding loads, else an exact JS flat
+ * index. Both write FAISS's own file format, so `index/faiss/index.faiss` is readable by either backend and by
+ * Python's `faiss.read_index`. Implementations are imported lazily, and faiss-node only through `load-faiss.ts`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { NotReadyError, UserError } from '../errors.js';
+import type { Warning } from '../types.js';
+import { FOURCC_FLAT_IP, FOURCC_HNSW_FLAT, decodeFlatIP, locateHnsw, readFourcc } from './faiss-format.js';
+import { FAISS_FIX, loadFaiss, type FaissLoader } from './load-faiss.js';
+
+/** Which implementation serves searches. */
+export type VectorBackend = 'faiss' | 'js';
+/** Exact flat inner product, or approximate HNSW (FAISS only). */
+export type VectorKind = 'flat' | 'hnsw';
+/** Backend choice: `auto` takes FAISS when it loads, else JS. */
+export type VectorBackendChoice = 'auto' | VectorBackend;
+
+/** Nearest neighbours, best first: row ids (insertion order, from 0) and inner-product scores. */
+export interface VectorSearchResult {
+  ids: number[];
+  scores: number[];
+}
+
+/** A vector index over L2-normalised vectors; scores are inner products (= cosine). */
+export interface VectorIndex {
+  readonly backend: VectorBackend;
+  readonly kind: VectorKind;
+  readonly dimension: number;
+  readonly size: number;
+  /** What was decided on the caller's behalf (e.g. HNSW requested but FAISS missing); never printed here. */
+  readonly warnings: readonly Warning[];
+  /** Appends vectors; they get ids `size .. size + n - 1`. */
+  add(vectors: readonly Float32Array[]): void;
+  /** The `k` best rows (fewer when the index holds fewer). */
+  search(query: Float32Array, k: number): VectorSearchResult;
+  /** Writes the index in FAISS's format (creating the parent folder). */
+  write(file: string): void;
+}
+
+/** Options of `createVectorIndex`. */
+export interface CreateVectorIndexOptions {
+  dimension: number;
+  kind: VectorKind;
+  backend: VectorBackendChoice;
+  /** HNSW graph degree (FAISS's M); default 32. */
+  hnswM?: number;
+  /** HNSW build breadth; default 40 (FAISS's default). */
+  hnswEfConstruction?: number;
+  /** HNSW search breadth, stored in the file; default 128 (FAISS's default of 16 loses recall at k=10; 128 costs well under a millisecond). */
+  hnswEfSearch?: number;
+  /** How to load faiss-node; injectable for tests. Default: `loadFaiss`. */
+  loader?: FaissLoader;
+}
+
+/** Options of `readVectorIndex`. */
+export interface ReadVectorIndexOptions {
+  backend: VectorBackendChoice;
+  loader?: FaissLoader;
+}
+
+/** What `doctor` reports about FAISS. */
+export interface FaissStatus {
+  available: boolean;
+  reason?: string;
+  fix?: string;
+  version?: string;
+}
+
+const DEFAULT_HNSW_M = 32;
+const DEFAULT_EF_CONSTRUCTION = 40;
+const DEFAULT_EF_SEARCH = 128;
+
+/** Creates an empty index of the requested kind on the requested backend. */
+export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<VectorIndex> {
+  if (!Number.isInteger(o.dimension) || o.dimension <= 0) {
+    throw new UserError(`vector dimension must be a positive integer, got ${o.dimension}; check the embedder settings in exam-copilot.config.json`);
+  }
+  const loader = o.loader ?? loadFaiss;
+  if (o.kind === 'hnsw' && o.backend === 'js') {
+    throw new UserError(`HNSW vector indexes need FAISS, but the JS backend was requested; use backend "auto"/"faiss" with FAISS installed (${FAISS_FIX}), or index type "flat"`);
+  }
+  const warnings: Warning[] = [];
+  if (o.backend !== 'js') {
+    const loaded = await loader();
+    if (loaded.available) {
+      const { FaissVectorIndex } = await import('./faiss-vector-index.js');
+      if (o.kind === 'hnsw') {
+        const m = o.hnswM ?? DEFAULT_HNSW_M;
+        if (!Number.isInteger(m) || m < 2) throw new UserError(`HNSW M must be an integer >= 2, got ${m}; fix the vector index settings in exam-copilot.config.json`);
+        return FaissVectorIndex.hnsw(loaded.faiss, o.dimension, {
+          m,
+          efConstruction: o.hnswEfConstruction ?? DEFAULT_EF_CONSTRUCTION,
+          efSearch: o.hnswEfSearch ?? DEFAULT_EF_SEARCH,
+        });
+      }
+      return FaissVectorIndex.flat(loaded.faiss, o.dimension);
+    }
+    if (o.backend === 'faiss') {
+      throw new UserError(`FAISS backend requested but ${loaded.reason}; fix: ${loaded.fix} (or use vector backend "auto"/"js")`);
+    }
+    if (o.kind === 'hnsw') {
+      warnings.push({ where: 'vector index', message: `HNSW needs FAISS (${loaded.reason}); built an exact flat index with the JS backend instead. To get HNSW: ${loaded.fix}` });
+    }
+  }
+  const { FlatVectorIndex } = await import('./flat-vector-index.js');
+  return new FlatVectorIndex(o.dimension, undefined, warnings);
+}
+
+/**
+ * Reads an index written by either backend (or by Python FAISS: IndexFlatIP and IndexHNSWFlat over inner
+ * product). Without FAISS, an HNSW file is still searchable: its stored vectors are searched exactly, with a warning.
+ */
+export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): Promise<VectorIndex> {
+  if (!existsSync(file)) throw new NotReadyError(`${file}: no vector index; run \`exam-copilot ingest\` to build it`);
+  const buf = readFileSync(file);
+  const fourcc = readFourcc(buf);
+  if (fourcc !== FOURCC_FLAT_IP && fourcc !== FOURCC_HNSW_FLAT) {
+    throw new UserError(`${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`);
+  }
+  // Validates the structure whichever backend then loads it, so a corrupt file gives one clear line, not a native error.
+  const kind: VectorKind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
+  const storageOffset = kind === 'hnsw' ? locateHnsw(buf, file).storageOffset : 0;
+  const decode = () => decodeFlatIP(buf, file, storageOffset);
+  const loader = o.loader ?? loadFaiss;
+  const warnings: Warning[] = [];
+  if (o.backend !== 'js') {
+    const loaded = await loader();
+    if (loaded.available) {
+      decode(); // structural check before handing bytes to native code
+      const { FaissVectorIndex } = await import('./faiss-vector-index.js');
+      return FaissVectorIndex.fromHandle(loaded.faiss, loaded.faiss.Index.fromBuffer(buf), kind);
+    }
+    if (o.backend === 'faiss') {
+      throw new UserError(`FAISS backend requested but ${loaded.reason}; fix: ${loaded.fix} (or use vector backend "auto"/"js")`);
+    }
+    if (kind === 'hnsw') {
+      warnings.push({ where: file, message: `HNSW index searched exactly by the JS backend (${loaded.reason}); to use HNSW: ${loaded.fix}` });
+    }
+  } else if (kind === 'hnsw') {
+    warnings.push({ where: file, message: 'HNSW index searched exactly by the JS backend (backend "js" requested)' });
+  }
+  const { data, count, dimension } = decode();
+  const { FlatVectorIndex } = await import('./flat-vector-index.js');
+  return new FlatVectorIndex(dimension, { data, count }, warnings);
+}
+
+/** Whether the FAISS binding loads, and if not why and how to fix it (for `doctor`). */
+export async function faissStatus(loader: FaissLoader = loadFaiss): Promise<FaissStatus> {
+  const loaded = await loader();
+  if (loaded.available) return { available: true, version: loaded.version };
+  return { available: false, reason: loaded.reason, fix: loaded.fix };
+}
+
+/** Throws a one-line `UserError` when a vector's length differs from the index dimension. */
+export function checkDimension(vector: Float32Array, dimension: number, what: string): void {
+  if (vector.length !== dimension) {
+    throw new UserError(
+      `vector dimension mismatch: ${what} has ${vector.length} dimensions but the index has ${dimension}; the index was built with another embedder, re-run \`exam-copilot ingest\``,
+    );
+  }
+}
+
+/** Rejects a non-positive or fractional k (a programming error, not user input). */
+export function checkK(k: number): void {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+}

@@ -1,0 +1,44 @@
+import type { Segment } from './segment.js';
+
+/**
+ * Splits a Markdown or plain-text note into segments. Markdown headings give the path: `#` = chapter,
+ * `##` = section, `###` and deeper = subsection. Plain text (or Markdown without headings) is one segment.
+ */
+export function noteSegments(text: string, markdown: boolean): Segment[] {
+  const segments: Segment[] = [];
+  let chapter = '';
+  let section = '';
+  let subsection = '';
+  let current: Segment | null = null;
+  let offset = 0;
+  const body = text.replace(/^\uFEFF/u, '').replace(/\r\n?/gu, '\n');
+  let inFence = false;
+  const flush = (): void => {
+    if (current && current.text.trim() !== '') segments.push(current);
+    current = null;
+  };
+  for (const rawLine of body.split('\n')) {
+    const lineStart = offset;
+    offset += rawLine.length + 1;
+    if (markdown && /^\s*(```|~~~)/u.test(rawLine)) inFence = !inFence;
+    const h = markdown && !inFence ? /^(#{1,6})\s+(.+?)\s*#*\s*$/u.exec(rawLine) : null;
+    if (h?.[1] && h[2]) {
+      flush();
+      const level = h[1].length;
+      const title = h[2].trim();
+      if (level === 1) [chapter, section, subsection] = [title, '', ''];
+      else if (level === 2) [section, subsection] = [title, ''];
+      else subsection = title;
+      continue;
+    }
+    if (markdown && /^<!--.*-->\s*$/u.test(rawLine)) continue;
+    if (!current) {
+      if (rawLine.trim() === '') continue;
+      current = { chapter, section, subsection, text: '', start: lineStart, pages: [] };
+    }
+    // Offsets stay true to the file: the segment text is the file's own characters from its start.
+    if (rawLine.trim() !== '') current.text = body.slice(current.start, lineStart + rawLine.trimEnd().length);
+  }
+  flush();
+  return segments;
+}

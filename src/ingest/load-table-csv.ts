@@ -1,0 +1,84 @@
+import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
+import type { Warning } from '../types.js';
+
+/** One transcription row of `rawdoc/table_explain.csv`. */
+export interface TableRow {
+  book: string;
+  chapter: string;
+  section: string;
+  figure_ref: string;
+  content: string;
+  /** Printed page, when the optional `page` column gives one. */
+  page: string;
+  /** 1-based line in the file where the row starts. */
+  line: number;
+}
+
+export const REQUIRED_TABLE_COLUMNS = ['book', 'chapter', 'section', 'figure_ref', 'content'] as const;
+
+/** A CSV that cannot be used at all (missing column, unparseable); the message names the file. */
+export class TableCsvError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TableCsvError';
+  }
+}
+
+/**
+ * Decodes CSV bytes: UTF-8 (a BOM is dropped) when the bytes are valid UTF-8, else GBK (what Excel on
+ * Chinese Windows saves).
+ */
+export function decodeCsvBytes(bytes: Buffer): { text: string; encoding: 'utf-8' | 'gbk' } {
+  const body = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), encoding: 'utf-8' };
+  } catch {
+    return { text: iconv.decode(body, 'gbk'), encoding: 'gbk' };
+  }
+}
+
+/**
+ * Parses a table-transcription CSV. A missing required column throws a `TableCsvError` naming the column and
+ * the file; a row without content or book becomes a warning naming `file:line` and is skipped.
+ */
+export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; warnings: Warning[]; encoding: string } {
+  const { text, encoding } = decodeCsvBytes(bytes);
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true, trim: false }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (error) {
+    throw new TableCsvError(`${where}: not a readable CSV (${(error as Error).message.split('\n')[0] ?? ''}); save it as CSV (UTF-8 or GBK)`);
+  }
+  const header = records[0]?.record.map((h) => h.trim().toLowerCase()) ?? [];
+  if (header.length === 0) throw new TableCsvError(`${where}: the file is empty; it needs a header row ${REQUIRED_TABLE_COLUMNS.join(',')}[,page]`);
+  for (const column of REQUIRED_TABLE_COLUMNS) {
+    if (!header.includes(column)) throw new TableCsvError(`${where}: missing required column "${column}" (header: ${header.join(',')}); add it to the first row`);
+  }
+  const col = (name: string): number => header.indexOf(name);
+  const rows: TableRow[] = [];
+  const warnings: Warning[] = [];
+  // `info.lines` is the line where the record ends; start lines come from the previous record's end.
+  let prevEnd = records[0]?.info.lines ?? 1;
+  for (const { record, info } of records.slice(1)) {
+    const line = prevEnd + 1;
+    prevEnd = info.lines;
+    const get = (name: string): string => {
+      const i = col(name);
+      return i >= 0 ? (record[i] ?? '').trim() : '';
+    };
+    const content = get('content');
+    const book = get('book');
+    if (record.every((v) => v.trim() === '')) continue;
+    if (content === '') {
+      warnings.push({ where: `${where}:${line}`, message: 'row has no content; skipped' });
+      continue;
+    }
+    if (book === '') {
+      warnings.push({ where: `${where}:${line}`, message: 'row has no book; skipped (fill in the book column, e.g. 上册)' });
+      continue;
+    }
+    rows.push({ book, chapter: get('chapter'), section: get('section'), figure_ref: get('figure_ref'), content, page: get('page'), line });
+  }
+  return { rows, warnings, encoding };
+}

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { Chunk, ChunkType, IndexDoc } from '../types.js';
+import { chunkText, type ChunkingOptions } from './chunk-text.js';
+import { pageAt, type Segment } from './segment.js';
+
+/**
+ * The stable chunk id: the same source, type and character range give the same id on every ingest.
+ * `position` distinguishes chunks of different CSV rows that share character offsets.
+ */
+export function chunkId(source: string, chunkType: ChunkType, start: number, end: number, position = ''): string {
+  return createHash('sha256').update(`${source}\0${chunkType}\0${position}\0${start}\0${end}`).digest('hex').slice(0, 16);
+}
+
+/** Exam priority per chunk type: transcribed tables and figures are what exams lean on. */
+export const EXAM_PRIORITY: Readonly<Record<ChunkType, number>> = { text: 1, note: 1, manual_table_rewrite: 3 };
+
+export interface ChunkSourceMeta {
+  book: string;
+  source: string;
+  chunkType: ChunkType;
+  /** Printed label per physical page (index 0 = page 1); empty for sources without pages. */
+  labels: readonly string[];
+}
+
+/** Cuts every segment into chunks (never across segments) and fills in ids, pages and offsets. */
+export function segmentsToChunks(segments: readonly Segment[], meta: ChunkSourceMeta, options: ChunkingOptions, firstSeq = 0): Chunk[] {
+  const chunks: Chunk[] = [];
+  let seq = firstSeq;
+  segments.forEach((segment, segIndex) => {
+    for (const span of chunkText(segment.text, options)) {
+      const p0 = pageAt(segment, span.start);
+      const p1 = pageAt(segment, span.end - 1);
+      const start = segment.start + span.start;
+      const end = segment.start + span.end;
+      chunks.push({
+        chunk_id: chunkId(meta.source, meta.chunkType, start, end, meta.chunkType === 'manual_table_rewrite' ? String(segIndex) : ''),
+        book: meta.book,
+        chapter: segment.chapter,
+        section: segment.section,
+        subsection: segment.subsection,
+        figure_ref: segment.figureRef ?? '',
+        page_start: p0 === null ? '' : (meta.labels[p0 - 1] ?? ''),
+        page_end: p1 === null ? '' : (meta.labels[p1 - 1] ?? ''),
+        pdf_page_start: p0,
+        pdf_page_end: p1,
+        chunk_type: meta.chunkType,
+        exam_priority: EXAM_PRIORITY[meta.chunkType],
+        source: meta.source,
+        char_start: start,
+        char_end: end,
+        seq: seq++,
+        text: segment.text.slice(span.start, span.end),
+      });
+    }
+  });
+  return chunks;
+}
+
+/** The text both indexes see: `book | chapter | section` (plus ` | figure_ref`), a newline, then the chunk text. */
+export function indexDocFor(chunk: Chunk): IndexDoc {
+  const head = [chunk.book, chunk.chapter, chunk.section, chunk.figure_ref].filter((part, i) => i < 3 || part !== '').join(' | ');
+  return { chunk_id: chunk.chunk_id, text: `${head}\n${chunk.text}` };
+}

@@ -1,0 +1,167 @@
+/**
+ * Worker-thread entry that runs pdf.js on one PDF. It lives in its own thread so the main thread can
+ * terminate it when a page or the whole file exceeds its time budget, or when it exhausts its memory cap:
+ * a decompression bomb blocks the thread it runs on, and no timer on that thread could fire.
+ *
+ * Messages to the parent: `open` (page count, labels, bookmarks), `page-start`, `page`, `done`, `error`.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+import { rebuildLines } from './rebuild-lines.js';
+import type { PdfBookmark, PdfFailureKind, PdfPage, TextPiece } from './pdf-types.js';
+
+/** What the parent passes in `workerData`. */
+export interface PdfWorkerInput {
+  file: string;
+  password?: string | undefined;
+  /** 1-based page to start at (after a page was skipped on timeout, a fresh worker resumes after it). */
+  startPage: number;
+}
+
+export type PdfWorkerMessage =
+  | { type: 'open'; numPages: number; pageLabels: string[] | null; bookmarks: PdfBookmark[] }
+  | { type: 'page-start'; index: number }
+  | { type: 'page'; page: PdfPage }
+  | { type: 'done' }
+  | { type: 'error'; kind: PdfFailureKind; message: string };
+
+interface PdfJsTextItem {
+  str?: string;
+  transform?: number[];
+  width?: number;
+  fontName?: string;
+}
+interface PdfJsOutlineNode {
+  title: string;
+  dest: string | unknown[] | null;
+  items: PdfJsOutlineNode[];
+}
+interface PdfJsPage {
+  view: number[];
+  getTextContent(): Promise<{ items: PdfJsTextItem[]; styles: Record<string, { fontFamily?: string }> }>;
+  cleanup(): void;
+}
+interface PdfJsDocument {
+  numPages: number;
+  getPage(n: number): Promise<PdfJsPage>;
+  getPageLabels(): Promise<string[] | null>;
+  getOutline(): Promise<PdfJsOutlineNode[] | null>;
+  getDestination(name: string): Promise<unknown[] | null>;
+  getPageIndex(ref: unknown): Promise<number>;
+  destroy(): Promise<void>;
+}
+interface PdfJsModule {
+  getDocument(params: Record<string, unknown>): { promise: Promise<PdfJsDocument> };
+}
+
+const require = createRequire(import.meta.url);
+const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
+
+const send = (message: PdfWorkerMessage): void => parentPort?.postMessage(message);
+
+async function flattenOutline(doc: PdfJsDocument, nodes: readonly PdfJsOutlineNode[], level: number, out: PdfBookmark[]): Promise<void> {
+  for (const node of nodes) {
+    let pdfPage: number | null = null;
+    try {
+      const dest = typeof node.dest === 'string' ? await doc.getDestination(node.dest) : node.dest;
+      const ref = Array.isArray(dest) ? dest[0] : undefined;
+      if (typeof ref === 'number') pdfPage = ref + 1;
+      else if (ref !== undefined && ref !== null) pdfPage = (await doc.getPageIndex(ref)) + 1;
+    } catch {
+      pdfPage = null;
+    }
+    out.push({ title: node.title.replace(/\s+/gu, ' ').trim(), level, pdfPage });
+    if (node.items.length > 0) await flattenOutline(doc, node.items, level + 1, out);
+  }
+}
+
+function classify(error: unknown, password: string | undefined): { kind: PdfFailureKind; message: string } {
+  const name = error instanceof Error ? error.name : '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (name === 'PasswordException') {
+    // pdf.js: code 1 = password needed, 2 = incorrect password.
+    const code = (error as { code?: number }).code;
+    if (code === 2 || password !== undefined) return { kind: 'wrong-password', message: 'wrong password' };
+    return { kind: 'password', message: 'password-protected' };
+  }
+  return { kind: 'corrupt', message: message.split('\n')[0] ?? message };
+}
+
+async function run(input: PdfWorkerInput): Promise<void> {
+  const pdfjs = (await import(pathToFileURL(path.join(pdfjsRoot, 'legacy', 'build', 'pdf.mjs')).href)) as PdfJsModule;
+  let data: Uint8Array;
+  try {
+    data = new Uint8Array(readFileSync(input.file));
+  } catch (error) {
+    send({ type: 'error', kind: 'io', message: (error as Error).message });
+    return;
+  }
+  let doc: PdfJsDocument;
+  try {
+    doc = await pdfjs.getDocument({
+      data,
+      password: input.password,
+      cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
+      cMapPacked: true,
+      standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      stopAtErrors: false,
+      verbosity: 0,
+    }).promise;
+  } catch (error) {
+    send({ type: 'error', ...classify(error, input.password) });
+    return;
+  }
+  let pageLabels: string[] | null = null;
+  const bookmarks: PdfBookmark[] = [];
+  try {
+    pageLabels = await doc.getPageLabels();
+    const outline = await doc.getOutline();
+    if (outline) await flattenOutline(doc, outline, 1, bookmarks);
+  } catch {
+    // Labels and bookmarks are optional aids; a broken outline must not lose the text.
+  }
+  send({ type: 'open', numPages: doc.numPages, pageLabels, bookmarks });
+  for (let index = input.startPage; index <= doc.numPages; index++) {
+    send({ type: 'page-start', index });
+    try {
+      const page = await doc.getPage(index);
+      const [x0 = 0, , x1 = 0, y1 = 0] = page.view;
+      const content = await page.getTextContent();
+      const pieces: TextPiece[] = [];
+      for (const item of content.items) {
+        if (typeof item.str !== 'string' || !item.transform) continue;
+        const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = item.transform;
+        const fontName = item.fontName ?? '';
+        const family = content.styles[fontName]?.fontFamily ?? '';
+        pieces.push({
+          str: item.str,
+          x: e,
+          y: f,
+          width: item.width ?? 0,
+          size: Math.hypot(c, d) || Math.hypot(a, b),
+          bold: /bold|heavy|black|semibold/iu.test(`${fontName} ${family}`),
+        });
+      }
+      const lines = rebuildLines(pieces, x1 - x0);
+      send({ type: 'page', page: { index, width: x1 - x0, height: y1, lines, itemCount: pieces.filter((p) => p.str.trim() !== '').length } });
+      page.cleanup();
+    } catch (error) {
+      // One unreadable page is a warning, not a lost book.
+      const message = error instanceof Error ? error.message : String(error);
+      send({ type: 'page', page: { index, width: 0, height: 0, lines: [], itemCount: 0, error: message.split('\n')[0] ?? message } });
+    }
+  }
+  send({ type: 'done' });
+  await doc.destroy();
+}
+
+const input = workerData as PdfWorkerInput;
+run(input).catch((error: unknown) => {
+  send({ type: 'error', ...classify(error, input.password) });
+});

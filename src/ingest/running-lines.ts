@@ -1,0 +1,127 @@
+import type { PdfLine, PdfPage } from './pdf-types.js';
+
+/** A printed page number found in a header or footer. */
+export type PageNumber = { kind: 'arabic'; value: number } | { kind: 'roman'; value: number; text: string };
+
+const ROMAN = /^[ivxlcdm]{1,7}$/iu;
+
+/** Parses a roman numeral (i–mmm); null when the text is not one. */
+export function parseRoman(text: string): number | null {
+  if (!ROMAN.test(text)) return null;
+  const values: Record<string, number> = { i: 1, v: 5, x: 10, l: 50, c: 100, d: 500, m: 1000 };
+  let total = 0;
+  const s = text.toLowerCase();
+  for (let i = 0; i < s.length; i++) {
+    const v = values[s[i] ?? ''] ?? 0;
+    const next = values[s[i + 1] ?? ''] ?? 0;
+    total += v < next ? -v : v;
+  }
+  return total > 0 ? total : null;
+}
+
+/**
+ * Recognises a line that is only a page number: `5`, `- 5 -`, `— 5 —`, `– 6 –`, `第 5 页`, `第5页 共9页`,
+ * `Page 5`, `5 / 20`, or a roman numeral.
+ */
+export function parsePageNumberLine(text: string): PageNumber | null {
+  const t = text.normalize('NFKC').replace(/\s+/gu, ' ').trim();
+  const m =
+    /^[-—–~·•]?\s*(\d{1,4})\s*[-—–~·•]?$/u.exec(t) ??
+    /^第\s*(\d{1,4})\s*页(?:\s*[,，/]?\s*共\s*\d+\s*页)?$/u.exec(t) ??
+    /^page\s+(\d{1,4})(?:\s+of\s+\d+)?$/iu.exec(t) ??
+    /^(\d{1,4})\s*\/\s*\d{1,4}$/u.exec(t);
+  if (m?.[1] !== undefined) return { kind: 'arabic', value: Number(m[1]) };
+  const r = /^[-—–~·•]?\s*([ivxlcdm]{1,7})\s*[-—–~·•]?$/iu.exec(t);
+  if (r?.[1] !== undefined) {
+    const value = parseRoman(r[1]);
+    if (value !== null) return { kind: 'roman', value, text: r[1] };
+  }
+  return null;
+}
+
+/** A page number printed at the start or end of a running head (`12  第一章 …`, `… 第一章  13`). */
+function embeddedNumber(text: string): PageNumber | null {
+  const t = text.normalize('NFKC').trim();
+  const m = /^(\d{1,4})\s+\S/u.exec(t) ?? /\S\s+(\d{1,4})$/u.exec(t);
+  return m?.[1] !== undefined ? { kind: 'arabic', value: Number(m[1]) } : null;
+}
+
+/** Text compared across pages: width-folded, no spaces, digits as `#`, so `— 5 —` and `— 6 —` look alike. */
+export function runningKey(text: string): string {
+  return text.normalize('NFKC').replace(/\s+/gu, '').replace(/\d+/gu, '#');
+}
+
+export interface RunningLines {
+  /** `page index → line indices` to drop from the body. */
+  drop: Map<number, Set<number>>;
+  /** Printed page numbers read from headers and footers, by 1-based physical page. */
+  numbers: Map<number, PageNumber>;
+  /** Distinct texts removed as running heads/footers (for diagnostics and tests). */
+  texts: Set<string>;
+}
+
+type Band = 'top' | 'bottom';
+
+interface Candidate {
+  page: number;
+  line: number;
+  band: Band;
+  slot: string;
+  key: string;
+  l: PdfLine;
+}
+
+/**
+ * Finds running headers and footers: lines in the top or bottom band of the page (the outer two lines,
+ * within 12% of the edge) whose digit-normalised text repeats on many pages (>= 30% and >= 3), or that sit
+ * at a position shared by many pages and either repeat or are set smaller than the body; plus page-number lines.
+ */
+export function findRunningLines(pages: readonly PdfPage[], bodySize: number): RunningLines {
+  const candidates: Candidate[] = [];
+  let pagesWithText = 0;
+  for (const page of pages) {
+    if (page.lines.length === 0 || page.height <= 0) continue;
+    pagesWithText++;
+    const order = page.lines.map((l, i) => ({ l, i })).sort((a, b) => b.l.y - a.l.y);
+    const take = (list: typeof order, band: Band): void => {
+      for (const { l, i } of list) {
+        const inBand = band === 'top' ? l.y >= page.height * 0.88 : l.y <= page.height * 0.12;
+        if (!inBand) continue;
+        candidates.push({ page: page.index, line: i, band, slot: `${band}:${Math.round(l.y / 3)}`, key: runningKey(l.text), l });
+      }
+    };
+    take(order.slice(0, 2), 'top');
+    take(order.slice(-2).filter((o) => !order.slice(0, 2).includes(o)), 'bottom');
+  }
+  const threshold = Math.max(3, Math.ceil(pagesWithText * 0.3));
+  const textPages = new Map<string, Set<number>>();
+  const slotPages = new Map<string, Set<number>>();
+  const slotTextPages = new Map<string, Set<number>>();
+  const add = (map: Map<string, Set<number>>, key: string, page: number): void => {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(page);
+  };
+  for (const c of candidates) {
+    add(textPages, `${c.band}|${c.key}`, c.page);
+    add(slotPages, c.slot, c.page);
+    add(slotTextPages, `${c.slot}|${c.key}`, c.page);
+  }
+  const result: RunningLines = { drop: new Map(), numbers: new Map(), texts: new Set() };
+  for (const c of candidates) {
+    const number = parsePageNumberLine(c.l.text);
+    const repeated = (textPages.get(`${c.band}|${c.key}`)?.size ?? 0) >= threshold;
+    const slotIsRunning = (slotPages.get(c.slot)?.size ?? 0) >= threshold;
+    const repeatsInSlot = (slotTextPages.get(`${c.slot}|${c.key}`)?.size ?? 0) >= 2;
+    const smaller = c.l.size < bodySize - 0.3;
+    const running = number !== null || repeated || (slotIsRunning && (repeatsInSlot || smaller));
+    if (!running) continue;
+    let set = result.drop.get(c.page);
+    if (!set) result.drop.set(c.page, (set = new Set()));
+    set.add(c.line);
+    if (number === null) result.texts.add(c.l.text);
+    const n = number ?? embeddedNumber(c.l.text);
+    if (n && !result.numbers.has(c.page)) result.numbers.set(c.page, n);
+  }
+  return result;
+}

@@ -1,0 +1,36 @@
+import type { Hit } from '../types.js';
+
+/** One ranked list to fuse, with its weight. */
+export interface FusionRun {
+  name: string;
+  hits: readonly Hit[];
+  weight: number;
+}
+
+/**
+ * Reciprocal rank fusion (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
+ * individual Rank Learning Methods", SIGIR 2009): score(d) = Σ_i w_i / (k + rank_i(d)), ranks 1-based,
+ * summed over the runs that retrieved d. It uses ranks only, so BM25 and cosine scales never need
+ * calibrating against each other; k (60 in the paper) damps the influence of the very top ranks.
+ * Ties keep the order of first appearance (earlier run, then better rank) so the output is deterministic.
+ */
+export function reciprocalRankFusion(runs: readonly FusionRun[], options: { k?: number } = {}): Hit[] {
+  const k = options.k ?? 60;
+  const fused = new Map<string, { hit: Hit; score: number; order: number }>();
+  let order = 0;
+  for (const run of runs) {
+    if (run.weight <= 0) continue;
+    const seen = new Set<string>();
+    run.hits.forEach((hit, i) => {
+      const id = hit.chunk.chunk_id;
+      // A run that lists a chunk twice counts it once, at its best rank.
+      if (seen.has(id)) return;
+      seen.add(id);
+      const add = run.weight / (k + i + 1);
+      const entry = fused.get(id);
+      if (entry) entry.score += add;
+      else fused.set(id, { hit, score: add, order: order++ });
+    });
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score || a.order - b.order).map((e) => ({ chunk: e.hit.chunk, score: e.score }));
+}

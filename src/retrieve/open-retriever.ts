@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { ExamCopilotConfig } from '../config/load-config.js';
+import { NotReadyError } from '../errors.js';
+import { analyzerFromConfig } from '../indexing/build-indexes.js';
+import { createEmbedder } from '../indexing/embedders/create-embedder.js';
+import { openFtsIndex } from '../indexing/fts-index.js';
+import { readVectorIndex } from '../indexing/vector-index.js';
+import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
+import { recoverInterruptedSwap } from '../ingest/atomic-swap.js';
+import { projectPaths } from '../paths.js';
+import type { Chunk, Hit, Searcher, Warning } from '../types.js';
+import { applyExamPriority } from './exam-priority.js';
+import { HybridSearcher } from './hybrid-searcher.js';
+import { KeywordSearcher } from './keyword-searcher.js';
+import { dedupeHits, expandNeighbours } from './post-process.js';
+import type { RetrievalMode, Retriever, RetrieveOptions } from './retriever.js';
+import { VectorSearcher } from './vector-searcher.js';
+
+export interface OpenRetrieverOptions {
+  root: string;
+  config: ExamCopilotConfig;
+  /** Overrides `config.vector.backend` (benchmarks compare faiss and js on one index). */
+  backend?: 'auto' | 'faiss' | 'js';
+}
+
+/** A Retriever plus the warnings met while opening it (e.g. a missing user dictionary). */
+export interface OpenedRetriever extends Retriever {
+  readonly warnings: readonly Warning[];
+  /** The searchers behind each mode, for benchmarks and tests. */
+  readonly searchers: Readonly<Record<RetrievalMode, Searcher>>;
+}
+
+/**
+ * Extra candidates fetched beyond k so that deduplication and the exam-priority rule, which run after
+ * retrieval, still leave k hits and can lift a table from just below the cut.
+ */
+export function candidateCount(k: number): number {
+  return Math.max(k * 2, k + 10);
+}
+
+/**
+ * Opens `index/` under the root: the FTS5 keyword index, the vector index and the embedder it was built
+ * with. Throws NotReadyError (exit 5) when there is no index, or when the configured embedder or user
+ * dictionary differs from the one the index was built with, saying to re-ingest.
+ */
+export async function openRetriever(options: OpenRetrieverOptions): Promise<OpenedRetriever> {
+  const { root, config } = options;
+  // An ingest killed mid-swap leaves index/ half replaced; finish or roll it back before reading.
+  recoverInterruptedSwap(root);
+  const paths = projectPaths(root);
+  if (!existsSync(paths.ftsDb) || !existsSync(path.join(paths.faissDir, VECTOR_FILES.meta))) {
+    throw new NotReadyError(`no index at ${paths.index}; run \`exam-copilot ingest\``);
+  }
+  const { analyzer, warnings } = analyzerFromConfig(root, config);
+  const { meta, ids } = readVectorMeta(paths.faissDir);
+  assertEmbedderMatches(meta, config);
+  const fts = openFtsIndex(paths.ftsDb, analyzer);
+  try {
+    const chunks = fts.loadChunks();
+    const byId = new Map(chunks.map((c) => [c.chunk_id, c]));
+    const rows = ids.map((id) => {
+      const c = byId.get(id);
+      if (!c) throw new NotReadyError(`${paths.faissDir}: chunk ${id} is not in ${paths.ftsDb}; run \`exam-copilot ingest --force\``);
+      return c;
+    });
+    const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
+    assertSameEmbedderId(meta, embedder.id);
+    const index = await readVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), { backend: options.backend ?? config.vector.backend });
+    if (index.size !== ids.length || index.dimension !== embedder.dimension) {
+      throw new NotReadyError(`${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${ids.length}×${embedder.dimension}; run \`exam-copilot ingest --force\``);
+    }
+    const keyword = new KeywordSearcher(fts);
+    const vector = new VectorSearcher(embedder, index, rows);
+    const hybrid = new HybridSearcher(keyword, vector, { rrfK: config.retrieval.rrfK, weights: config.retrieval.weights, depth: config.retrieval.depth });
+    const searchers: Record<RetrievalMode, Searcher> = { keyword, vector, hybrid };
+    return {
+      warnings,
+      searchers,
+      chunks,
+      embedderId: embedder.id,
+      vectorBackend: index.backend,
+      chunk: (id) => byId.get(id),
+      search: (query, opts) => retrieve(searchers, chunks, query, opts, config.retrieval.neighbours),
+      close: () => fts.close(),
+    };
+  } catch (error) {
+    fts.close();
+    throw error;
+  }
+}
+
+/**
+ * One retrieval: candidates from the mode's searcher, the exam-priority rule, deduplication of
+ * overlapping chunks, the cut to k, then neighbour expansion (and a second dedupe, since expanded
+ * hits can now cover each other).
+ */
+export async function retrieve(
+  searchers: Readonly<Record<RetrievalMode, Searcher>>,
+  chunks: readonly Chunk[],
+  query: string,
+  options: RetrieveOptions,
+  defaultNeighbours = 0,
+): Promise<Hit[]> {
+  if (query.trim() === '' || options.k <= 0) return [];
+  const searcher = searchers[options.mode];
+  const candidates = await searcher.search(query, candidateCount(options.k), options.filter);
+  const ranked = dedupeHits(applyExamPriority(query, candidates)).slice(0, options.k);
+  const n = options.neighbours ?? defaultNeighbours;
+  return n > 0 ? dedupeHits(expandNeighbours(ranked, chunks, n)) : ranked;
+}
+

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseXml } from './xml-check.js';
+import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+
+const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
+// Offline, no colour, no spinner, and no LLM from the developer's environment.
+const env = { ...process.env, NO_COLOR: '1', CI: 'true', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', EXAM_COPILOT_LLM_BASE_URL: '', EXAM_COPILOT_LLM_API_KEY: '' };
+const tmp = makeTempRoot({ sample: true });
+const root = tmp.root;
+const dataset = path.join(root, 'rawdoc', 'validation.csv');
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, '--root', root, ...args], { env, encoding: 'utf8', timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface JsonReport {
+  total: number;
+  modes: { mode: string; accuracy: number; ci95: number[]; correct: number; incorrect: number; abstained: number; evidence_hit_rate: number | null; by_type: unknown; brier: number; ece: number }[];
+  comparisons: unknown[];
+}
+interface Line { id: string; predicted: string; correct: boolean; confidence: number; fingerprint: string }
+
+const readJson = (file: string): JsonReport => JSON.parse(readFileSync(file, 'utf8')) as JsonReport;
+const readLines = (file: string): Line[] => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Line);
+/** Everything in a report except timings and paths, which differ between two runs of the same answers. */
+const stable = (r: JsonReport): unknown => ({ total: r.total, comparisons: r.comparisons, modes: r.modes.map((m) => ({ mode: m.mode, accuracy: m.accuracy, ci95: m.ci95, correct: m.correct, incorrect: m.incorrect, abstained: m.abstained, hit: m.evidence_hit_rate, by_type: m.by_type, brier: m.brier, ece: m.ece })) });
+
+before(() => {
+  const r = cli(['ingest']);
+  assert.equal(r.status, 0, r.stderr);
+});
+after(() => tmp.cleanup());
+
+void describe('eval CLI', () => {
+  let full: JsonReport;
+
+  void it('scores the sample validation set in every offline mode and writes valid JUnit', () => {
+    const out = path.join(root, 'full');
+    const r = cli(['eval', dataset, '--report-json', path.join(out, 'report.json'), '--junit', path.join(out, 'junit.xml')]);
+    assert.equal(r.status, 0, r.stderr);
+    full = readJson(path.join(out, 'report.json'));
+    assert.deepEqual(full.modes.map((m) => m.mode), ['keyword', 'vector', 'hybrid']);
+    assert.match(r.stderr, /baseline not run: .*no LLM is configured/);
+    for (const m of full.modes) {
+      assert.equal(m.correct + m.incorrect + m.abstained, full.total);
+      assert.ok(m.accuracy > 0.25, `${m.mode} ${m.accuracy}: the offline answerer should beat chance on its own textbook`);
+    }
+    const junit = parseXml(readFileSync(path.join(out, 'junit.xml'), 'utf8'));
+    const suites = junit.children.filter((c) => c.name === 'testsuite');
+    assert.equal(suites.length, 3);
+    for (const [i, s] of suites.entries()) {
+      const m = full.modes[i];
+      assert.equal(s.children.filter((c) => c.name === 'testcase').length, full.total);
+      assert.equal(s.children.filter((c) => c.children.some((f) => f.name === 'failure')).length, (m?.incorrect ?? 0) + (m?.abstained ?? 0));
+    }
+    // Run files sit next to the JSON report, one line per question.
+    assert.equal(readLines(path.join(out, 'validation.hybrid.jsonl')).length, full.total);
+  });
+
+  void it('resumes a killed run without losing or repeating a row, ending with the same report', async () => {
+    const out = path.join(root, 'resume');
+    const runFile = path.join(out, 'validation.keyword.jsonl');
+    const args = [bin, '--root', root, 'eval', dataset, '--report-json', path.join(out, 'report.json')];
+    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Kill it as soon as some rows of the first mode are on disk.
+    let killedAt = 0;
+    for (let i = 0; i < 4000 && killedAt === 0; i++) {
+      if (existsSync(runFile) && readFileSync(runFile, 'utf8').split('\n').length > 6) {
+        child.kill('SIGKILL');
+        killedAt = readLines(runFile).length;
+      } else await new Promise((r) => setTimeout(r, 5));
+    }
+    await exited;
+    assert.ok(killedAt > 0 && killedAt < full.total, `killed after ${killedAt} of ${full.total} rows`);
+    assert.equal(existsSync(path.join(out, 'report.json')), false, 'a killed run writes no report');
+    const before = readLines(runFile);
+
+    const r = cli(['eval', dataset, '--resume', '--report-json', path.join(out, 'report.json')]);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = readLines(runFile);
+    assert.equal(new Set(lines.map((l) => l.id)).size, lines.length, 'no row twice');
+    assert.equal(lines.length, full.total, 'no row lost');
+    // The rows finished before the kill were reused, not asked again.
+    assert.deepEqual(lines.slice(0, before.length), before);
+    assert.match(r.stderr, new RegExp(`keyword: ${before.length} rows reused`));
+    assert.deepEqual(stable(readJson(path.join(out, 'report.json'))), stable(full));
+  });
+
+  void it('exit codes: 0 passed, 4 gate failed (--fail-under, --compare/--max-drop), 1 or 5 could not run', () => {
+    const out = path.join(root, 'gate');
+    const limited = ['eval', dataset, '--limit', '12', '--modes', 'keyword,hybrid'];
+    const ok = cli([...limited, '--fail-under', '0.05', '--report-json', path.join(out, 'prev.json')]);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /accuracy gate passed/);
+
+    const under = cli([...limited, '--fail-under', 'hybrid=0.99', '--run-dir', out]);
+    assert.equal(under.status, 4);
+    assert.match(under.stdout, /gate failed: hybrid: accuracy .* is below --fail-under 99\.0%/);
+
+    const prev = readJson(path.join(out, 'prev.json'));
+    for (const m of prev.modes) m.accuracy = Math.min(1, m.accuracy + 0.05);
+    writeFileSync(path.join(out, 'better.json'), JSON.stringify(prev));
+    const drop = cli([...limited, '--compare', path.join(out, 'better.json'), '--max-drop', '2', '--run-dir', out]);
+    assert.equal(drop.status, 4);
+    assert.match(drop.stdout, /keyword: accuracy fell 5\.0 points/);
+    assert.equal(cli([...limited, '--compare', path.join(out, 'better.json'), '--max-drop', '5', '--run-dir', out]).status, 0);
+
+    const missing = cli(['eval', path.join(root, 'nope.csv')]);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /nope\.csv: cannot read the validation set \(no such file\); check the path/);
+    assert.doesNotMatch(missing.stderr, /\n\s+at /, 'no stack trace');
+    const badCompare = cli([...limited, '--compare', path.join(root, 'rawdoc', 'validation.csv')]);
+    assert.equal(badCompare.status, 1);
+    assert.match(badCompare.stderr, /not valid|cannot read the previous report/);
+
+    const empty = makeTempRoot();
+    try {
+      const r = spawnSync(process.execPath, [bin, '--root', empty.root, 'eval', dataset], { env, encoding: 'utf8' });
+      assert.equal(r.status, 5);
+      assert.match(r.stderr, /no index at .*; run `exam-copilot ingest`/);
+    } finally {
+      empty.cleanup();
+    }
+    assert.equal(cli(['eval', dataset, '--modes', 'keyword,bogus']).status, 2);
+  });
+});

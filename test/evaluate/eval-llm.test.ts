@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
+import { runEval } from '../../src/evaluate/run-eval.js';
+import { chatMessages, chatReply, errorReply, startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest, type ScriptedResponse } from '../helpers/fake-openai-server.js';
+import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+
+const tmp = makeTempRoot({ sample: true });
+const root = tmp.root;
+const dataset = path.join(root, 'rawdoc', 'validation.csv');
+let server: FakeOpenAiServer;
+
+/** Letter the scripted "model" always answers; gold letters in the sample vary, so some answers are right and some wrong. */
+const ALWAYS = 'A';
+let inFlight = 0;
+let maxInFlight = 0;
+let answerCalls = 0;
+let failAfter = Infinity;
+
+function isRerank(request: RecordedRequest): boolean {
+  return chatMessages(request).some((m) => m.content.includes('You rank textbook passages'));
+}
+
+async function handler(request: RecordedRequest): Promise<ScriptedResponse> {
+  inFlight++;
+  maxInFlight = Math.max(maxInFlight, inFlight);
+  try {
+    // Hold each request briefly so concurrent ones overlap on the server.
+    await new Promise((r) => setTimeout(r, 15));
+    if (isRerank(request)) return chatReply('[1] > [2] > [3]', { promptTokens: 30, completionTokens: 5 });
+    answerCalls++;
+    if (answerCalls > failAfter) return errorReply(500, 'upstream is down');
+    return chatReply(JSON.stringify({ answer: ALWAYS, confidence: 0.8, evidence_ids: [], status: 'answered', explanation: '' }), { promptTokens: 100, completionTokens: 20 });
+  } finally {
+    inFlight--;
+  }
+}
+
+function llmConfig(): ExamCopilotConfig {
+  const { config } = loadConfig({ root, env: { EXAM_COPILOT_LLM_BASE_URL: server.baseURL, EXAM_COPILOT_LLM_MODEL: 'fake-model', EXAM_COPILOT_LLM_API_KEY: 'sk-test', EXAM_COPILOT_LLM_MAX_RETRIES: '0' } });
+  assert.ok(config.llm);
+  // Zero retries so an outage fails fast (the env parser treats 0 as unset).
+  return { ...config, llm: { ...config.llm, maxRetries: 0, timeoutMs: 10_000 } };
+}
+
+before(async () => {
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', root, 'ingest'], { encoding: 'utf8', env: { ...process.env, EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '' } });
+  assert.equal(r.status, 0, r.stderr);
+  server = await startFakeOpenAiServer({ handler });
+});
+after(async () => {
+  await server.close();
+  tmp.cleanup();
+});
+
+function reset(): void {
+  inFlight = 0;
+  maxInFlight = 0;
+  answerCalls = 0;
+  failAfter = Infinity;
+}
+
+void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
+  void it('runs baseline and retrieval modes with the LLM; concurrency bounds the requests in flight', async () => {
+    reset();
+    const report = await runEval({ root, config: llmConfig(), file: dataset, modes: ['baseline', 'keyword'], limit: 8, concurrency: 4, noCache: true, runDir: path.join(root, 'runs-c4') });
+    assert.deepEqual(report.modes.map((m) => [m.mode, m.answerer, m.total]), [['baseline', 'llm', 8], ['keyword', 'llm', 8]]);
+    assert.ok(maxInFlight > 1 && maxInFlight <= 4, `max in flight ${maxInFlight}`);
+    const golds = readFileSync(dataset, 'utf8').split('\n').slice(1, 9).map((l) => l.split(',')[6]);
+    const expectCorrect = golds.filter((g) => g === ALWAYS).length;
+    for (const m of report.modes) {
+      assert.equal(m.correct, expectCorrect, `${m.mode}: the model always says ${ALWAYS}`);
+      assert.equal(m.fallbacks.length, 0);
+      assert.ok(m.tokens && m.tokens.prompt >= 8 * 100, `${m.mode} tokens ${JSON.stringify(m.tokens)}`);
+    }
+    assert.equal(report.config.llm_model, 'fake-model');
+
+    reset();
+    await runEval({ root, config: llmConfig(), file: dataset, modes: ['baseline'], limit: 4, concurrency: 1, noCache: true, runDir: path.join(root, 'runs-c1') });
+    assert.equal(maxInFlight, 1);
+  });
+
+  void it('survives an LLM outage mid-run: failed rows become llm_failed fallbacks counted as not correct', async () => {
+    reset();
+    failAfter = 5;
+    const report = await runEval({ root, config: llmConfig(), file: dataset, modes: ['keyword', 'baseline'], limit: 10, concurrency: 2, noCache: true, runDir: path.join(root, 'runs-outage') });
+    const keyword = report.records.keyword ?? [];
+    const baseline = report.records.baseline ?? [];
+    assert.equal(keyword.length, 10);
+    assert.equal(baseline.length, 10);
+    const kwFailed = keyword.filter((r) => r.fallback === 'llm_failed');
+    assert.equal(kwFailed.length, 5, 'answers after the fifth fail');
+    assert.ok(kwFailed.every((r) => !r.correct && /LLM failed: .*500/.test(r.message ?? '')));
+    // Retrieval modes fall back to the offline answer (a letter); baseline has none and abstains.
+    assert.ok(kwFailed.every((r) => r.predicted !== ''));
+    assert.ok(baseline.every((r) => r.fallback === 'llm_failed' && r.predicted === '' && !r.correct));
+    const b = report.modes.find((m) => m.mode === 'baseline');
+    assert.deepEqual([b?.correct, b?.incorrect, b?.abstained, b?.fallbacks.length], [0, 0, 10, 10]);
+    const k = report.modes.find((m) => m.mode === 'keyword');
+    assert.equal(k?.fallbacks.length, 5);
+    assert.equal((k?.correct ?? 0) + (k?.incorrect ?? 0) + (k?.abstained ?? 0), 10);
+  });
+});

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EvidenceRef, RunRecord } from '../../src/evaluate/eval-types.js';
+import { brierScore, compareModes, evidenceHit, expectedCalibrationError, inferType, mcnemarExact, modeMetrics, percentile, reliabilityBins, wilsonInterval } from '../../src/evaluate/metrics.js';
+
+const close = (actual: number, expected: number, eps = 1e-6): void => assert.ok(Math.abs(actual - expected) < eps, `${actual} ≉ ${expected}`);
+
+function ref(over: Partial<EvidenceRef> = {}): EvidenceRef {
+  return { chunk_id: 'c', book: '证券投资基金_上册', chapter: '第二章 基金的分类', section: '第一节', figure_ref: '', page_start: '44', page_end: '46', chunk_type: 'text', ...over };
+}
+
+function rec(id: string, over: Partial<RunRecord> = {}): RunRecord {
+  return {
+    id, mode: 'keyword', fingerprint: 'f', answerer: 'offline', question: `q${id}`, predicted: 'A', gold: 'A', correct: true, fallback: null, message: null,
+    confidence: 0.5, type: null, type_source: null, gold_evidence: null, evidence: [], retrieved: [], latency_ms: 10, tokens: null, finished_at: '2025-01-01T00:00:00Z', ...over,
+  };
+}
+
+void describe('metrics against hand-computed values', () => {
+  void it('Wilson interval', () => {
+    // 7/10: centre (0.7 + z²/20)/(1 + z²/10) = 0.644495, half-width 0.247716 (z = 1.959964).
+    const [lo, hi] = wilsonInterval(7, 10);
+    close(lo, 0.396780, 1e-5);
+    close(hi, 0.892211, 1e-5);
+    assert.deepEqual(wilsonInterval(0, 0), [0, 0]);
+    const [lo0, hi0] = wilsonInterval(0, 20);
+    assert.equal(lo0, 0);
+    close(hi0, 0.161125, 1e-5); // z²/(n + z²) = 3.841459 / 23.841459
+    assert.equal(wilsonInterval(20, 20)[1], 1);
+  });
+
+  void it('percentiles interpolate linearly', () => {
+    assert.equal(percentile([40, 10, 30, 20], 0.5), 25);
+    close(percentile([10, 20, 30, 40], 0.95), 38.5); // rank 2.85 → 30 + 0.85·10
+    assert.equal(percentile([7], 0.95), 7);
+    assert.equal(percentile([], 0.5), 0);
+  });
+
+  void it('Brier score and ECE', () => {
+    const items = [
+      { confidence: 0.9, correct: true },
+      { confidence: 0.6, correct: false },
+      { confidence: 0.2, correct: false },
+      { confidence: 0.8, correct: true },
+    ];
+    close(brierScore(items), (0.01 + 0.36 + 0.04 + 0.04) / 4);
+    close(expectedCalibrationError(items), (0.1 + 0.6 + 0.2 + 0.2) / 4);
+    // Two answers in one bin: |accuracy 0.5 − mean confidence 0.635| weighted 2/3, plus |1 − 1| for the confidence-1 answer.
+    const shared = [{ confidence: 0.65, correct: true }, { confidence: 0.62, correct: false }, { confidence: 1, correct: true }];
+    close(expectedCalibrationError(shared), (2 / 3) * 0.135);
+    const bins = reliabilityBins(shared);
+    assert.equal(bins.length, 10);
+    assert.equal(bins[6]?.count, 2);
+    close(bins[6]?.confidence ?? -1, 0.635);
+    assert.equal(bins[6]?.accuracy, 0.5);
+    assert.equal(bins[9]?.count, 1); // confidence 1.0 lands in the last bin
+    assert.equal(bins[0]?.accuracy, null);
+  });
+
+  void it('McNemar exact test', () => {
+    close(mcnemarExact(1, 9), 22 / 1024); // 2·(C(10,0)+C(10,1))/2^10
+    close(mcnemarExact(2, 5), 58 / 128); // 2·(1+7+21)/2^7
+    assert.equal(mcnemarExact(3, 3), 1);
+    assert.equal(mcnemarExact(0, 0), 1);
+    close(mcnemarExact(0, 6), 2 / 64);
+  });
+
+  void it('Evidence hit@K: book + printed page inside the chunk range, or the same figure', () => {
+    assert.equal(evidenceHit({ book: '上册', page: '45' }, [ref()], 5), true);
+    assert.equal(evidenceHit({ book: '下册', page: '45' }, [ref()], 5), false);
+    assert.equal(evidenceHit({ book: '上册', page: '47' }, [ref()], 5), false);
+    assert.equal(evidenceHit({ page: '第46页' }, [ref()], 5), true);
+    assert.equal(evidenceHit({ figure_ref: '表 2-1' }, [ref({ page_start: '', page_end: '' }), ref({ figure_ref: '表2-1', chunk_type: 'manual_table_rewrite' })], 2), true);
+    assert.equal(evidenceHit({ figure_ref: '表2-1' }, [ref(), ref({ figure_ref: '表2-1' })], 1), false); // outside the top K
+    assert.equal(evidenceHit(null, [ref()], 5), null);
+    assert.equal(evidenceHit({ book: '上册' }, [ref()], 5), null); // a book alone locates nothing
+  });
+
+  void it('question type: dataset first, else the top evidence\'s chunk type', () => {
+    assert.deepEqual(inferType('text', [ref({ chunk_type: 'manual_table_rewrite' })]), { type: 'text', source: 'dataset' });
+    assert.deepEqual(inferType(null, [ref({ chunk_type: 'manual_table_rewrite' }), ref()]), { type: 'table', source: 'evidence' });
+    assert.deepEqual(inferType(null, []), { type: null, source: null });
+  });
+
+  void it('per-mode metrics: fallbacks count as incorrect and are listed, abstentions apart', () => {
+    const records = [
+      rec('1', { confidence: 0.9, type: 'text', latency_ms: 10, gold_evidence: { book: '上册', page: '45' }, retrieved: [ref()] }),
+      rec('2', { predicted: 'B', correct: false, confidence: 0.6, type: 'text', latency_ms: 20, gold_evidence: { page: '99' }, retrieved: [ref()] }),
+      rec('3', { predicted: 'A', correct: false, fallback: 'no_evidence', message: '未在教材中找到明确依据', confidence: 0.2, type: 'table', latency_ms: 30 }),
+      rec('4', { predicted: '', correct: false, fallback: 'off_topic', confidence: 0, type: 'table', latency_ms: 40, tokens: { prompt: 100, completion: 7 } }),
+      rec('5', { confidence: 0.8, latency_ms: 50, tokens: { prompt: 50, completion: 3 } }),
+    ];
+    const m = modeMetrics('keyword', records, { k: 5, runFile: 'run.jsonl', answeredNow: 3, answerer: 'offline' });
+    assert.equal(m.total, 5);
+    assert.equal(m.correct, 2);
+    assert.equal(m.incorrect, 2);
+    assert.equal(m.abstained, 1);
+    assert.equal(m.accuracy, 0.4);
+    assert.deepEqual(m.ci95, wilsonInterval(2, 5));
+    assert.equal(m.evidence_hit_rate, 0.5);
+    assert.equal(m.evidence_gold_count, 2);
+    assert.deepEqual(m.by_type, { text: { total: 2, correct: 1, accuracy: 0.5 }, table: { total: 2, correct: 0, accuracy: 0 } });
+    close(m.brier, (0.01 + 0.36 + 0.04 + 0 + 0.04) / 5);
+    assert.deepEqual(m.latency_ms, { p50: 30, p95: 48 });
+    assert.deepEqual(m.tokens, { prompt: 150, completion: 10 });
+    assert.deepEqual(m.fallbacks, [{ id: '3', fallback: 'no_evidence', message: '未在教材中找到明确依据' }, { id: '4', fallback: 'off_topic', message: null }]);
+    assert.equal(m.resumed, 2);
+  });
+
+  void it('paired comparison counts discordant pairs on shared questions only', () => {
+    const a = ['1', '2', '3', '4', '5', '6', '7'].map((id) => rec(id, { correct: id !== '7' }));
+    const b = ['1', '2', '3', '4', '5', '6', '7', '8'].map((id) => rec(id, { mode: 'hybrid', correct: id === '7' || id === '8' }));
+    const c = compareModes('keyword', a, 'hybrid', b);
+    assert.equal(c.n, 7);
+    assert.equal(c.a_only, 6);
+    assert.equal(c.b_only, 1);
+    close(c.p_value, (2 * (1 + 7)) / 128);
+    assert.equal(c.verdict, 'within noise'); // p = 0.125
+    const d = compareModes('keyword', a, 'hybrid', a.map((r) => ({ ...r, correct: false })));
+    assert.equal(d.verdict, 'keyword'); // 6 vs 0: p = 2/64
+  });
+});

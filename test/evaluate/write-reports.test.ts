@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { EvalReport, RunRecord } from '../../src/evaluate/eval-types.js';
+import { modeMetrics } from '../../src/evaluate/metrics.js';
+import { renderHtmlReport } from '../../src/evaluate/render-html.js';
+import { reportJson, reportJunit, reportPredictionsCsv, writeReports } from '../../src/evaluate/write-reports.js';
+import { makeTempRoot } from '../helpers/temp-root.js';
+import { parseXml } from './xml-check.js';
+
+const tmp = makeTempRoot();
+after(() => tmp.cleanup());
+
+function rec(id: string, over: Partial<RunRecord>): RunRecord {
+  return {
+    id, mode: 'hybrid', fingerprint: 'f', answerer: 'offline', question: `题目${id}`, predicted: 'A', gold: 'A', correct: true, fallback: null, message: null, confidence: 0.7,
+    type: 'text', type_source: 'dataset', gold_evidence: null, latency_ms: 12, tokens: null, finished_at: '2025-01-01T00:00:00Z', retrieved: [],
+    evidence: [{ chunk_id: 'c1', book: '上册', chapter: '第一章 <概述> & "引言"', section: "第一节 基金's", figure_ref: '表1-1', page_start: '3', page_end: '4', chunk_type: 'text' }],
+    ...over,
+  };
+}
+
+function sampleReport(): EvalReport {
+  const records = [
+    rec('1', {}),
+    rec('2', { question: '下列说法<不正确>的是 & "引号" \u0001控制符', predicted: 'B', gold: 'C', correct: false, confidence: 0.4 }),
+    rec('3', { predicted: '', gold: 'D', correct: false, fallback: 'off_topic', message: '与本知识库内容不符，无法回答', confidence: 0 }),
+  ];
+  const mode = modeMetrics('hybrid', records, { k: 5, runFile: 'x.hybrid.jsonl', answeredNow: 3, answerer: 'offline' });
+  return {
+    dataset: 'set.csv', total: 3, skipped: 1, warnings: [{ where: 'set.csv:5', message: 'empty question; row skipped' }], modes: [mode], skipped_modes: [{ mode: 'baseline', reason: 'no LLM' }],
+    comparisons: [], wall_ms: 1234, records: { hybrid: records },
+    config: { answerer: 'offline', llm_model: null, embedder: 'lsa', top_k: 5, limit: null, sample: null, seed: null, concurrency: 1, resume: false, run_dir: '/tmp', encoding: 'utf-8' },
+  };
+}
+
+void describe('reports', () => {
+  void it('JUnit: valid XML, one testcase per question, failures carry predicted, gold and evidence', () => {
+    const root = parseXml(reportJunit(sampleReport()));
+    assert.equal(root.name, 'testsuites');
+    assert.equal(root.attrs.tests, '3');
+    assert.equal(root.attrs.failures, '2');
+    const suite = root.children.find((c) => c.name === 'testsuite');
+    assert.equal(suite?.attrs.name, 'eval.hybrid');
+    const cases = suite?.children.filter((c) => c.name === 'testcase') ?? [];
+    assert.equal(cases.length, 3);
+    assert.equal(cases[0]?.children.length, 0);
+    const failure = cases[1]?.children[0];
+    assert.equal(failure?.name, 'failure');
+    assert.equal(failure?.attrs.message, 'predicted B, gold C (wrong answer)');
+    assert.match(failure?.text ?? '', /question: 下列说法<不正确>的是 & "引号" 控制符/);
+    assert.match(failure?.text ?? '', /evidence 1: 上册 \| 第一章 <概述> & "引言" \| 第一节 基金's \| 表1-1 \| p\.3-4/);
+    assert.equal(cases[2]?.children[0]?.attrs.type, 'abstained');
+    assert.match(cases[2]?.children[0]?.text ?? '', /fallback: off_topic/);
+  });
+
+  void it('the XML checker rejects what CI parsers reject', () => {
+    assert.throws(() => parseXml('<a><b></a></b>'), /closes/);
+    assert.throws(() => parseXml('<a x="1 & 2"/>'), /bare &/);
+    assert.throws(() => parseXml('<a>\u0001</a>'), /forbidden character/);
+  });
+
+  void it('JSON has the issue\'s shape; predictions CSV has one row per question per mode', () => {
+    const json = reportJson(sampleReport()) as { modes: Record<string, unknown>[] } & Record<string, unknown>;
+    for (const key of ['dataset', 'total', 'skipped', 'warnings', 'modes', 'comparisons', 'config']) assert.ok(key in json, key);
+    const m = json.modes[0] ?? {};
+    for (const key of ['mode', 'answerer', 'accuracy', 'ci95', 'correct', 'incorrect', 'abstained', 'evidence_hit_rate', 'by_type', 'brier', 'ece', 'latency_ms']) assert.ok(key in m, key);
+    assert.deepEqual([m.correct, m.incorrect, m.abstained], [1, 1, 1]);
+    const csv = reportPredictionsCsv(sampleReport());
+    assert.ok(csv.startsWith('\ufeffid,mode,answerer,question,gold,predicted,correct'));
+    assert.equal(csv.trim().split('\r\n').length, 4);
+  });
+
+  void it('HTML is self-contained: inline SVG charts, no scripts or external URLs', () => {
+    const html = renderHtmlReport(sampleReport());
+    assert.equal((html.match(/<svg /g) ?? []).length, 2);
+    assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+    assert.match(html, /下列说法&lt;不正确&gt;的是/);
+    const written = writeReports(sampleReport(), { html: path.join(tmp.root, 'out', 'r.html'), json: path.join(tmp.root, 'out', 'r.json') });
+    assert.equal(written.length, 2);
+    assert.equal((JSON.parse(readFileSync(path.join(tmp.root, 'out', 'r.json'), 'utf8')) as { total: number }).total, 3);
+  });
+});

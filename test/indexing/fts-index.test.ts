@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildFtsQuery } from '../../src/indexing/fts-query.js';
+import { openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
+import { projectPaths } from '../../src/paths.js';
+import { createAnalyzer, readUserDictionary } from '../../src/text/analyzer.js';
+import { NotReadyError } from '../../src/errors.js';
+import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
+import path from 'node:path';
+import { repoRoot } from '../helpers/temp-root.js';
+
+const HOSTILE = [
+  '"', "'", '(', ')', '*', '-', ':', 'AND', 'OR', 'NOT', 'NEAR(', '^', '{}', '🙂🚀', '""""', 'a"b', '申购"赎回', '基金 AND', 'OR 基金 NOT',
+  'NEAR(基金 托管人, 2)', '基金*', '-基金', 'content:基金', '{content book}: 基金', '^基金', '"基金托管人" OR (申购', ')))(((', '\u0000基金', '？！。，、；：',
+  'x'.repeat(10_000), '基金托管人的职责'.repeat(1500),
+];
+
+describe('FTS5 keyword index', () => {
+  let fx: FixtureIndex;
+  let fts: FtsIndex;
+  const analyzer = createAnalyzer(readUserDictionary([path.join(repoRoot, 'rawdoc', 'userdict.txt')]).lines);
+  before(async () => {
+    fx = await buildFixtureIndex();
+    fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzer);
+  });
+  after(() => {
+    fts.close();
+    fx.cleanup();
+  });
+
+  it('never raises on hostile queries, and punctuation-only queries give nothing', () => {
+    for (const q of HOSTILE) {
+      assert.doesNotThrow(() => fts.search(q, 5), `query ${JSON.stringify(q.slice(0, 30))}`);
+    }
+    for (const q of ['"', '(', ')', '*', '-', ':', '^', '{}', '？！。，、；：', '🙂🚀']) {
+      assert.equal(buildFtsQuery(analyzer, q), null, q);
+      assert.deepEqual(fts.search(q, 5), [], q);
+    }
+    // Operators are just words: "NEAR(基金 托管人, 2)" still finds 托管人 text.
+    assert.ok(fts.search('NEAR(基金 托管人, 2)', 5).some((h) => h.chunk.chunk_id === 'shangce-0006'));
+    assert.ok(fts.search('"基金托管人" OR (申购', 5).length > 0);
+  });
+
+  it('matches two-character Chinese words (which trigram cannot)', () => {
+    const hits = fts.search('申购', 5);
+    assert.ok(hits.length >= 2);
+    assert.ok(hits.every((h) => h.chunk.text.includes('申购')));
+  });
+
+  it('keeps user-dictionary terms whole and finds them', () => {
+    assert.ok(analyzer.tokens('麦考利久期的含义').includes('麦考利久期'));
+    const hits = fts.search('麦考利久期是什么', 3);
+    assert.equal(hits[0]?.chunk.chunk_id, 'shangce-0010');
+  });
+
+  it('ranks a section-heading match above a passing mention (column weights)', () => {
+    const hits = fts.search('基金份额持有人大会', 5);
+    assert.equal(hits[0]?.chunk.section, '第二节 基金份额持有人大会');
+  });
+
+  it('applies filters in SQL: book, chapter substring, printed pages, chunk type', () => {
+    assert.deepEqual(fts.search('基金', 50, { book: '下册' }), []);
+    const ch = fts.search('基金', 50, { chapter: '第十章' });
+    assert.ok(ch.length > 0 && ch.every((h) => h.chunk.chapter.includes('第十章')));
+    const pages = fts.search('基金', 50, { pages: { from: 20, to: 26 } });
+    assert.ok(pages.length > 0);
+    for (const h of pages) assert.ok(Number(h.chunk.page_start) <= 26 && Number(h.chunk.page_end) >= 20);
+    const tables = fts.search('比较', 50, { chunkType: 'manual_table_rewrite' });
+    assert.deepEqual(tables.map((h) => h.chunk.chunk_id).sort(), ['table-0000', 'table-0001']);
+    // LIKE wildcards in the filter are literal text.
+    assert.deepEqual(fts.search('基金', 50, { chapter: '%' }), []);
+  });
+
+  it('refuses an index built with another user dictionary', () => {
+    const other = createAnalyzer(['新名词 100000 n']);
+    assert.throws(() => openFtsIndex(projectPaths(fx.root).ftsDb, other), (e: unknown) => e instanceof NotReadyError && /ingest --force/.test(e.message));
+  });
+
+  it('reports a missing index as not ready', () => {
+    assert.throws(() => openFtsIndex(path.join(fx.root, 'nope.db'), analyzer), NotReadyError);
+  });
+});

@@ -1,0 +1,15 @@
+// Minimal typing for the parts of pdfkit (a dev dependency without bundled types) the ingest tests use.
+declare module 'pdfkit' {
+  interface PDFDocumentOptions {
+    userPassword?: string;
+    ownerPassword?: string;
+  }
+  export default class PDFDocument {
+    constructor(options?: PDFDocumentOptions);
+    on(event: 'data', listener: (chunk: Buffer) => void): this;
+    on(event: 'end', listener: () => void): this;
+    on(event: 'error', listener: (error: Error) => void): this;
+    text(text: string): this;
+    end(): void;
+  }
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { applyExamPriority, figureRefsIn, isTableQuestion } from '../../src/retrieve/exam-priority.js';
+import { dedupeHits, expandNeighbours } from '../../src/retrieve/post-process.js';
+import type { Hit } from '../../src/types.js';
+import { chunk } from './make-chunk.js';
+
+const table = (id: string, ref: string, priority = 3) => chunk(id, { chunk_type: 'manual_table_rewrite', figure_ref: ref, exam_priority: priority, source: 't.csv' });
+
+describe('exam priority rule', () => {
+  it('recognises table questions and figure references', () => {
+    assert.deepEqual(figureRefsIn('根据表 2－1 和图3.2，比较'), ['表2-1', '图3-2']);
+    assert.ok(isTableQuestion('下表中数据说明'));
+    assert.ok(isTableQuestion('比较开放式基金与封闭式基金'));
+    assert.ok(!isTableQuestion('下列表述正确的是')); // 表述 is not a table
+    assert.ok(!isTableQuestion('基金管理人代表基金'));
+  });
+
+  it('boosts table transcriptions by 1 + 0.25 × (priority − 1) on table questions only', () => {
+    const hits: Hit[] = [
+      { chunk: chunk('text'), score: 1.2 },
+      { chunk: table('t', '表9-9'), score: 1.0 },
+    ];
+    const boosted = applyExamPriority('比较两类基金的数据', hits);
+    assert.deepEqual(boosted.map((h) => h.chunk.chunk_id), ['t', 'text']);
+    assert.equal(boosted[0]!.score, 1.5);
+    assert.deepEqual(applyExamPriority('两类基金的区别', hits).map((h) => h.chunk.chunk_id), ['text', 't']);
+    // Priority 1 tables get no boost; negative scores are divided so the boost still helps.
+    assert.deepEqual(applyExamPriority('比较', [{ chunk: chunk('x'), score: 1.2 }, { chunk: table('t1', '', 1), score: 1 }]).map((h) => h.chunk.chunk_id), ['x', 't1']);
+    assert.equal(applyExamPriority('比较', [{ chunk: table('t', ''), score: -3 }])[0]!.score, -2);
+  });
+
+  it('puts the chunk whose figure_ref the question names first', () => {
+    const hits: Hit[] = [
+      { chunk: chunk('a'), score: 9 },
+      { chunk: table('t21', '表2-1'), score: 0.1 },
+      { chunk: table('t22', '表2-2'), score: 5 },
+    ];
+    assert.equal(applyExamPriority('表2－1所示的内容', hits)[0]!.chunk.chunk_id, 't21');
+  });
+});
+
+describe('dedupe and neighbour expansion', () => {
+  it('drops overlapping chunks of one source and identical texts, keeping the better ranked', () => {
+    const hits: Hit[] = [
+      { chunk: chunk('a', { char_start: 0, char_end: 100, text: 'alpha' }), score: 3 },
+      { chunk: chunk('b', { char_start: 80, char_end: 180, text: 'beta' }), score: 2 },
+      { chunk: chunk('c', { char_start: 180, char_end: 280, text: 'gamma' }), score: 1 },
+      { chunk: chunk('d', { source: 'other.pdf', char_start: 0, char_end: 100, text: 'delta' }), score: 1 },
+      { chunk: chunk('e', { source: 'x.pdf', char_start: 0, char_end: 5, text: 'al pha' }), score: 0.5 },
+      // CSV rows each count offsets from 0; they never overlap each other.
+      { chunk: table('t1', '表1-1'), score: 0.4 },
+      { chunk: { ...table('t2', '表1-2'), text: 'other row' }, score: 0.3 },
+    ];
+    assert.deepEqual(dedupeHits(hits).map((h) => h.chunk.chunk_id), ['a', 'c', 'd', 't1', 't2']);
+  });
+
+  it('expands within source and section only, merging overlapping text once', () => {
+    const all = [
+      chunk('s0', { seq: 0, section: 'S1', char_start: 0, char_end: 6, text: 'ABCDEF' }),
+      chunk('s1', { seq: 1, section: 'S2', char_start: 4, char_end: 10, text: 'EFGHIJ', page_start: '2', page_end: '2' }),
+      chunk('s2', { seq: 2, section: 'S2', char_start: 8, char_end: 14, text: 'IJKLMN', page_start: '3', page_end: '3' }),
+      chunk('s3', { seq: 3, section: 'S2', char_start: 14, char_end: 16, text: 'OP', page_start: '3', page_end: '3' }),
+    ];
+    const [out] = expandNeighbours([{ chunk: all[2]!, score: 7 }], all, 1);
+    assert.equal(out!.chunk.chunk_id, 's2');
+    assert.equal(out!.score, 7);
+    assert.equal(out!.chunk.text, 'EFGHIJKLMNOP');
+    assert.deepEqual([out!.chunk.page_start, out!.chunk.page_end, out!.chunk.char_start, out!.chunk.char_end], ['2', '3', 4, 16]);
+    const [edge] = expandNeighbours([{ chunk: all[1]!, score: 1 }], all, 1);
+    assert.equal(edge!.chunk.text, 'EFGHIJKLMN'); // s0 is another section
+  });
+});

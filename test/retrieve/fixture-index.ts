@@ -1,0 +1,47 @@
+import { copyFileSync, cpSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
+import { buildIndexes, type IndexBuildResult } from '../../src/indexing/build-indexes.js';
+import { projectPaths } from '../../src/paths.js';
+import type { Chunk, IndexDoc } from '../../src/types.js';
+import { fixturesDir, makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+
+/** The tiny hand-written corpus of test/fixtures/retrieve/. */
+export function readFixtureCorpus(): { chunks: Chunk[]; docs: IndexDoc[] } {
+  const dir = path.join(fixturesDir, 'retrieve');
+  const lines = (file: string): string[] => readFileSync(path.join(dir, file), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  return {
+    chunks: lines('chunks.jsonl').map((l) => JSON.parse(l) as Chunk),
+    docs: lines('docs_for_index.jsonl').map((l) => JSON.parse(l) as IndexDoc),
+  };
+}
+
+/** A configuration for a temp root with no environment leaking in (the developer's OPENAI_* etc.). */
+export function testConfig(root: string, patch: (c: ExamCopilotConfig) => void = () => undefined): ExamCopilotConfig {
+  const { config } = loadConfig({ root, env: {} });
+  config.vector.backend = 'js';
+  patch(config);
+  return config;
+}
+
+export interface FixtureIndex extends TempRoot {
+  config: ExamCopilotConfig;
+  result: IndexBuildResult;
+  chunks: Chunk[];
+}
+
+/**
+ * A temp root with the shipped user dictionary, the fixture corpus in data/ and indexes built into
+ * index/ by the real buildIndexes (as ingest does).
+ */
+export async function buildFixtureIndex(patch?: (c: ExamCopilotConfig) => void, corpus = readFixtureCorpus()): Promise<FixtureIndex> {
+  const tmp = makeTempRoot();
+  const paths = projectPaths(tmp.root);
+  mkdirSync(paths.rawdoc, { recursive: true });
+  copyFileSync(path.join(repoRoot, 'rawdoc', 'userdict.txt'), path.join(paths.rawdoc, 'userdict.txt'));
+  mkdirSync(paths.data, { recursive: true });
+  cpSync(path.join(fixturesDir, 'retrieve', 'outline.json'), paths.outline);
+  const config = testConfig(tmp.root, patch);
+  const result = await buildIndexes({ root: tmp.root, config, chunks: corpus.chunks, docs: corpus.docs, indexDir: paths.index });
+  return { ...tmp, config, result, chunks: corpus.chunks };
+}

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { reciprocalRankFusion } from '../../src/retrieve/fusion.js';
+import type { Hit } from '../../src/types.js';
+import { chunk } from './make-chunk.js';
+
+const hits = (...ids: string[]): Hit[] => ids.map((id, i) => ({ chunk: chunk(id), score: 10 - i }));
+
+describe('reciprocalRankFusion', () => {
+  it('sums w / (k + rank) over runs (golden values, k = 60)', () => {
+    const fused = reciprocalRankFusion([
+      { name: 'keyword', hits: hits('a', 'b', 'c'), weight: 1 },
+      { name: 'vector', hits: hits('c', 'a', 'd'), weight: 1 },
+    ]);
+    assert.deepEqual(fused.map((h) => h.chunk.chunk_id), ['a', 'c', 'b', 'd']);
+    assert.ok(Math.abs(fused[0]!.score - (1 / 61 + 1 / 62)) < 1e-12);
+    assert.ok(Math.abs(fused[1]!.score - (1 / 63 + 1 / 61)) < 1e-12);
+    assert.ok(Math.abs(fused[2]!.score - 1 / 62) < 1e-12);
+  });
+
+  it('honours weights and k; weight 0 drops a run', () => {
+    const runs = (wk: number, wv: number) => [
+      { name: 'keyword', hits: hits('a', 'b'), weight: wk },
+      { name: 'vector', hits: hits('b', 'a'), weight: wv },
+    ];
+    assert.equal(reciprocalRankFusion(runs(1, 2))[0]!.chunk.chunk_id, 'b');
+    assert.equal(reciprocalRankFusion(runs(2, 1))[0]!.chunk.chunk_id, 'a');
+    assert.deepEqual(reciprocalRankFusion(runs(1, 0)).map((h) => h.chunk.chunk_id), ['a', 'b']);
+    assert.ok(Math.abs(reciprocalRankFusion(runs(1, 1), { k: 1 })[0]!.score - (1 / 2 + 1 / 3)) < 1e-12);
+  });
+
+  it('is deterministic on ties and counts a duplicate once', () => {
+    const fused = reciprocalRankFusion([
+      { name: 'x', hits: hits('a', 'a', 'b'), weight: 1 },
+      { name: 'y', hits: hits('b', 'a'), weight: 1 },
+    ]);
+    assert.deepEqual(fused.map((h) => h.chunk.chunk_id), ['a', 'b']);
+    assert.ok(Math.abs(fused[0]!.score - (1 / 61 + 1 / 62)) < 1e-12);
+    assert.deepEqual(reciprocalRankFusion([]), []);
+  });
+});

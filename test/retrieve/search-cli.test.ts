@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { buildFixtureIndex, type FixtureIndex } from './fixture-index.js';
+
+const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
+function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', EXAM_COPILOT_VECTOR_BACKEND: 'js', EXAM_COPILOT_EMBEDDER: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', OPENAI_MODEL: '' },
+    timeout: 120_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('search and toc commands', () => {
+  let fx: FixtureIndex;
+  before(async () => {
+    fx = await buildFixtureIndex();
+  });
+  after(() => fx.cleanup());
+
+  it('search --json prints the hits in the documented shape', () => {
+    const r = run(['--root', fx.root, 'search', '基金托管人的职责', '--mode', 'keyword', '--top-k', '2', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { hits: Record<string, unknown>[] };
+    assert.equal(out.hits.length, 2);
+    assert.equal(out.hits[0]!.chunk_id, 'shangce-0006');
+    assert.equal(out.hits[0]!.page_start, '22');
+    assert.equal(typeof out.hits[0]!.score, 'number');
+  });
+
+  it('search prints rank, score, location with printed pages, and a snippet', () => {
+    const r = run(['--root', fx.root, 'search', '表2-1', '开放式基金', '--pages', '12-14']);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.match(lines[0]!, /^ 1\. \d+\.\d{4} {2}上册 \| 第二章 基金的分类 \| 第一节 开放式基金与封闭式基金 \| 表2-1 \| p\.14 \[manual_table_rewrite\]$/);
+    assert.match(lines[1]!, /^ {4}表2-1 开放式基金与封闭式基金的比较/);
+  });
+
+  it('rejects bad options and a missing index with one line', () => {
+    const bad = run(['--root', fx.root, 'search', '基金', '--mode', 'fuzzy']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--mode must be one of keyword, vector, hybrid/);
+    const empty = makeTempRoot();
+    try {
+      const r = run(['--root', empty.root, 'search', '基金']);
+      assert.equal(r.status, 5);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+      assert.match(r.stderr, /no index at .*run `exam-copilot ingest`/);
+    } finally {
+      empty.cleanup();
+    }
+  });
+
+  it('toc prints the indented outline with printed pages', () => {
+    const r = run(['--root', fx.root, 'toc']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^上册/);
+    assert.match(r.stdout, /\n {2}第三章 基金的参与主体 {2}p\.22\n {4}第一节 基金当事人 {2}p\.22\n/);
+    const json = JSON.parse(run(['--root', fx.root, 'toc', '--json']).stdout) as { books: string[] };
+    assert.deepEqual(json.books, ['上册']);
+  });
+});
