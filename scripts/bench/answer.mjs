@@ -87,7 +87,7 @@ async function evaluate(label, root, config, questions) {
       const parsed = questionFromParts(q.question, q.options);
       const r = await answerQuestion(parsed, { retriever, llm: null, answerer: 'offline', mode, topK, rerank: false, prompts, analyzer });
       if (r.fallback === 'no_evidence' || r.fallback === 'off_topic') fallbacks++;
-      rows.push({ ok: r.answer === q.answer, conf: r.confidence, kind: parsed.kind });
+      rows.push({ ok: r.answer === q.answer, conf: r.confidence, kind: parsed.kind, answered: r.answer !== '' });
       if (mode === 'hybrid' && r.optionScores && (parsed.kind === 'single') && parsed.options.some((o) => o.letter === q.answer)) {
         const letters = parsed.options.map((o) => o.letter);
         const scores = letters.map((l) => (parsed.negated ? -1 : 1) * (r.optionScores[l] ?? 0));
@@ -98,7 +98,9 @@ async function evaluate(label, root, config, questions) {
     const [lo, hi] = wilson(k, rows.length);
     const { brier, ece } = calibration(rows);
     const ms = (Date.now() - t0) / rows.length;
-    console.log(`  ${label} ${mode.padEnd(7)} accuracy ${(100 * k / rows.length).toFixed(1)}% (${k}/${rows.length}, 95% CI ${(100 * lo).toFixed(1)}–${(100 * hi).toFixed(1)})  Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  no-answer ${fallbacks}  ${ms.toFixed(0)} ms/q`);
+    const answered = rows.filter((r) => r.answered);
+    const ka = answered.filter((r) => r.ok).length;
+    console.log(`  ${label} ${mode.padEnd(7)} accuracy ${(100 * k / rows.length).toFixed(1)}% (${k}/${rows.length}, 95% CI ${(100 * lo).toFixed(1)}–${(100 * hi).toFixed(1)})  Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  no-answer ${fallbacks} (accuracy on answered ${answered.length ? (100 * ka / answered.length).toFixed(1) : '-'}% of ${answered.length})  ${ms.toFixed(0)} ms/q`);
   }
   retriever.close();
   if (values['fit-temperature'] && fitRows.length > 0) fitTemperature(fitRows);

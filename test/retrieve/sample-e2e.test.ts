@@ -44,7 +44,7 @@ describe('retrieval on the sample textbook (ingested end to end)', { skip: sampl
     const result = await runIngest({ root: tmp.root, config });
     assert.equal(result.totals.failed, 0);
     retriever = await openRetriever({ root: tmp.root, config });
-    const all = parse(readFileSync(path.join(repoRoot, 'rawdoc', 'validation.csv')), { columns: true, bom: true }) as Row[];
+    const all = parse<Row>(readFileSync(path.join(repoRoot, 'rawdoc', 'validation.csv')), { columns: true, bom: true });
     rows = CHOSEN.map((id) => all.find((r) => r.id === id)).filter((r): r is Row => r !== undefined);
   });
   after(() => {

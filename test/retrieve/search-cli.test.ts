@@ -35,7 +35,7 @@ describe('search and toc commands', () => {
   it('search prints rank, score, location with printed pages, and a snippet', () => {
     const r = run(['--root', fx.root, 'search', '表2-1', '开放式基金', '--pages', '12-14']);
     assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n');
+    const lines = r.stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ 1\. \d+\.\d{4} {2}上册 \| 第二章 基金的分类 \| 第一节 开放式基金与封闭式基金 \| 表2-1 \| p\.14 \[manual_table_rewrite\]$/);
     assert.match(lines[1]!, /^ {4}表2-1 开放式基金与封闭式基金的比较/);
   });
