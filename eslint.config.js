@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'index/', '.exam-copilot/', 'scripts/', 'bin/', 'eslint.config.js'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'index/', '.exam-copilot/', 'scripts/', 'bin/', 'eslint.config.js', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -14,5 +14,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': ['error', { patterns: [{ regex: '^(fs|path|os|child_process|crypto|url|util|http|events|stream|readline|worker_threads|zlib|net)(/.*)?$', message: 'Use the node: prefix.' }] }],
     },
+  },
+  {
+    // node:test's describe/it return promises the runner itself awaits.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }] },
   },
 );

@@ -24,10 +24,11 @@ export const OFF_TOPIC_MESSAGE = '与本知识库内容不符，无法回答';
 /**
  * Softmax temperature turning support margins into a probability. Fitted by minimising log-loss over
  * the 66 single-choice questions of the sample validation set (hybrid mode, top-k 8) with
- * `node scripts/bench/answer.mjs --only sample --fit-temperature`: T=0.178 gives log-loss 1.050,
- * chosen-answer Brier 0.229, ECE 0.069 (T=1: ECE 0.271, i.e. badly under-confident).
+ * `node scripts/bench/answer.mjs --only sample --fit-temperature`: T=0.196 gives log-loss 0.958,
+ * chosen-answer Brier 0.214, ECE 0.132 (T=1: ECE 0.311, i.e. badly under-confident). Refit after any
+ * change to DEFAULT_WEIGHTS.
  */
-export const CONFIDENCE_TEMPERATURE = 0.178;
+export const CONFIDENCE_TEMPERATURE = 0.196;
 
 /** Tunable weights of the support score (defaults chosen on the sample validation set). */
 export interface SolverWeights {
@@ -43,9 +44,15 @@ export interface SolverWeights {
   multiRatio: number;
   /** Window length (characters) at which support is halved, favouring compact evidence. */
   compactLength: number;
+  /**
+   * Weight of blank filling: the share of the character n-grams that cross the blank's edges in
+   * "stem with the option put in the blank" (…由【基金托管人】负责保管…) found verbatim in the window.
+   * It separates options named in the same sentence by which one sits where the blank is.
+   */
+  fillShare: number;
 }
 
-export const DEFAULT_WEIGHTS: SolverWeights = { stemFloor: 0.35, tokenShare: 0.6, noEvidence: 0.12, onTopicVocabulary: 0.5, multiRatio: 0.75, compactLength: 400 };
+export const DEFAULT_WEIGHTS: SolverWeights = { stemFloor: 0.35, tokenShare: 0.6, noEvidence: 0.02, onTopicVocabulary: 0.25, multiRatio: 0.75, compactLength: 400, fillShare: 0.5 };
 
 export interface OfflineContext {
   retriever: Retriever;
@@ -133,6 +140,8 @@ class Solver {
   readonly pool: Hit[] = [];
   private readonly seen = new Set<string>();
 
+  private readonly blank: { left: string; right: string } | null;
+
   constructor(
     private readonly ctx: OfflineContext,
     private readonly weights: SolverWeights,
@@ -140,6 +149,7 @@ class Solver {
   ) {
     this.stemTokens = new Set(ctx.analyzer.tokens(stem));
     this.stemWeight = weightOf(this.stemTokens, ctx.stats);
+    this.blank = blankContext(stem);
   }
 
   async retrieve(query: string): Promise<void> {
@@ -180,6 +190,7 @@ class Solver {
     const ownWeight = weightOf(own, stats);
     const claimPlain = plainChars(claim);
     const w = this.weights;
+    const fill = !options.ignoreStem && this.blank && w.fillShare > 0 ? boundaryGrams(this.blank, claimPlain) : [];
     const out: Support[] = [];
     for (const hit of this.pool) {
       const e = this.entry(hit.chunk);
@@ -198,7 +209,9 @@ class Solver {
         }
         // Compactness: the same coverage in a shorter window is stronger evidence (proximity).
         const compact = 1 / (1 + win.plain.length / w.compactLength);
-        const score = (w.tokenShare * tokenCov + (1 - w.tokenShare) * runCov) * (w.stemFloor + (1 - w.stemFloor) * stemCov) * compact;
+        let fillCov = 0;
+        if (fill.length > 0) fillCov = fill.filter((g) => win.plain.includes(g)).length / fill.length;
+        const score = ((w.tokenShare * tokenCov + (1 - w.tokenShare) * runCov) * (w.stemFloor + (1 - w.stemFloor) * stemCov) + w.fillShare * fillCov) * compact;
         if (score > best.score) best = { score, chunk: e.chunk, window: win.text };
       }
       out.push(best);
@@ -212,6 +225,35 @@ class Solver {
     if (tokens.length === 0) return 0;
     return tokens.filter((t) => this.ctx.stats.df(t) > 0).length / tokens.length;
   }
+}
+
+const BLANK = /[（(][\s\u3000]*[)）]|_{2,}|＿{2,}/;
+const CONTEXT_CHARS = 6;
+
+/** The characters just before and after the stem's blank (`（　）`, `(  )`, `____`), or null without a blank. */
+export function blankContext(stem: string): { left: string; right: string } | null {
+  const m = BLANK.exec(stem);
+  if (!m) return null;
+  const left = plainChars(stem.slice(0, m.index)).slice(-CONTEXT_CHARS);
+  const right = plainChars(stem.slice(m.index + m[0].length)).slice(0, CONTEXT_CHARS);
+  if (left.length === 0 && right.length === 0) return null;
+  return { left, right };
+}
+
+/** Character 2- to 4-grams of `left + option + right` that cross an edge of the option. */
+export function boundaryGrams(blank: { left: string; right: string }, option: string): string[] {
+  if (option.length === 0) return [];
+  const text = blank.left + option + blank.right;
+  const start = blank.left.length;
+  const end = start + option.length;
+  const grams = new Set<string>();
+  for (let n = 2; n <= 4; n++) {
+    for (let i = 0; i + n <= text.length; i++) {
+      const j = i + n;
+      if ((i < start && j > start) || (i < end && j > end)) grams.add(text.slice(i, j));
+    }
+  }
+  return [...grams];
 }
 
 /** Softmax of scores / temperature. */
@@ -246,7 +288,9 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   const temperature = ctx.temperature ?? CONFIDENCE_TEMPERATURE;
   const judge = question.kind === 'judge';
   const combination = question.kind === 'combination';
-  const solver = new Solver(ctx, weights, judge ? '' : question.stem);
+  // Blank filling assumes one option fills the blank; a multi-select blank takes several.
+  const solverWeights = question.kind === 'multi' ? { ...weights, fillShare: 0 } : weights;
+  const solver = new Solver(ctx, solverWeights, judge ? '' : question.stem);
 
   // Retrieval: one query per claim (option or statement), plus the stem, pooled.
   const claims: string[] = combination ? question.statements.map((s) => s.text) : judge || question.kind === 'open' ? [] : question.options.map((o) => o.text);

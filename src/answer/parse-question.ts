@@ -30,6 +30,18 @@ const MULTI = /多选|多项选择|不定项|多个选项|选出所有|select al
 const JUDGE = /判断题|判断[:：]|正确与否|对还是错|是否正确|true or false/i;
 const JUDGE_OPTION = /^(正确|错误|对|错|是|否|√|×|✓|✗|true|false|t|f)$/i;
 
+/**
+ * Whether the stem asks for the wrong or excluded choice. Only the clause that holds the blank (or the
+ * last clause) is tested: "计价错误偏差达到0.5%时，基金管理人应当（　）" mentions an error but asks for the right action,
+ * while "下列关于基金托管人的说法中，错误的是（　）" asks for the wrong statement.
+ */
+export function asksForIncorrect(stem: string): boolean {
+  const marked = foldWidth(stem).replace(/\([\s]*\)|_{2,}/g, '\u0000');
+  const clauses = marked.split(/[,，;；。?？!！:：]/).map((c) => c.trim()).filter((c) => c.length > 0);
+  const ask = clauses.find((c) => c.includes('\u0000')) ?? clauses[clauses.length - 1] ?? marked;
+  return NEGATION.test(ask.replace('\u0000', ''));
+}
+
 /** Maps full-width ASCII (Ａ, ．, （, ：) and the ideographic space to their half-width forms, one char for one char. */
 export function foldWidth(text: string): string {
   let out = '';
@@ -201,7 +213,7 @@ export function parseQuestion(text: string, options: ParseQuestionOptions = {}):
   }
   if (kind !== 'open' && kind !== 'judge' && opts.length === 0) kind = 'open';
   const finalStem = (kind === 'combination' ? bareStem : stem).replace(/\s+/g, ' ').trim();
-  const negated = kind !== 'judge' && NEGATION.test(stem);
+  const negated = kind !== 'judge' && asksForIncorrect(kind === 'combination' ? bareStem : stem);
   if (finalStem === '' && statements.length === 0) {
     throw new UserError('empty question: only options were given; type the question text before the options');
   }

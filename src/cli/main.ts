@@ -9,7 +9,7 @@ import { buildProgram } from './program.js';
 export async function main(argv: readonly string[]): Promise<void> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv as string[]);
+    await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander already printed the message (or the help text).

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UserError } from '../../src/errors.js';
-import { parseQuestion, questionFromParts, statementsInOption } from '../../src/answer/parse-question.js';
+import { asksForIncorrect, parseQuestion, questionFromParts, statementsInOption } from '../../src/answer/parse-question.js';
 
 const letters = (text: string): string => parseQuestion(text).options.map((o) => `${o.letter}=${o.text}`).join('|');
 
@@ -67,4 +67,14 @@ void test('options from --options / CSV parts, and empty questions', () => {
   assert.deepEqual(q.options.map((o) => o.letter), ['A', 'B', 'D']);
   assert.throws(() => parseQuestion('   '), (e: unknown) => e instanceof UserError && /empty question/.test(e.message));
   assert.throws(() => parseQuestion('A.甲 B.乙'), (e: unknown) => e instanceof UserError && /only options/.test(e.message));
+});
+
+void test('negation is read from the clause that asks, not from content words elsewhere in the stem', () => {
+  assert.equal(asksForIncorrect('下列关于基金托管人的说法中，错误的是（　）。'), true);
+  assert.equal(asksForIncorrect('以下不属于货币市场工具的是'), true);
+  assert.equal(asksForIncorrect('关于开放式基金，下列表述不正确的是？'), true);
+  assert.equal(asksForIncorrect('基金份额净值计价错误偏差达到基金份额净值的0.5%时，基金管理人应当（　）。'), false);
+  assert.equal(asksForIncorrect('下列投资品种中，货币市场基金不得投资的是（　）。'), false);
+  assert.equal(parseQuestion('基金份额净值计价错误偏差达到0.5%时，基金管理人应当（　）。A.公告 B.不公告 C.仅内部记录 D.等待季报').negated, false);
+  assert.equal(parseQuestion('下列说法中，不正确的有（　）。Ⅰ.甲 Ⅱ.乙 Ⅲ.丙 A.Ⅰ、Ⅱ B.Ⅱ、Ⅲ C.Ⅰ、Ⅲ D.Ⅰ、Ⅱ、Ⅲ').negated, true);
 });
