@@ -230,7 +230,7 @@ class Solver {
 const BLANK = /[（(][\s\u3000]*[)）]|_{2,}|＿{2,}/;
 const CONTEXT_CHARS = 6;
 
-/** The characters just before and after the stem's blank (`（　）`, `(  )`, `____`), or null without a blank. */
+/** The characters just before and after the stem's blank (`（ ）`, `(  )`, `____`), or null without a blank. */
 export function blankContext(stem: string): { left: string; right: string } | null {
   const m = BLANK.exec(stem);
   if (!m) return null;

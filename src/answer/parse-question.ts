@@ -32,8 +32,8 @@ const JUDGE_OPTION = /^(正确|错误|对|错|是|否|√|×|✓|✗|true|false|
 
 /**
  * Whether the stem asks for the wrong or excluded choice. Only the clause that holds the blank (or the
- * last clause) is tested: "计价错误偏差达到0.5%时，基金管理人应当（　）" mentions an error but asks for the right action,
- * while "下列关于基金托管人的说法中，错误的是（　）" asks for the wrong statement.
+ * last clause) is tested: "计价错误偏差达到0.5%时，基金管理人应当（ ）" mentions an error but asks for the right action,
+ * while "下列关于基金托管人的说法中，错误的是（ ）" asks for the wrong statement.
  */
 export function asksForIncorrect(stem: string): boolean {
   const marked = foldWidth(stem).replace(/\([\s]*\)|_{2,}/g, '\u0000');

@@ -76,9 +76,10 @@ export function checkGate(current: GateReport, options: { failUnder?: FailUnder;
         violations.push({ kind: 'missing-mode', mode: prev.mode, actual: null, threshold: prev.accuracy, message: `${prev.mode}: in the previous report (${pct(prev.accuracy)}) but did not run now` });
         continue;
       }
-      const drop = (prev.accuracy - now) * 100;
-      // A small epsilon keeps float noise (0.1 + 0.2) from failing an exactly-at-the-limit drop.
-      if (drop > maxDrop + 1e-9) {
+      // Reports store accuracy to 4 decimals (0.01 points): compare at that precision, so a drop that is
+      // exactly at the limit in the report does not fail through rounding or float noise.
+      const drop = Math.round((prev.accuracy - now) * 10_000) / 100;
+      if (drop > maxDrop) {
         violations.push({ kind: 'max-drop', mode: prev.mode, actual: now, threshold: prev.accuracy, message: `${prev.mode}: accuracy fell ${drop.toFixed(1)} points (${pct(prev.accuracy)} → ${pct(now)}), more than --max-drop ${maxDrop}` });
       }
     }
