@@ -130,11 +130,12 @@ const checkEmbedder: Check = ({ root, config }) => {
   const metaFile = path.join(paths.faissDir, 'meta.json');
   if (!existsSync(metaFile)) return Promise.resolve({ name: 'embedder', status: 'ok', message: `configured: ${configured}; no vector index yet` });
   try {
-    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { embedderKind?: string; embedderId?: string; backend?: string; count?: number };
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { embedderKind?: string; embedderId?: string; backend?: string; count?: number; dimension?: number };
     if (meta.embedderKind && meta.embedderKind !== config.embedder.kind) {
       return Promise.resolve({ name: 'embedder', status: 'fail', message: `index built with ${meta.embedderKind}, config says ${config.embedder.kind}`, fix: 'run `exam-copilot ingest --force` or change the embedder back' });
     }
-    return Promise.resolve({ name: 'embedder', status: 'ok', message: `${configured}; index has ${meta.count ?? '?'} vectors (${meta.backend ?? '?'} backend)` });
+    // LSA caps its dimension at the corpus size, so the index may hold fewer dimensions than configured.
+    return Promise.resolve({ name: 'embedder', status: 'ok', message: `${configured}; index has ${meta.count ?? '?'} vectors of ${meta.dimension ?? '?'} dims (${meta.backend ?? '?'} backend)` });
   } catch (error) {
     return Promise.resolve({ name: 'embedder', status: 'fail', message: `${metaFile}: ${errorMessage(error)}`, fix: 'run `exam-copilot ingest --force`' });
   }

@@ -112,7 +112,7 @@ export function toRecord(row: EvalRow, result: AnswerResult, fingerprint: string
 export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const { config } = options;
-  const topK = options.topK ?? 5;
+  const topK = options.topK ?? 8;
   const dataset = await loadDataset(options.file);
   let rows = dataset.rows;
   if (options.sample !== undefined) rows = sampleRows(rows, options.sample, options.seed ?? 1);

@@ -42,7 +42,7 @@ export function registerEval(program: Command): Command {
     .option('--concurrency <n>', 'questions in flight at once (LLM calls); default: the LLM config, 1 offline')
     .option('--rps <n>', 'at most N questions started per second (LLM rate limit)')
     .option('--resume', 'continue an interrupted run: reuse finished rows from the run files')
-    .option('--top-k <n>', 'evidence chunks per question and K of evidence hit rate', '5')
+    .option('--top-k <n>', 'evidence chunks per question (as in ask) and K of evidence hit rate', '8')
     .option('--no-cache', 'do not read or write the LLM response cache')
     .option('--run-dir <dir>', 'where per-mode run files go (default: next to --report-json, else .exam-copilot/runs)')
     .option('--report-json <path>', 'write the JSON report')
@@ -96,7 +96,7 @@ export function registerEval(program: Command): Command {
           ...(raw.concurrency !== undefined ? { concurrency: positiveInt('--concurrency', raw.concurrency, 1) } : {}),
           ...(rps !== undefined ? { ratePerSecond: rps } : {}),
           resume: raw.resume === true,
-          topK: positiveInt('--top-k', raw.topK, 5),
+          topK: positiveInt('--top-k', raw.topK, 8),
           noCache: raw.cache === false,
           ...(runDir ? { runDir } : {}),
           onProgress: progress.onProgress,
