@@ -41,6 +41,9 @@ export interface Chunk {
   text: string;
 }
 
+/** Where a chunk stands, as cited to users (`book | chapter | section | figure | p.N`) and stored in reports. */
+export type ChunkLocation = Pick<Chunk, 'chunk_id' | 'book' | 'chapter' | 'section' | 'figure_ref' | 'page_start' | 'page_end'>;
+
 /** One line of `data/docs_for_index.jsonl`: the text both indexes see. */
 export interface IndexDoc {
   chunk_id: string;

@@ -1,5 +1,5 @@
 import type { RetrievalMode } from '../retrieve/retriever.js';
-import type { Hit } from '../types.js';
+import type { ChunkLocation, Hit } from '../types.js';
 
 /** What kind of question the stem and options make. */
 export type QuestionKind = 'single' | 'multi' | 'judge' | 'combination' | 'open';
@@ -33,14 +33,7 @@ export type AnswerMode = 'baseline' | RetrievalMode;
 export const ANSWER_MODES: readonly AnswerMode[] = ['baseline', 'keyword', 'vector', 'hybrid'];
 
 /** One cited piece of evidence, as shown to the user (`book | chapter | section | figure | p.N`). */
-export interface EvidenceItem {
-  chunk_id: string;
-  book: string;
-  chapter: string;
-  section: string;
-  figure_ref: string;
-  page_start: string;
-  page_end: string;
+export interface EvidenceItem extends ChunkLocation {
   quote: string;
 }
 

@@ -1,5 +1,5 @@
 import type { AnswerMode, Fallback } from '../answer/answer-types.js';
-import type { ChunkType, Warning } from '../types.js';
+import type { ChunkLocation, ChunkType, Warning } from '../types.js';
 
 /** What a question tests: body text or a figure/table. */
 export type QuestionType = 'text' | 'table';
@@ -47,14 +47,7 @@ export interface LoadedDataset {
 }
 
 /** One retrieved or cited piece of evidence, as stored in a run file. */
-export interface EvidenceRef {
-  chunk_id: string;
-  book: string;
-  chapter: string;
-  section: string;
-  figure_ref: string;
-  page_start: string;
-  page_end: string;
+export interface EvidenceRef extends ChunkLocation {
   chunk_type: ChunkType | null;
 }
 

@@ -10,6 +10,7 @@ import { createLimiter } from './limiter.js';
 import { loadDataset } from './load-dataset.js';
 import { compareModes, inferType, modeMetrics } from './metrics.js';
 import { openRunWriter, readRunFile, rowFingerprint, runFilePath } from './run-files.js';
+import { seededRandom } from '../seeded-random.js';
 
 /** Options of `runEval`; everything but `root`, `config` and `file` has a default. */
 export interface RunEvalOptions {
@@ -43,23 +44,12 @@ export interface RunEvalOptions {
   openEngine?: (options: EvalEngineOptions) => Promise<EvalEngine>;
 }
 
-/** Deterministic PRNG (mulberry32) so `--sample N --seed S` picks the same rows on every machine. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A seeded sample of `n` rows, returned in their original order. */
 export function sampleRows<T>(rows: readonly T[], n: number, seed: number): T[] {
   if (n >= rows.length) return [...rows];
   const idx = rows.map((_, i) => i);
-  const rand = mulberry32(seed);
+  const rand = seededRandom(seed);
   for (let i = 0; i < n; i++) {
     const j = i + Math.floor(rand() * (idx.length - i));
     [idx[i], idx[j]] = [idx[j] ?? 0, idx[i] ?? 0];

@@ -1,6 +1,6 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
-import type { ChunkFilter, ChunkType, Warning } from '../types.js';
+import type { ChunkFilter, ChunkLocation, ChunkType, Warning } from '../types.js';
 import { openRetriever } from './open-retriever.js';
 import type { RetrievalMode } from './retriever.js';
 
@@ -16,15 +16,8 @@ export interface RunSearchOptions {
 }
 
 /** One ranked chunk, in the shape `search --json` prints. */
-export interface SearchHit {
-  chunk_id: string;
+export interface SearchHit extends ChunkLocation {
   score: number;
-  book: string;
-  chapter: string;
-  section: string;
-  figure_ref: string;
-  page_start: string;
-  page_end: string;
   chunk_type: ChunkType;
   text: string;
 }

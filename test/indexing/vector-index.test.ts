@@ -7,21 +7,11 @@ import { readHnswParams } from '../../src/indexing/faiss-format.js';
 import type { FaissLoader } from '../../src/indexing/load-faiss.js';
 import { createVectorIndex, faissStatus, readVectorIndex, type VectorIndex } from '../../src/indexing/vector-index.js';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+import { seededRandom } from '../../src/seeded-random.js';
 
-/** Deterministic PRNG (mulberry32) so every run and both backends see the same vectors. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomUnitVectors(count: number, dimension: number, seed: number): Float32Array[] {
-  const next = prng(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => {
     const v = new Float32Array(dimension);
     let norm = 0;

@@ -1,3 +1,5 @@
+import { seededRandom } from '../../seeded-random.js';
+
 /**
  * Truncated SVD of a sparse matrix by the randomized range finder of Halko, Martinsson & Tropp
  * (2011, "Finding structure with randomness", Alg. 4.4 with subspace iteration). Deterministic for a
@@ -20,17 +22,6 @@ export interface TruncatedSvd {
   rank: number;
 }
 
-/** mulberry32: small, fast and seedable, which Math.random is not. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(rand: () => number): number {
   // Box-Muller; 1 - u keeps log() away from 0.
