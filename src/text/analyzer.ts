@@ -25,9 +25,63 @@ const STOPWORDS = new Set([
   'the', 'a', 'an', 'of', 'to', 'in', 'and', 'or', 'is', 'are', 'be', 'for', 'on', 'with', 'as', 'by', 'which', 'what', 'not', 'except',
 ]);
 
-/** Normalises width and case so ＡＢＣ, ABC and abc index alike (NFKC folds full-width forms). */
+/**
+ * Normalises width, case and numerals so ＡＢＣ, ABC and abc, and 一百二十天 and 120天, index and match alike
+ * (NFKC folds full-width forms). Textbooks spell numbers in Chinese where questions use digits.
+ */
 export function normalizeText(text: string): string {
-  return text.normalize('NFKC').toLowerCase();
+  return chineseNumeralsToArabic(text.normalize('NFKC').toLowerCase());
+}
+
+const DIGITS: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
+const UNITS: Record<string, number> = { 十: 10, 百: 100, 千: 1000 };
+const NUMERAL_RUN = /[零〇一二两三四五六七八九十百千万亿]{2,}|[十百千]/g;
+const PERCENT = /百分之([零〇一二两三四五六七八九十百千]+)/g;
+
+/** Value of a Chinese numeral below 万 written with units (三千五百, 一百二十, 十五), or null when malformed. */
+function numeralValue(run: string): number | null {
+  let section = 0;
+  let digit: number | null = null;
+  for (const ch of run) {
+    if (ch === '零' || ch === '〇') {
+      digit = null; // 一百零五: the zero only marks a skipped place
+    } else if (ch in DIGITS) {
+      if (digit !== null) return null; // two digits in a row only in digit-by-digit form
+      digit = DIGITS[ch] ?? 0;
+    } else if (ch in UNITS) {
+      section += (digit ?? 1) * (UNITS[ch] ?? 1);
+      digit = null;
+    }
+  }
+  return section + (digit ?? 0);
+}
+
+/**
+ * Rewrites Chinese numerals as Arabic digits: runs with units (一百二十 → 120, 三千五百万 → 3500万, 百分之五 → 5%) and
+ * digit-by-digit runs of two or more (二〇一五 → 2015). A lone digit character is left alone, because
+ * it is usually part of a word (统一, 一般, 第一).
+ */
+export function chineseNumeralsToArabic(text: string): string {
+  const convert = (run: string): string | null => {
+    // 万 and 亿 stay as written units, the way questions write amounts (3500万元, 2亿份).
+    if (/[万亿]/.test(run)) {
+      return run
+        .split(/([万亿])/)
+        .map((part) => (part === '万' || part === '亿' || part === '' ? part : part.length === 1 && part in DIGITS ? String(DIGITS[part]) : (convert(part) ?? part)))
+        .join('');
+    }
+    if (/[十百千]/.test(run)) {
+      const n = numeralValue(run);
+      return n === null ? null : String(n);
+    }
+    return run.length >= 2 ? [...run].map((ch) => String(DIGITS[ch] ?? 0)).join('') : null;
+  };
+  return text
+    .replace(PERCENT, (match: string, run: string) => {
+      const value = /[十百千]/.test(run) ? convert(run) : String(DIGITS[run] ?? '') || convert(run);
+      return value === null || value === '' ? match : `${value}%`;
+    })
+    .replace(NUMERAL_RUN, (match: string) => convert(match) ?? match);
 }
 
 /** Reads user dictionary files: one term per line, optionally `term [freq] [tag]`; `#` starts a comment. */
@@ -59,7 +113,7 @@ export function createAnalyzer(userDictionary: readonly string[] = []): Analyzer
   const jieba = Jieba.withDict(dict);
   const sorted = [...new Set(userDictionary)].sort();
   if (sorted.length > 0) jieba.loadDict(Buffer.from(sorted.join('\n') + '\n', 'utf8'));
-  const fingerprint = `jieba-search+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;
+  const fingerprint = `jieba-search+num2+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;
   return {
     fingerprint,
     tokens(text: string): string[] {

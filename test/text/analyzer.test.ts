@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { chineseNumeralsToArabic, createAnalyzer, normalizeText } from '../../src/text/analyzer.js';
+
+describe('analyzer', () => {
+  it('rewrites Chinese numerals the way questions write numbers', () => {
+    const cases: Array<[string, string]> = [
+      ['平均剩余期限不得超过一百二十天', '平均剩余期限不得超过120天'],
+      ['十五日内', '15日内'],
+      ['一百零五', '105'],
+      ['二〇一五年', '2015年'],
+      ['不低于一亿元', '不低于1亿元'],
+      ['三千五百万元', '3500万元'],
+      ['百分之五', '5%'],
+      ['百分之二十五', '25%'],
+      // A lone digit character is part of a word, not a number.
+      ['统一、一般、第一章', '统一、一般、第一章'],
+      ['三分之二以上', '三分之二以上'],
+    ];
+    for (const [input, expected] of cases) assert.equal(chineseNumeralsToArabic(input), expected, input);
+  });
+
+  it('normalises width, case and numerals before segmenting', () => {
+    assert.equal(normalizeText('ＥＴＦ 基金一百二十天'), 'etf 基金120天');
+    const analyzer = createAnalyzer();
+    assert.deepEqual(analyzer.tokens('期限为一百二十天'), analyzer.tokens('期限为120天'));
+  });
+
+  it('keeps user-dictionary terms whole and drops punctuation and stopwords', () => {
+    const plain = createAnalyzer();
+    const withDict = createAnalyzer(['麦考利久期 100000 n']);
+    assert.ok(!plain.tokens('麦考利久期的计算').includes('麦考利久期'));
+    assert.ok(withDict.tokens('麦考利久期的计算').includes('麦考利久期'));
+    assert.notEqual(plain.fingerprint, withDict.fingerprint);
+    assert.deepEqual(plain.tokens('（　）、。！？'), []);
+    assert.ok(!plain.tokens('下列说法正确的是').includes('的'));
+  });
+
+  it('lowercases and stems English', () => {
+    assert.deepEqual(createAnalyzer().tokens('Funds Running'), ['fund', 'run']);
+  });
+});
