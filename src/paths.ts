@@ -23,6 +23,8 @@ export interface ProjectPaths {
   configFile: string;
   envFile: string;
   prompts: string;
+  /** The starter dictionary of exam terms shipped with the package (always loaded before the user's). */
+  starterDictionary: string;
 }
 
 /** The folder holding the packaged `prompts/` (two levels above `dist/src/`). */
@@ -54,5 +56,6 @@ export function projectPaths(root: string): ProjectPaths {
     configFile: path.join(r, 'exam-copilot.config.json'),
     envFile: path.join(r, '.env'),
     prompts: path.join(packageRoot, 'prompts'),
+    starterDictionary: path.join(packageRoot, 'dict', 'exam-terms.txt'),
   };
 }

@@ -79,15 +79,16 @@ const checkFaiss: Check = async ({ config }) => {
 
 const checkJieba: Check = async ({ root, config }) => {
   try {
-    const { createAnalyzer, readUserDictionary } = await import('../text/analyzer.js');
-    const files = config.userDict.map((f) => path.resolve(root, f));
-    const dict = readUserDictionary(files);
-    const tokens = createAnalyzer(dict.lines).tokens('基金份额持有人大会');
-    const missing = dict.missing.map((f) => path.relative(root, f) || f);
-    if (missing.length > 0) {
-      return { name: 'jieba', status: 'warn', message: `segmentation works (${tokens.join('/')}), but user dictionary missing: ${missing.join(', ')}`, fix: 'create the file (one term per line) or change userDict in exam-copilot.config.json' };
+    const { analyzerFromConfig } = await import('../indexing/build-indexes.js');
+    const { readUserDictionary } = await import('../text/analyzer.js');
+    const { analyzer, warnings } = analyzerFromConfig(root, config);
+    const tokens = analyzer.tokens('基金份额持有人大会');
+    const userTerms = readUserDictionary(config.userDict.map((f) => path.resolve(root, f))).lines.length;
+    const summary = `segmentation works (${tokens.join('/')}); starter exam terms plus ${userTerms} of yours`;
+    if (warnings.length > 0) {
+      return { name: 'jieba', status: 'warn', message: `${summary}, but ${warnings.map((w) => `${w.where}: ${w.message}`).join('; ')}`, fix: 'create the file (one term per line) or change userDict in exam-copilot.config.json' };
     }
-    return { name: 'jieba', status: 'ok', message: `segmentation works (${tokens.join('/')}); ${dict.lines.length} user-dictionary terms` };
+    return { name: 'jieba', status: 'ok', message: summary };
   } catch (error) {
     return { name: 'jieba', status: 'fail', message: `@node-rs/jieba unusable: ${errorMessage(error)}`, fix: 'reinstall: npm install' };
   }

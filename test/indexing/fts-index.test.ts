@@ -3,11 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { buildFtsQuery } from '../../src/indexing/fts-query.js';
 import { openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
 import { projectPaths } from '../../src/paths.js';
-import { createAnalyzer, readUserDictionary } from '../../src/text/analyzer.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { analyzerFromConfig } from '../../src/indexing/build-indexes.js';
+import path from 'node:path';
+import { createAnalyzer, type Analyzer } from '../../src/text/analyzer.js';
 import { NotReadyError } from '../../src/errors.js';
 import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
-import path from 'node:path';
-import { repoRoot } from '../helpers/temp-root.js';
 
 const HOSTILE = [
   '"', "'", '(', ')', '*', '-', ':', 'AND', 'OR', 'NOT', 'NEAR(', '^', '{}', '🙂🚀', '""""', 'a"b', '申购"赎回', '基金 AND', 'OR 基金 NOT',
@@ -18,9 +19,11 @@ const HOSTILE = [
 describe('FTS5 keyword index', () => {
   let fx: FixtureIndex;
   let fts: FtsIndex;
-  const analyzer = createAnalyzer(readUserDictionary([path.join(repoRoot, 'rawdoc', 'userdict.txt')]).lines);
+  let analyzer: Analyzer;
   before(async () => {
     fx = await buildFixtureIndex();
+    // The same analyzer the index was built with: the starter dictionary plus the root's user dictionary.
+    analyzer = analyzerFromConfig(fx.root, loadConfig({ root: fx.root, env: {} }).config).analyzer;
     fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzer);
   });
   after(() => {

@@ -58,7 +58,7 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
     const text = line(r);
     ui.out(status === 'failed' ? c.red(text) : r[0] === 'total' ? c.bold(text) : text);
   }
-  for (const f of result.files) if (f.error) ui.warn(f.error);
+  for (const f of result.files) if (f.error) ui.error(f.error);
   for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of result.warnings) ui.warn(`${w.where}: ${w.message}`);
   if (result.index) ui.info(`index: ${result.index.ftsRows} FTS rows, ${result.index.vectors} vectors (${result.index.embedderId}, ${result.index.vectorBackend}; ${result.index.embedded} embedded, ${result.index.cached} cached)`);

@@ -21,6 +21,8 @@ export interface Ui {
   info(text: string): void;
   /** Warning on stderr (shown even with --quiet). */
   warn(text: string): void;
+  /** A failure that did not stop the command (e.g. one unreadable file), on stderr. */
+  error(text: string): void;
   /** Detail shown only with --verbose. */
   debug(text: string): void;
   /** A spinner on a TTY; elsewhere a no-op that still accepts updates. */
@@ -67,6 +69,9 @@ export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbos
     },
     warn(text) {
       write(streams.stderr, errColor.yellow(`warning: ${text}`));
+    },
+    error(text) {
+      write(streams.stderr, errColor.red(`error: ${text}`));
     },
     debug(text) {
       if (globals.verbose) write(streams.stderr, errColor.dim(text));
