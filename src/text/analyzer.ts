@@ -35,8 +35,8 @@ export function normalizeText(text: string): string {
 
 const DIGITS: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
 const UNITS: Record<string, number> = { 十: 10, 百: 100, 千: 1000 };
-const NUMERAL_RUN = /[零〇一二两三四五六七八九十百千万亿]{2,}|[十百千]/g;
-const PERCENT = /百分之([零〇一二两三四五六七八九十百千]+)/g;
+const NUMERAL_RUN = /[零〇一二两三四五六七八九十百千万亿]+点[零〇一二三四五六七八九]+|[零〇一二两三四五六七八九十百千万亿]{2,}|十/g;
+const PERCENT = /百分之([零〇一二两三四五六七八九十百千]+(?:点[零〇一二三四五六七八九]+)?)/g;
 
 /** Value of a Chinese numeral below 万 written with units (三千五百, 一百二十, 十五), or null when malformed. */
 function numeralValue(run: string): number | null {
@@ -63,6 +63,14 @@ function numeralValue(run: string): number | null {
  */
 export function chineseNumeralsToArabic(text: string): string {
   const convert = (run: string): string | null => {
+    // 一点五 → 1.5, 零点零五 → 0.05: the fraction is read digit by digit.
+    const point = run.indexOf('点');
+    if (point > 0) {
+      const whole = run.slice(0, point);
+      const wholeValue = whole.length === 1 ? String(DIGITS[whole] ?? '') : convert(whole);
+      const fraction = [...run.slice(point + 1)].map((ch) => String(DIGITS[ch] ?? '')).join('');
+      return wholeValue ? `${wholeValue}.${fraction}` : null;
+    }
     // 万 and 亿 stay as written units, the way questions write amounts (3500万元, 2亿份).
     if (/[万亿]/.test(run)) {
       return run
@@ -78,7 +86,7 @@ export function chineseNumeralsToArabic(text: string): string {
   };
   return text
     .replace(PERCENT, (match: string, run: string) => {
-      const value = /[十百千]/.test(run) ? convert(run) : String(DIGITS[run] ?? '') || convert(run);
+      const value = run.length === 1 && run in DIGITS ? String(DIGITS[run]) : convert(run);
       return value === null || value === '' ? match : `${value}%`;
     })
     .replace(NUMERAL_RUN, (match: string) => convert(match) ?? match);
@@ -113,7 +121,7 @@ export function createAnalyzer(userDictionary: readonly string[] = []): Analyzer
   const jieba = Jieba.withDict(dict);
   const sorted = [...new Set(userDictionary)].sort();
   if (sorted.length > 0) jieba.loadDict(Buffer.from(sorted.join('\n') + '\n', 'utf8'));
-  const fingerprint = `jieba-search+num2+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;
+  const fingerprint = `jieba-search+num3+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;
   return {
     fingerprint,
     tokens(text: string): string[] {
