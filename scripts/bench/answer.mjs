@@ -33,34 +33,16 @@ const { answerQuestion } = await dist('answer/answer-question.js');
 const { questionFromParts } = await dist('answer/parse-question.js');
 const { softmax, CONFIDENCE_TEMPERATURE } = await dist('answer/offline-answerer.js');
 const { projectPaths } = await dist('paths.js');
+const { wilsonInterval, brierScore, expectedCalibrationError } = await dist('evaluate/metrics.js');
 
 const modes = values.modes.split(',');
 const topK = Number(values['top-k']);
 const limit = values.limit ? Number(values.limit) : Infinity;
 
-function wilson(k, n) {
-  if (n === 0) return [0, 0];
-  const z = 1.96;
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const c = (p + (z * z) / (2 * n)) / d;
-  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [c - h, c + h];
-}
+// Brier on the chosen answer and ECE over 10 equal-width bins, from the same metrics `eval` reports.
 function calibration(rows) {
-  // Brier on the chosen answer (confidence vs correct), ECE over 10 equal-width bins.
-  const n = rows.length;
-  if (n === 0) return { brier: 0, ece: 0 };
-  const brier = rows.reduce((s, r) => s + (r.conf - (r.ok ? 1 : 0)) ** 2, 0) / n;
-  let ece = 0;
-  for (let b = 0; b < 10; b++) {
-    const bin = rows.filter((r) => Math.min(9, Math.floor(r.conf * 10)) === b);
-    if (bin.length === 0) continue;
-    const acc = bin.filter((r) => r.ok).length / bin.length;
-    const conf = bin.reduce((s, r) => s + r.conf, 0) / bin.length;
-    ece += (bin.length / n) * Math.abs(acc - conf);
-  }
-  return { brier, ece };
+  const items = rows.map((r) => ({ confidence: r.conf, correct: r.ok }));
+  return { brier: brierScore(items), ece: expectedCalibrationError(items) };
 }
 
 async function ingestInto(rawFiles) {
@@ -95,7 +77,7 @@ async function evaluate(label, root, config, questions) {
       }
     }
     const k = rows.filter((r) => r.ok).length;
-    const [lo, hi] = wilson(k, rows.length);
+    const [lo, hi] = wilsonInterval(k, rows.length);
     const { brier, ece } = calibration(rows);
     const ms = (Date.now() - t0) / rows.length;
     const answered = rows.filter((r) => r.answered);

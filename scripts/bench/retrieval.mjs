@@ -28,14 +28,11 @@ const { createVectorIndex } = await import(path.join(repo, 'dist/src/indexing/ve
 const { loadLsa } = await import(path.join(repo, 'dist/src/indexing/embedders/lsa-embedder.js'));
 const { readVectorMeta, writeVectorMeta } = await import(path.join(repo, 'dist/src/indexing/vector-meta.js'));
 const { projectPaths } = await import(path.join(repo, 'dist/src/paths.js'));
+const { percentile } = await import(path.join(repo, 'dist/src/evaluate/metrics.js'));
 
 const tempRoot = () => mkdtempSync(path.join(os.tmpdir(), 'bench-retrieval-'));
 const config = (root) => loadConfig({ root, env: {} }).config;
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
 const questionText = (r) => [r.question, `A.${r.A}`, `B.${r.B}`, `C.${r.C}`, `D.${r.D}`].join(' ');
 const norm = (s) => String(s).normalize('NFKC').replace(/[\s\p{P}\p{S}]/gu, '');
 function table(title, header, rows) {
@@ -238,7 +235,7 @@ if (!skip.has('latency') && lawsCorpus) {
               await retriever.search(q, { mode, k: 10 });
               times.push(performance.now() - t);
             }
-            rows.push([n, backend, mode, quantile(times, 0.5).toFixed(1), quantile(times, 0.95).toFixed(1), (buildMs / 1000).toFixed(1)]);
+            rows.push([n, backend, mode, percentile(times, 0.5).toFixed(1), percentile(times, 0.95).toFixed(1), (buildMs / 1000).toFixed(1)]);
           }
         } finally {
           retriever.close();

@@ -20,6 +20,7 @@ const K = 10;
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
 const { createVectorIndex, faissStatus } = await import(path.join(repo, 'dist', 'src', 'indexing', 'vector-index.js'));
+const { percentile } = await import(path.join(repo, 'dist', 'src', 'evaluate', 'metrics.js'));
 
 let seed = 12345;
 const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296) * 2 - 1;
@@ -53,7 +54,6 @@ function sample() {
 const vectors = Array.from({ length: N }, sample);
 const queries = Array.from({ length: Q }, sample);
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 async function measure(label, options) {
   const t0 = performance.now();
   const index = await createVectorIndex({ dimension: D, ...options });
@@ -67,9 +67,8 @@ async function measure(label, options) {
     results.push(index.search(q, K).ids);
     times.push(performance.now() - s);
   }
-  times.sort((a, b) => a - b);
   console.log(
-    `${label.padEnd(12)} build+add ${(buildMs / 1000).toFixed(1).padStart(6)} s   p50 ${pct(times, 50).toFixed(2).padStart(7)} ms   p95 ${pct(times, 95).toFixed(2).padStart(7)} ms`,
+    `${label.padEnd(12)} build+add ${(buildMs / 1000).toFixed(1).padStart(6)} s   p50 ${percentile(times, 0.5).toFixed(2).padStart(7)} ms   p95 ${percentile(times, 0.95).toFixed(2).padStart(7)} ms`,
   );
   return results;
 }

@@ -3,7 +3,7 @@ import { ANSWER_MODES, type AnswerMode, type AnswerResult } from '../answer/answ
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError, UsageError, UserError } from '../errors.js';
 import { projectPaths } from '../paths.js';
-import type { Chunk } from '../types.js';
+import type { Chunk, ChunkLocation } from '../types.js';
 import { openEvalEngine, type EvalEngine, type EvalEngineOptions } from './eval-engine.js';
 import type { EvalProgress, EvalReport, EvalRow, EvidenceRef, ModeComparison, ModeReport, RunRecord, SkippedMode } from './eval-types.js';
 import { createLimiter } from './limiter.js';
@@ -60,7 +60,7 @@ export function sampleRows<T>(rows: readonly T[], n: number, seed: number): T[] 
     .map((i) => rows[i] as T);
 }
 
-function evidenceRef(e: { chunk_id: string; book: string; chapter: string; section: string; figure_ref: string; page_start: string; page_end: string }, chunk: Chunk | undefined): EvidenceRef {
+function evidenceRef(e: ChunkLocation, chunk: Chunk | undefined): EvidenceRef {
   return { chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null };
 }
 

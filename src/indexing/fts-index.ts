@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
-import type { Chunk, ChunkFilter, ChunkType, Hit } from '../types.js';
+import type { Chunk, ChunkFilter, Hit } from '../types.js';
 import { buildFtsQuery, segmentForIndex } from './fts-query.js';
 
 /** Bumped when the table layout changes, so an old database is reported as needing a re-ingest. */
@@ -22,47 +22,12 @@ export function printedPageNumber(label: string): number | null {
   return /^\d+$/.test(label.trim()) ? Number(label.trim()) : null;
 }
 
-interface ChunkRow {
-  row: number;
-  chunk_id: string;
-  book: string;
-  chapter: string;
-  section: string;
-  subsection: string;
-  figure_ref: string;
-  page_start: string;
-  page_end: string;
-  pdf_page_start: number | null;
-  pdf_page_end: number | null;
-  chunk_type: string;
-  exam_priority: number;
-  source: string;
-  char_start: number;
-  char_end: number;
-  seq: number;
-  text: string;
-}
+/** A row of the `chunks` table: every Chunk field plus `row`, the FTS rowid. */
+type ChunkRow = Chunk & { row: number };
 
 function rowToChunk(r: ChunkRow): Chunk {
-  return {
-    chunk_id: r.chunk_id,
-    book: r.book,
-    chapter: r.chapter,
-    section: r.section,
-    subsection: r.subsection,
-    figure_ref: r.figure_ref,
-    page_start: r.page_start,
-    page_end: r.page_end,
-    pdf_page_start: r.pdf_page_start,
-    pdf_page_end: r.pdf_page_end,
-    chunk_type: r.chunk_type as ChunkType,
-    exam_priority: r.exam_priority,
-    source: r.source,
-    char_start: r.char_start,
-    char_end: r.char_end,
-    seq: r.seq,
-    text: r.text,
-  };
+  const { row: _row, ...chunk } = r;
+  return chunk;
 }
 
 /**
