@@ -4,6 +4,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerEval } from './commands/eval.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerSearch } from './commands/search.js';
+import { registerServe } from './commands/serve.js';
 import { registerToc } from './commands/toc.js';
 
 /** The commander tree. Wiring only: each command module lazy-imports its implementation in its action. */
@@ -18,7 +19,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   program.configureHelp({ showGlobalOptions: true });
-  for (const register of [registerIngest, registerSearch, registerToc, registerAsk, registerEval, registerDoctor]) {
+  for (const register of [registerIngest, registerSearch, registerToc, registerAsk, registerEval, registerServe, registerDoctor]) {
     register(program).exitOverride();
   }
   program.addHelpText(

@@ -1,4 +1,5 @@
 import readline from 'node:readline';
+import { answerJson } from '../../answer/answer-json.js';
 import type { AnswerResult } from '../../answer/answer-types.js';
 import { citation } from '../../answer/evidence.js';
 import type { AskResult, AskSession } from '../../answer/run-ask.js';
@@ -7,20 +8,7 @@ import type { Ui } from './ui.js';
 
 /** The `--json` shape of one answer (stable: eval and scripts read it). */
 export function askJson(out: AskResult): Record<string, unknown> {
-  const r = out.result;
-  return {
-    answer: r.answer,
-    confidence: r.confidence,
-    evidence: r.evidence.map((e) => ({ chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, quote: e.quote })),
-    mode: r.mode,
-    answerer: r.answerer,
-    fallback: r.fallback,
-    ...(r.message ? { message: r.message } : {}),
-    kind: r.question.kind,
-    ...(r.optionScores ? { option_scores: r.optionScores } : {}),
-    ...(r.usage ? { usage: r.usage } : {}),
-    ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
-  };
+  return answerJson(out);
 }
 
 /** The human answer in the seed format: Answer / Confidence / Evidence (citation line, quote line). */

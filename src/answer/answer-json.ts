@@ -1,0 +1,38 @@
+import type { AnswerResult } from './answer-types.js';
+
+/** What a caller knows about an answer beyond the result itself. */
+export interface AnswerJsonInput {
+  result: AnswerResult;
+  /** Which endpoint answered (never the key), when an LLM was used. */
+  endpoint?: string;
+}
+
+/**
+ * The stable JSON shape of one answer: what `ask --json` prints, what the web API returns, and what
+ * scripts read. Evidence carries its location and quote; the key or endpoint credentials never appear.
+ */
+export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
+  const r = out.result;
+  return {
+    answer: r.answer,
+    confidence: r.confidence,
+    evidence: r.evidence.map((e) => ({
+      chunk_id: e.chunk_id,
+      book: e.book,
+      chapter: e.chapter,
+      section: e.section,
+      figure_ref: e.figure_ref,
+      page_start: e.page_start,
+      page_end: e.page_end,
+      quote: e.quote,
+    })),
+    mode: r.mode,
+    answerer: r.answerer,
+    fallback: r.fallback,
+    ...(r.message ? { message: r.message } : {}),
+    kind: r.question.kind,
+    ...(r.optionScores ? { option_scores: r.optionScores } : {}),
+    ...(r.usage ? { usage: r.usage } : {}),
+    ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+  };
+}

@@ -1,0 +1,84 @@
+// Renders one PDF page with pdf.js (served from the installed pdfjs-dist) and highlights the cited quote.
+// The quote is found in the page's text items after removing whitespace, so line breaks inside it do not matter.
+import * as pdfjs from '/vendor/pdfjs/build/pdf.min.mjs';
+
+pdfjs.GlobalWorkerOptions.workerSrc = '/vendor/pdfjs/build/pdf.worker.min.mjs';
+
+const viewer = document.getElementById('viewer');
+const status = document.getElementById('viewer-status');
+const canvas = document.getElementById('page-canvas');
+const layer = document.getElementById('highlights');
+
+/** Text without whitespace, and NFKC-folded so full-width forms and radicals compare like the index does. */
+function flat(text) {
+  return text.normalize('NFKC').replace(/\s+/gu, '');
+}
+
+/**
+ * Which text items hold the quote: the items are concatenated (whitespace removed), the quote is searched there,
+ * and every item overlapping the match is returned. When the whole quote is not on the page (it may continue on
+ * the next one), its longest leading part that is found is used instead.
+ */
+function itemsForQuote(items, quote) {
+  const needle = flat(quote.replace(/…$/u, ''));
+  if (needle === '') return [];
+  let joined = '';
+  const spans = [];
+  for (const item of items) {
+    const start = joined.length;
+    joined += flat(item.str);
+    spans.push({ item, start, end: joined.length });
+  }
+  for (let len = needle.length; len >= Math.min(needle.length, 6); len = len > 12 ? Math.floor(len * 0.7) : len - 1) {
+    const at = joined.indexOf(needle.slice(0, len));
+    if (at >= 0) return spans.filter((s) => s.end > at && s.start < at + len && s.end > s.start).map((s) => s.item);
+  }
+  return [];
+}
+
+async function show() {
+  const url = viewer.dataset.url;
+  const pageNumber = Number(viewer.dataset.page);
+  const quote = viewer.dataset.quote ?? '';
+  const doc = await pdfjs.getDocument({
+    url,
+    cMapUrl: '/vendor/pdfjs/cmaps/',
+    cMapPacked: true,
+    standardFontDataUrl: '/vendor/pdfjs/standard_fonts/',
+    isEvalSupported: false,
+  }).promise;
+  const page = await doc.getPage(Math.min(Math.max(pageNumber, 1), doc.numPages));
+  const width = Math.min(viewer.clientWidth || 900, 900);
+  const base = page.getViewport({ scale: 1 });
+  const viewport = page.getViewport({ scale: width / base.width });
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.floor(viewport.width * ratio);
+  canvas.height = Math.floor(viewport.height * ratio);
+  canvas.style.width = `${Math.floor(viewport.width)}px`;
+  canvas.style.height = `${Math.floor(viewport.height)}px`;
+  const context = canvas.getContext('2d');
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  await page.render({ canvasContext: context, canvas, viewport }).promise;
+  const text = await page.getTextContent();
+  const hits = itemsForQuote(text.items.filter((i) => typeof i.str === 'string'), quote);
+  for (const item of hits) {
+    const tx = pdfjs.Util.transform(viewport.transform, item.transform);
+    const height = Math.hypot(tx[2], tx[3]);
+    const box = document.createElement('div');
+    box.className = 'hl';
+    box.style.left = `${tx[4]}px`;
+    box.style.top = `${tx[5] - height}px`;
+    box.style.width = `${item.width * viewport.scale}px`;
+    box.style.height = `${height * 1.15}px`;
+    layer.appendChild(box);
+  }
+  viewer.dataset.rendered = 'true';
+  viewer.dataset.highlights = String(hits.length);
+  status.textContent = quote === '' ? `第 ${page.pageNumber} / ${doc.numPages} 页` : hits.length > 0 ? `第 ${page.pageNumber} 页 · 已标出引文 (quote highlighted)` : `第 ${page.pageNumber} 页 · 本页未找到引文 (quote not found on this page)`;
+  if (hits.length > 0) layer.firstElementChild?.scrollIntoView({ block: 'center' });
+}
+
+show().catch((error) => {
+  viewer.dataset.rendered = 'error';
+  status.textContent = `无法显示此页 Cannot show the page: ${error && error.message ? error.message : error}`;
+});
