@@ -77,7 +77,8 @@ export function formatEvidence(hits: readonly Hit[], maxChars = 900): string {
     .join('\n\n');
 }
 
-function questionValues(q: ParsedQuestion): Record<string, string> {
+/** The placeholders every answer prompt fills: question kind, the rule for that kind, stem, statements and options. */
+export function questionValues(q: ParsedQuestion): Record<string, string> {
   return {
     kind_label: KIND_LABEL[q.kind],
     kind_rule: kindRule(q),

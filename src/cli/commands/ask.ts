@@ -12,6 +12,9 @@ interface AskFlags {
   cache: boolean;
   answerer?: string;
   showContext?: boolean;
+  agent?: boolean;
+  tools?: string;
+  showSteps?: boolean;
 }
 
 /** `--options`: JSON `{"A":"…"}` / `["…","…"]`, or `A=…;B=…` / `A.… B.…` text. */
@@ -47,6 +50,9 @@ export function registerAsk(program: Command): Command {
     .option('--no-cache', 'do not read or write the LLM response cache')
     .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
     .option('--show-context', 'print the reranked passages the answer was made from')
+    .option('--agent', 'let the LLM read the book with tools (TOC, search, read) before answering; needs an LLM')
+    .option('--tools <protocol>', 'with --agent: native, simulated (text protocol for models without tool calls) or auto', 'auto')
+    .option('--show-steps', 'with --agent: print the tool calls the agent made')
     .addHelpText(
       'after',
       `
@@ -64,6 +70,8 @@ A question without options is answered as an open question (cited passages, no l
       const options = parseOptionsFlag(flags.options);
       const question = words.join(' ');
       const showContext = flags.showContext === true;
+      const tools = oneOf('--tools', flags.tools ?? 'auto', ['native', 'simulated', 'auto'] as const);
+      const showSteps = flags.showSteps === true;
       const [{ loadConfig }, run, { createUi }, report] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../answer/run-ask.js'),
@@ -74,6 +82,28 @@ A question without options is answered as an open question (cited passages, no l
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
       const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}) };
+      if (flags.agent === true) {
+        const agent = await import('../../agent/run-agent-ask.js');
+        const agentOptions = { root: globals.root, config, topK, cache: flags.cache, tools };
+        if (words.length > 0 || options) {
+          const out = await agent.runAgentAsk({ ...agentOptions, question, ...(options ? { options } : {}) });
+          report.reportAsk(ui, out, { showContext, showSteps });
+          return;
+        }
+        const session = await agent.openAgentSession(agentOptions);
+        try {
+          for (const w of session.warnings) ui.warn(`${w.where}: ${w.message}`);
+          if (process.stdin.isTTY) await report.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
+          else {
+            const { answered, failed } = await report.askFromPipe(ui, session, process.stdin, showContext);
+            if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe one question per line');
+            if (failed > 0) process.exitCode = ExitCode.partial;
+          }
+        } finally {
+          session.close();
+        }
+        return;
+      }
       if (words.length > 0 || options) {
         const out = await run.runAsk({ ...base, showContext, question, ...(options ? { options } : {}) });
         report.reportAsk(ui, out, { showContext });

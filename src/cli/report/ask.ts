@@ -1,4 +1,5 @@
 import readline from 'node:readline';
+import type { AgentReport } from '../../agent/run-agent-ask.js';
 import { answerJson } from '../../answer/answer-json.js';
 import type { AnswerResult } from '../../answer/answer-types.js';
 import { citation } from '../../answer/evidence.js';
@@ -7,12 +8,15 @@ import { UserError } from '../../errors.js';
 import type { Ui } from './ui.js';
 
 /** The `--json` shape of one answer (stable: eval and scripts read it). */
-export function askJson(out: AskResult): Record<string, unknown> {
-  return answerJson(out);
+export function askJson(out: AskResult & { agent?: AgentReport }): Record<string, unknown> {
+  return {
+    ...answerJson(out),
+    ...(out.agent ? { agent: { protocol: out.agent.protocol, rounds: out.agent.rounds }, trace: out.agent.trace } : {}),
+  };
 }
 
 /** The human answer in the seed format: Answer / Confidence / Evidence (citation line, quote line). */
-export function formatAnswer(out: AskResult, options: { showContext: boolean; color?: Ui['color'] }): string {
+export function formatAnswer(out: AskResult & { agent?: AgentReport }, options: { showContext: boolean; showSteps?: boolean; color?: Ui['color'] }): string {
   const r: AnswerResult = out.result;
   const c = options.color;
   const bold = (t: string): string => (c ? c.bold(t) : t);
@@ -29,6 +33,14 @@ export function formatAnswer(out: AskResult, options: { showContext: boolean; co
   const how = `mode: ${r.mode} | answerer: ${r.answerer === 'llm' ? `llm${out.endpoint ? ` (${out.endpoint})` : ''}` : 'offline (retrieval-based IR solver)'}${r.fallback ? ` | fallback: ${r.fallback}` : ''}`;
   lines.push(dim(how));
   if (r.message && (r.fallback || r.answer !== '')) lines.push(dim(`note: ${r.message}`));
+  if (options.showSteps && out.agent) {
+    lines.push(dim(`agent (${out.agent.protocol} tool calls, ${out.agent.rounds} round${out.agent.rounds === 1 ? '' : 's'}):`));
+    for (const s of out.agent.trace) {
+      const args = typeof s.arguments === 'string' ? s.arguments : JSON.stringify(s.arguments);
+      const what = s.error ? `refused: ${s.error}` : `${s.chunk_ids.length} passage${s.chunk_ids.length === 1 ? '' : 's'}${s.repeated ? ' (repeat, from memory)' : ''}`;
+      lines.push(dim(`  ${s.round}. ${s.tool} ${args} → ${what} (${s.ms} ms)`));
+    }
+  }
   if (options.showContext && r.context.length > 0) {
     lines.push(bold('Context (reranked):'));
     r.context.forEach((h, i) => {
@@ -41,7 +53,7 @@ export function formatAnswer(out: AskResult, options: { showContext: boolean; co
 }
 
 /** Prints one answer (human or `--json`) and its warnings. */
-export function reportAsk(ui: Ui, out: AskResult, options: { showContext: boolean; jsonLines?: boolean }): void {
+export function reportAsk(ui: Ui, out: AskResult & { agent?: AgentReport }, options: { showContext: boolean; showSteps?: boolean; jsonLines?: boolean }): void {
   for (const w of out.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of out.result.warnings ?? []) ui.warn(w);
   if (ui.json) {
@@ -49,7 +61,7 @@ export function reportAsk(ui: Ui, out: AskResult, options: { showContext: boolea
     else ui.printJson(askJson(out));
     return;
   }
-  ui.out(formatAnswer(out, { showContext: options.showContext, color: ui.color }));
+  ui.out(formatAnswer(out, { showContext: options.showContext, showSteps: options.showSteps === true, color: ui.color }));
 }
 
 /** One input question from a pipe: a plain line, or a JSONL object `{"question": "...", "options": {...}}`. */
