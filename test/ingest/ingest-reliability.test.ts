@@ -6,8 +6,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import PDFDocument from 'pdfkit';
+import { openAskSession } from '../../src/answer/run-ask.js';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
 import { UserError } from '../../src/errors.js';
+import { acquireLock } from '../../src/ingest/lock.js';
 import { checkFreshness } from '../../src/ingest/freshness.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import { runToc } from '../../src/retrieve/run-toc.js';
@@ -208,6 +210,23 @@ void describe('freshness', () => {
     assert.equal((await runIngest({ root: tmp.root, config: config(tmp.root) })).upToDate, true);
   });
 
+  void it('an open ask session (REPL, pipe) answers from the new index after another ingest', async () => {
+    const session = await openAskSession({ root: tmp.root, config: config(tmp.root), mode: 'keyword', topK: 3, rerank: false, cache: false, answerer: 'offline' });
+    try {
+      const question = '基金财产由哪个机构保管？A.甲乙丙托管公司 B.基金托管人 C.基金管理人 D.销售机构';
+      const before = await session.ask(question);
+      assert.ok(!JSON.stringify(before.result.context).includes('甲乙丙托管公司'));
+      writeFileSync(path.join(tmp.root, 'rawdoc', 'more.md'), '# 第二章 保管\n\n基金财产由甲乙丙托管公司独立保管，甲乙丙托管公司是基金托管人。\n');
+      await runIngest({ root: tmp.root, config: config(tmp.root) });
+      const after = await session.ask(question);
+      assert.ok(JSON.stringify(after.result.context).includes('甲乙丙托管公司'), 'the new chunk is found without restarting the session');
+    } finally {
+      session.close();
+      rmSync(path.join(tmp.root, 'rawdoc', 'more.md'));
+      await runIngest({ root: tmp.root, config: config(tmp.root) });
+    }
+  });
+
   void it('toc and doctor repair an interrupted swap as search and ask do', () => {
     const outline = readFileSync(path.join(tmp.root, 'data', 'outline.json'), 'utf8');
     // A crash right after data/ was moved aside: the live data/ is missing.
@@ -309,3 +328,54 @@ void describe('several ingests at once on one root', () => {
   });
 });
 
+
+void describe('one-line errors for bad paths and busy folders', () => {
+  let tmp: TempRoot;
+  let dataset: string;
+  before(async () => {
+    tmp = makeTempRoot();
+    mkdirSync(path.join(tmp.root, 'rawdoc'));
+    writeFileSync(path.join(tmp.root, 'rawdoc', 'notes.md'), NOTE);
+    await runIngest({ root: tmp.root, config: config(tmp.root) });
+    dataset = path.join(tmp.root, 'set.csv');
+    writeFileSync(dataset, 'id,question,A,B,C,D,answer\nQ1,基金财产由（ ）保管。,基金托管人,基金管理人,基金销售机构,基金份额登记机构,A\n');
+  });
+  after(() => tmp.cleanup());
+
+  const oneLine = (r: { stderr: string }): string[] => r.stderr.trim().split('\n');
+
+  void it('a binary or non-UTF-8 userdict.txt names the file and line (ingest, search)', () => {
+    const dict = path.join(tmp.root, 'rawdoc', 'userdict.txt');
+    for (const [bytes, line] of [[Buffer.from('基金托管人\n\u0000\u0001\u0002PK\n'), 2], [Buffer.from([0xbb, 0xf9, 0xbd, 0xf0, 0x0a]), 1]] as const) {
+      writeFileSync(dict, bytes);
+      for (const args of [['ingest'], ['search', '基金']]) {
+        const r = cli(['--root', tmp.root, ...args]);
+        assert.equal(r.status, 1, r.stderr);
+        assert.deepEqual(oneLine(r), [`exam-copilot: ${dict}: line ${line} is not UTF-8 text (binary, or another encoding such as GBK); save the dictionary as UTF-8, one term per line`]);
+      }
+    }
+    rmSync(dict);
+  });
+
+  void it('--report-json, --report-md and --predictions pointing to a folder are usage errors', () => {
+    for (const flag of ['--report-json', '--report-md', '--predictions']) {
+      const r = cli(['--root', tmp.root, 'eval', dataset, '--modes', 'keyword', flag, tmp.root]);
+      assert.equal(r.status, 2, r.stderr);
+      assert.deepEqual(oneLine(r), [`exam-copilot: ${flag} ${tmp.root} is a folder; give the path of a file to write (a file inside that folder is fine)`]);
+    }
+  });
+
+  void it('a run directory another eval is using is a one-line error, and is free again afterwards', () => {
+    const runDir = path.join(tmp.root, 'runs');
+    const held = acquireLock({ file: path.join(runDir, '.lock'), command: 'exam-copilot eval', busy: () => 'busy' });
+    try {
+      const r = cli(['--root', tmp.root, 'eval', dataset, '--modes', 'keyword', '--run-dir', runDir]);
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(oneLine(r).join('\n'), new RegExp(`^exam-copilot: another eval is using the run directory ${runDir} \\(pid ${process.pid}, started [^)]+\\); wait for it, or pass another --run-dir$`));
+    } finally {
+      held.release();
+    }
+    const ok = cli(['--root', tmp.root, 'eval', dataset, '--modes', 'keyword', '--run-dir', runDir]);
+    assert.equal(ok.status, 0, ok.stderr);
+  });
+});
