@@ -27,7 +27,10 @@ export function dictionaryHash(root: string, config: ExamCopilotConfig): string 
   const paths = projectPaths(root);
   const files = [paths.starterDictionary, ...config.userDict.map((f) => path.resolve(paths.root, f))];
   const { lines } = readUserDictionary(files);
-  return createHash('sha256').update([...new Set(lines)].sort().join('\n')).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update([...new Set(lines)].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**
@@ -54,7 +57,8 @@ export function checkFreshness(options: { root: string; config: ExamCopilotConfi
   const stale: string[] = [];
   if (!manifest) return Promise.resolve({ stale: ['no data/manifest.json'], sources: 0, chunks: 0, warnings: [] });
   if (manifest.configFingerprint !== configFingerprint(options.config)) stale.push('chunking or book settings changed');
-  if (manifest.dictionaryHash !== dictionaryHash(paths.root, options.config)) stale.push('user dictionary changed (rawdoc/userdict.txt or userDict)');
+  if (manifest.dictionaryHash !== dictionaryHash(paths.root, options.config))
+    stale.push('user dictionary changed (rawdoc/userdict.txt or userDict)');
   const exclude = new Set(options.config.userDict.map((f) => path.resolve(paths.root, f)));
   const { sources, warnings } = scanSources(paths.root, [{ path: paths.rawdoc, explicit: false }], exclude);
   for (const s of sources) {

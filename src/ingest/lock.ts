@@ -79,7 +79,10 @@ export function tryAcquireLock(options: Omit<AcquireLockOptions, 'busy'>): HeldL
   const left = readLockInfo(file);
   if (left && left.pid !== process.pid) {
     // We hold the lock, so whoever wrote this info file no longer does: it died without releasing it.
-    warnings.push({ where: file, message: `took over a lock left by process ${left.pid} (${left.command}, started ${left.startedAt}), which is no longer running` });
+    warnings.push({
+      where: file,
+      message: `took over a lock left by process ${left.pid} (${left.command}, started ${left.startedAt}), which is no longer running`,
+    });
   }
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), command: options.command, startedAt: new Date().toISOString() };
   // Written aside and renamed, so a reader never sees a half-written info file.

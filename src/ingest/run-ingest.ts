@@ -51,15 +51,22 @@ function readJsonLines<T>(file: string): T[] {
 }
 
 /** Step: lists the sources (every input, or `rawdoc/`), by real path. */
-function scanInputs(input: { root: string; paths: ProjectPaths; config: ExamCopilotConfig; explicit?: readonly string[] | undefined }): { sources: SourceFile[]; warnings: Warning[] } {
+function scanInputs(input: { root: string; paths: ProjectPaths; config: ExamCopilotConfig; explicit?: readonly string[] | undefined }): {
+  sources: SourceFile[];
+  warnings: Warning[];
+} {
   const { root, paths, config } = input;
-  const inputs = input.explicit && input.explicit.length > 0 ? input.explicit.map((p) => ({ path: path.resolve(root, p), explicit: true })) : [{ path: paths.rawdoc, explicit: false }];
+  const inputs =
+    input.explicit && input.explicit.length > 0
+      ? input.explicit.map((p) => ({ path: path.resolve(root, p), explicit: true }))
+      : [{ path: paths.rawdoc, explicit: false }];
   if (!input.explicit?.length && !existsSync(paths.rawdoc)) {
     throw new UserError(`${paths.rawdoc} does not exist; put your textbook PDFs (and table_explain.csv) there, or pass files to ingest`);
   }
   const exclude = new Set(config.userDict.map((f) => path.resolve(root, f)));
   const scanned = scanSources(root, inputs, exclude);
-  if (scanned.sources.length === 0) throw new UserError(`no sources to ingest in ${inputs.map((i) => i.path).join(', ')}; add .pdf, .md, .txt files or table_explain.csv`);
+  if (scanned.sources.length === 0)
+    throw new UserError(`no sources to ingest in ${inputs.map((i) => i.path).join(', ')}; add .pdf, .md, .txt files or table_explain.csv`);
   return scanned;
 }
 
@@ -79,7 +86,12 @@ function loadPrevious(input: { paths: ProjectPaths; config: ExamCopilotConfig })
  * Step: the per-file results of a run with nothing to do (every source unchanged and read fine last time, none
  * removed, same dictionaries, index present), or null when there is work.
  */
-function upToDateFiles(input: { sources: readonly SourceFile[]; previous: PreviousBuild | null; dictionaryHash: string; paths: ProjectPaths }): IngestFileResult[] | null {
+function upToDateFiles(input: {
+  sources: readonly SourceFile[];
+  previous: PreviousBuild | null;
+  dictionaryHash: string;
+  paths: ProjectPaths;
+}): IngestFileResult[] | null {
   const manifest = input.previous?.manifest;
   if (!manifest || manifest.dictionaryHash !== input.dictionaryHash) return null;
   const usable = input.sources.filter((s) => !s.skipped);
@@ -90,14 +102,31 @@ function upToDateFiles(input: { sources: readonly SourceFile[]; previous: Previo
       return m !== undefined && m.status === 'ok' && !s.error && m.sha256 === s.sha256 && m.size === s.size;
     });
   if (!same || !existsSync(input.paths.chunks) || !existsSync(input.paths.ftsDb)) return null;
-  return manifest.sources.map((m) => ({ source: m.source, kind: m.kind, book: m.book, status: 'unchanged', pages: m.pages, chunks: m.chunks, tableRows: m.tableRows, warnings: m.warnings, elapsedMs: 0 }));
+  return manifest.sources.map((m) => ({
+    source: m.source,
+    kind: m.kind,
+    book: m.book,
+    status: 'unchanged',
+    pages: m.pages,
+    chunks: m.chunks,
+    tableRows: m.tableRows,
+    warnings: m.warnings,
+    elapsedMs: 0,
+  }));
 }
 
 /**
  * A source that failed. When the last good build had it, its chunks are kept (with that build's record, so the
  * next run tries the file again) and the warning says so; an unreadable download never erases a book.
  */
-function failedSource(input: { file: SourceFile; book: string; message: string; started: number; previous: PreviousBuild | null; strict: boolean }): BuiltSource {
+function failedSource(input: {
+  file: SourceFile;
+  book: string;
+  message: string;
+  started: number;
+  previous: PreviousBuild | null;
+  strict: boolean;
+}): BuiltSource {
   const { file, book, previous } = input;
   const error = `${file.source}: ${input.message}`;
   if (input.strict) throw new UserError(`${error} (stopped by --strict)`);
@@ -106,19 +135,57 @@ function failedSource(input: { file: SourceFile; book: string; message: string; 
   if (last && previous) {
     const chunks = previous.chunks.filter((c) => c.source === file.source);
     const outline = previous.outline.filter((o) => o.source === file.source);
-    const warnings = [...last.warnings, { where: file.source, message: `kept the previous version of ${file.source} (${chunks.length} chunks) because this one failed` }];
+    const warnings = [
+      ...last.warnings,
+      { where: file.source, message: `kept the previous version of ${file.source} (${chunks.length} chunks) because this one failed` },
+    ];
     return {
       record: { ...last, status: 'failed', error, kept: true },
       chunks,
       outline,
-      file: { source: file.source, kind: file.kind, book: last.book, status: 'failed', pages: last.pages, chunks: chunks.length, tableRows: last.tableRows, warnings, error, kept: true, elapsedMs },
+      file: {
+        source: file.source,
+        kind: file.kind,
+        book: last.book,
+        status: 'failed',
+        pages: last.pages,
+        chunks: chunks.length,
+        tableRows: last.tableRows,
+        warnings,
+        error,
+        kept: true,
+        elapsedMs,
+      },
     };
   }
   return {
-    record: { source: file.source, kind: file.kind ?? 'txt', sha256: file.sha256, size: file.size, book, pages: 0, chunks: 0, tableRows: 0, status: 'failed', error, warnings: [] },
+    record: {
+      source: file.source,
+      kind: file.kind ?? 'txt',
+      sha256: file.sha256,
+      size: file.size,
+      book,
+      pages: 0,
+      chunks: 0,
+      tableRows: 0,
+      status: 'failed',
+      error,
+      warnings: [],
+    },
     chunks: [],
     outline: [],
-    file: { source: file.source, kind: file.kind, book, status: 'failed', pages: 0, chunks: 0, tableRows: 0, warnings: [], error, elapsedMs },
+    file: {
+      source: file.source,
+      kind: file.kind,
+      book,
+      status: 'failed',
+      pages: 0,
+      chunks: 0,
+      tableRows: 0,
+      warnings: [],
+      error,
+      elapsedMs,
+    },
   };
 }
 
@@ -138,7 +205,13 @@ function pdfFailureMessage(error: PdfParseError): string {
 }
 
 /** Reads one PDF or note into chunks; throws `PdfParseError`, or `EmptySourceError` for a PDF without pages. */
-async function readSource(input: { file: SourceFile; book: string; config: ExamCopilotConfig; password: string | undefined; onProgress: Progress }): Promise<Omit<BuiltSource, 'file'>> {
+async function readSource(input: {
+  file: SourceFile;
+  book: string;
+  config: ExamCopilotConfig;
+  password: string | undefined;
+  onProgress: Progress;
+}): Promise<Omit<BuiltSource, 'file'>> {
   const { file, book, config } = input;
   const meta = { book, source: file.source };
   if (file.kind === 'pdf') {
@@ -151,13 +224,37 @@ async function readSource(input: { file: SourceFile; book: string; config: ExamC
     if (raw.numPages === 0) throw new EmptySourceError('is a PDF with no pages; re-export or re-download it');
     const structured = structurePdf(raw, meta);
     const chunks = segmentsToChunks(structured.segments, { ...meta, chunkType: 'text', labels: structured.labels }, config.chunking);
-    if (chunks.length === 0 && structured.warnings.length === 0) structured.warnings.push({ where: file.source, message: 'no body text found' });
-    const record: ManifestSource = { source: file.source, kind: 'pdf', sha256: file.sha256, size: file.size, book, pages: raw.numPages, chunks: chunks.length, tableRows: 0, status: 'ok', warnings: structured.warnings, labels: structured.labels };
+    if (chunks.length === 0 && structured.warnings.length === 0)
+      structured.warnings.push({ where: file.source, message: 'no body text found' });
+    const record: ManifestSource = {
+      source: file.source,
+      kind: 'pdf',
+      sha256: file.sha256,
+      size: file.size,
+      book,
+      pages: raw.numPages,
+      chunks: chunks.length,
+      tableRows: 0,
+      status: 'ok',
+      warnings: structured.warnings,
+      labels: structured.labels,
+    };
     return { record, chunks, outline: structured.outline };
   }
   const text = readFileSync(file.file, 'utf8');
   const chunks = segmentsToChunks(noteSegments(text, file.kind === 'md'), { ...meta, chunkType: 'note', labels: [] }, config.chunking);
-  const record: ManifestSource = { source: file.source, kind: file.kind ?? 'txt', sha256: file.sha256, size: file.size, book, pages: 0, chunks: chunks.length, tableRows: 0, status: 'ok', warnings: [] };
+  const record: ManifestSource = {
+    source: file.source,
+    kind: file.kind ?? 'txt',
+    sha256: file.sha256,
+    size: file.size,
+    book,
+    pages: 0,
+    chunks: chunks.length,
+    tableRows: 0,
+    status: 'ok',
+    warnings: [],
+  };
   return { record, chunks, outline: [] };
 }
 
@@ -187,16 +284,46 @@ async function parseSources(input: {
       built.push(failed(file.error));
       continue;
     }
-    const prev = input.reuse ? previous?.manifest.sources.find((m) => m.source === file.source && m.status === 'ok' && m.sha256 === file.sha256) : undefined;
+    const prev = input.reuse
+      ? previous?.manifest.sources.find((m) => m.source === file.source && m.status === 'ok' && m.sha256 === file.sha256)
+      : undefined;
     if (prev && previous) {
       const chunks = previous.chunks.filter((c) => c.source === file.source);
       const outline = previous.outline.filter((o) => o.source === file.source);
-      built.push({ record: prev, chunks, outline, file: { source: file.source, kind: file.kind, book: prev.book, status: 'unchanged', pages: prev.pages, chunks: chunks.length, tableRows: 0, warnings: prev.warnings, elapsedMs: Date.now() - started } });
+      built.push({
+        record: prev,
+        chunks,
+        outline,
+        file: {
+          source: file.source,
+          kind: file.kind,
+          book: prev.book,
+          status: 'unchanged',
+          pages: prev.pages,
+          chunks: chunks.length,
+          tableRows: 0,
+          warnings: prev.warnings,
+          elapsedMs: Date.now() - started,
+        },
+      });
       continue;
     }
     try {
       const read = await readSource({ file, book, config, password: input.password, onProgress: input.onProgress });
-      built.push({ ...read, file: { source: file.source, kind: file.kind, book, status: 'ok', pages: read.record.pages, chunks: read.chunks.length, tableRows: 0, warnings: read.record.warnings, elapsedMs: Date.now() - started } });
+      built.push({
+        ...read,
+        file: {
+          source: file.source,
+          kind: file.kind,
+          book,
+          status: 'ok',
+          pages: read.record.pages,
+          chunks: read.chunks.length,
+          tableRows: 0,
+          warnings: read.record.warnings,
+          elapsedMs: Date.now() - started,
+        },
+      });
     } catch (error) {
       if (error instanceof UserError) throw error;
       if (error instanceof PdfParseError) built.push(failed(pdfFailureMessage(error)));
@@ -209,7 +336,13 @@ async function parseSources(input: {
 }
 
 /** Step: turns table_explain.csv rows into their own high-priority chunks, placed in the PDFs parsed before. */
-function readTableTranscriptions(input: { sources: readonly SourceFile[]; parsed: readonly BuiltSource[]; previous: PreviousBuild | null; config: ExamCopilotConfig; strict: boolean }): BuiltSource[] {
+function readTableTranscriptions(input: {
+  sources: readonly SourceFile[];
+  parsed: readonly BuiltSource[];
+  previous: PreviousBuild | null;
+  config: ExamCopilotConfig;
+  strict: boolean;
+}): BuiltSource[] {
   const labelsByBook = new Map<string, string[]>();
   for (const { record } of input.parsed) if (record.labels && !labelsByBook.has(record.book)) labelsByBook.set(record.book, record.labels);
   const pdfPageOf = (book: string, label: string): number | null => {
@@ -219,7 +352,8 @@ function readTableTranscriptions(input: { sources: readonly SourceFile[]; parsed
   const built: BuiltSource[] = [];
   for (const file of input.sources.filter((s) => !s.skipped && s.kind === 'csv')) {
     const started = Date.now();
-    const failed = (message: string): BuiltSource => failedSource({ file, book: '', message, started, previous: input.previous, strict: input.strict });
+    const failed = (message: string): BuiltSource =>
+      failedSource({ file, book: '', message, started, previous: input.previous, strict: input.strict });
     if (file.error) {
       built.push(failed(file.error));
       continue;
@@ -228,8 +362,34 @@ function readTableTranscriptions(input: { sources: readonly SourceFile[]; parsed
       const { rows, warnings } = loadTableCsv(readFileSync(file.file), file.source);
       const chunks = tableRowChunks(rows, file.source, input.config.chunking, pdfPageOf);
       const books = [...new Set(rows.map((r) => r.book))].join(', ');
-      const record: ManifestSource = { source: file.source, kind: 'csv', sha256: file.sha256, size: file.size, book: books, pages: 0, chunks: chunks.length, tableRows: rows.length, status: 'ok', warnings };
-      built.push({ record, chunks, outline: [], file: { source: file.source, kind: 'csv', book: books, status: 'ok', pages: 0, chunks: chunks.length, tableRows: rows.length, warnings, elapsedMs: Date.now() - started } });
+      const record: ManifestSource = {
+        source: file.source,
+        kind: 'csv',
+        sha256: file.sha256,
+        size: file.size,
+        book: books,
+        pages: 0,
+        chunks: chunks.length,
+        tableRows: rows.length,
+        status: 'ok',
+        warnings,
+      };
+      built.push({
+        record,
+        chunks,
+        outline: [],
+        file: {
+          source: file.source,
+          kind: 'csv',
+          book: books,
+          status: 'ok',
+          pages: 0,
+          chunks: chunks.length,
+          tableRows: rows.length,
+          warnings,
+          elapsedMs: Date.now() - started,
+        },
+      });
     } catch (error) {
       // The message already names the file.
       if (error instanceof TableCsvError) built.push(failed(error.message.replace(`${file.source}: `, '')));
@@ -240,7 +400,12 @@ function readTableTranscriptions(input: { sources: readonly SourceFile[]; parsed
 }
 
 /** Step: writes chunks.jsonl, docs_for_index.jsonl, outline.json and manifest.json into a fresh staging area. */
-function writeStagedData(input: { root: string; config: ExamCopilotConfig; built: readonly BuiltSource[]; dictionaryHash: string }): StagedData {
+function writeStagedData(input: {
+  root: string;
+  config: ExamCopilotConfig;
+  built: readonly BuiltSource[];
+  dictionaryHash: string;
+}): StagedData {
   const staging = prepareStaging(input.root);
   const ordered = [...input.built].sort((a, b) => a.record.source.localeCompare(b.record.source));
   const chunks = ordered.flatMap((b) => b.chunks);
@@ -263,7 +428,13 @@ function writeStagedData(input: { root: string; config: ExamCopilotConfig; built
 }
 
 /** Step: builds sqlite_fts.db and faiss/ in the staged index folder (the one meeting point with indexing). */
-async function buildStagedIndexes(input: { root: string; config: ExamCopilotConfig; staged: StagedData; liveIndex: string; onProgress: Progress }): Promise<{ index: NonNullable<IngestResult['index']>; warnings: Warning[] }> {
+async function buildStagedIndexes(input: {
+  root: string;
+  config: ExamCopilotConfig;
+  staged: StagedData;
+  liveIndex: string;
+  onProgress: Progress;
+}): Promise<{ index: NonNullable<IngestResult['index']>; warnings: Warning[] }> {
   const { staged } = input;
   input.onProgress?.({ kind: 'stage', stage: 'index', detail: `${staged.chunks.length} chunks` });
   const { buildIndexes } = await import('../indexing/build-indexes.js');
@@ -276,11 +447,25 @@ async function buildStagedIndexes(input: { root: string; config: ExamCopilotConf
     ...(existsSync(input.liveIndex) ? { previousIndexDir: input.liveIndex } : {}),
     onProgress: (p) => input.onProgress?.({ kind: 'index', stage: p.stage, done: p.done, total: p.total }),
   });
-  const index = { ftsRows: result.ftsRows, vectors: result.vectors, embedderId: result.embedderId, vectorBackend: result.vectorBackend, embedded: result.embedded, cached: result.cached };
+  const index = {
+    ftsRows: result.ftsRows,
+    vectors: result.vectors,
+    embedderId: result.embedderId,
+    vectorBackend: result.vectorBackend,
+    embedded: result.embedded,
+    cached: result.cached,
+  };
   return { index, warnings: result.warnings };
 }
 
-function summarise(root: string, started: number, built: readonly IngestFileResult[], upToDate: boolean, index: IngestResult['index'], warnings: Warning[]): IngestResult {
+function summarise(
+  root: string,
+  started: number,
+  built: readonly IngestFileResult[],
+  upToDate: boolean,
+  index: IngestResult['index'],
+  warnings: Warning[],
+): IngestResult {
   const files = [...built].sort((a, b) => a.source.localeCompare(b.source));
   const totals = {
     files: files.length,
@@ -321,7 +506,16 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     const unchanged = options.force ? null : upToDateFiles({ sources: scanned.sources, previous, dictionaryHash: dictionary, paths });
     if (unchanged) return summarise(root, started, unchanged, true, null, warnings);
     const strict = options.strict === true;
-    const parsed = await parseSources({ sources: scanned.sources, previous, reuse: !options.force, config, password: options.password ?? config.pdf.password, strict, onProgress, pause });
+    const parsed = await parseSources({
+      sources: scanned.sources,
+      previous,
+      reuse: !options.force,
+      config,
+      password: options.password ?? config.pdf.password,
+      strict,
+      onProgress,
+      pause,
+    });
     const tables = readTableTranscriptions({ sources: scanned.sources, parsed, previous, config, strict });
     const built = [...parsed, ...tables];
     const files = built.map((b) => b.file);

@@ -47,7 +47,11 @@ function inside(folder: string, file: string): boolean {
  * loop), each real file is listed once under the first path that reaches it (a second path is a warning), and a
  * link that leads outside the root is followed with a warning, so the corpus never grows silently.
  */
-export function scanSources(root: string, inputs: readonly { path: string; explicit: boolean }[], exclude: ReadonlySet<string>): ScannedSources {
+export function scanSources(
+  root: string,
+  inputs: readonly { path: string; explicit: boolean }[],
+  exclude: ReadonlySet<string>,
+): ScannedSources {
   const found = new Map<string, SourceFile>();
   /** Real path → the source that first reached it. */
   const seenFiles = new Map<string, string>();
@@ -71,7 +75,12 @@ export function scanSources(root: string, inputs: readonly { path: string; expli
       stat = statSync(real);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      const why = code === 'ELOOP' ? 'is a link that loops back on itself' : code === 'ENOENT' ? 'is a link to nothing (ENOENT)' : `cannot be read (${code})`;
+      const why =
+        code === 'ELOOP'
+          ? 'is a link that loops back on itself'
+          : code === 'ENOENT'
+            ? 'is a link to nothing (ENOENT)'
+            : `cannot be read (${code})`;
       found.set(abs, { file: abs, source, kind: null, size: 0, sha256: '', error: `${why}; check the path and its permissions` });
       return;
     }
@@ -82,7 +91,8 @@ export function scanSources(root: string, inputs: readonly { path: string; expli
     if (stat.isDirectory()) {
       if (seenDirs.has(real)) {
         // The same folder reached again through a link: entering it again would list (or loop over) it twice.
-        if (real !== abs) warnings.push({ where: source, message: `is a link to a folder already scanned (${sourceName(root, real)}); skipped` });
+        if (real !== abs)
+          warnings.push({ where: source, message: `is a link to a folder already scanned (${sourceName(root, real)}); skipped` });
         return;
       }
       seenDirs.add(real);
@@ -90,7 +100,14 @@ export function scanSources(root: string, inputs: readonly { path: string; expli
       try {
         entries = readdirSync(real).sort();
       } catch (error) {
-        found.set(abs, { file: abs, source, kind: null, size: 0, sha256: '', error: `folder cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
+        found.set(abs, {
+          file: abs,
+          source,
+          kind: null,
+          size: 0,
+          sha256: '',
+          error: `folder cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        });
         return;
       }
       for (const name of entries) if (!name.startsWith('.')) visit(path.join(abs, name), false);

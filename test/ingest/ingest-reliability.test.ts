@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,7 +29,8 @@ import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 
-const NOTE = '# 第一章 基金概述\n\n## 第一节 基金的特点\n\n证券投资基金是一种利益共享、风险共担的集合投资方式。基金财产由基金托管人保管。\n';
+const NOTE =
+  '# 第一章 基金概述\n\n## 第一节 基金的特点\n\n证券投资基金是一种利益共享、风险共担的集合投资方式。基金财产由基金托管人保管。\n';
 
 function config(root: string): ExamCopilotConfig {
   return loadConfig({ root, env: {} }).config;
@@ -77,7 +89,11 @@ function zeroPagePdf(): string {
 }
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 120_000 });
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    timeout: 120_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -108,9 +124,18 @@ void describe('symlinks in rawdoc/', () => {
     const sources = [...new Set(readChunks(tmp.root).map((c) => c.source))].sort();
     assert.deepEqual(sources, ['rawdoc/a.md', 'rawdoc/elsewhere/far.md']);
     const messages = result.warnings.map((w) => `${w.where}: ${w.message}`);
-    assert.ok(messages.some((m) => m.startsWith('rawdoc/alias.md: is the same file as rawdoc/a.md')), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith('rawdoc/again: is a link to a folder already scanned')), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith('rawdoc/elsewhere: is a link to') && m.includes('outside the root')), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => m.startsWith('rawdoc/alias.md: is the same file as rawdoc/a.md')),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith('rawdoc/again: is a link to a folder already scanned')),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith('rawdoc/elsewhere: is a link to') && m.includes('outside the root')),
+      messages.join('\n'),
+    );
     // A link cycle between two files is one failed entry each, named, not a hang.
     const loop = result.files.find((f) => f.source === 'rawdoc/loop-a.md');
     assert.equal(loop?.status, 'failed');
@@ -126,7 +151,11 @@ void describe('a file that fails keeps what it had', () => {
     tmp = makeTempRoot();
     rawdoc = path.join(tmp.root, 'rawdoc');
     mkdirSync(rawdoc);
-    await makePdf(path.join(rawdoc, 'book.pdf'), ['Chapter 1 Funds', 'A fund is a pool of money managed for investors.', 'The custodian keeps the assets of the fund safe.']);
+    await makePdf(path.join(rawdoc, 'book.pdf'), [
+      'Chapter 1 Funds',
+      'A fund is a pool of money managed for investors.',
+      'The custodian keeps the assets of the fund safe.',
+    ]);
     goodPdf = readFileSync(path.join(rawdoc, 'book.pdf'));
     writeFileSync(path.join(rawdoc, 'notes.md'), NOTE);
   });
@@ -145,7 +174,10 @@ void describe('a file that fails keeps what it had', () => {
     assert.equal(book?.status, 'failed');
     assert.equal(book?.kept, true);
     assert.ok(book?.warnings.some((w) => w.message.startsWith('kept the previous version of rawdoc/book.pdf')));
-    assert.deepEqual(readChunks(tmp.root).filter((c) => c.source === 'rawdoc/book.pdf'), bookChunks);
+    assert.deepEqual(
+      readChunks(tmp.root).filter((c) => c.source === 'rawdoc/book.pdf'),
+      bookChunks,
+    );
     const counts = indexCounts(tmp.root);
     assert.equal(counts.fts, counts.chunks);
     assert.equal(counts.vectors, counts.chunks);
@@ -153,7 +185,10 @@ void describe('a file that fails keeps what it had', () => {
     const third = await runIngest({ root: tmp.root, config: config(tmp.root) });
     assert.equal(third.upToDate, false, 'a failed file is retried on every run');
     assert.equal(third.files.find((f) => f.source === 'rawdoc/book.pdf')?.kept, true);
-    assert.deepEqual(readChunks(tmp.root).filter((c) => c.source === 'rawdoc/book.pdf'), bookChunks);
+    assert.deepEqual(
+      readChunks(tmp.root).filter((c) => c.source === 'rawdoc/book.pdf'),
+      bookChunks,
+    );
     writeFileSync(path.join(rawdoc, 'book.pdf'), goodPdf);
     const fourth = await runIngest({ root: tmp.root, config: config(tmp.root) });
     assert.equal(fourth.totals.failed, 0);
@@ -170,7 +205,10 @@ void describe('a file that fails keeps what it had', () => {
     const result = await runIngest({ root: tmp.root, config: config(tmp.root) });
     assert.equal(result.totals.failed, 2);
     assert.equal(result.index, null);
-    assert.ok(result.warnings.some((w) => /nothing could be read \(2 of 2 files failed\); the previous index is kept unchanged/.test(w.message)), JSON.stringify(result.warnings));
+    assert.ok(
+      result.warnings.some((w) => /nothing could be read \(2 of 2 files failed\); the previous index is kept unchanged/.test(w.message)),
+      JSON.stringify(result.warnings),
+    );
     assert.equal(readFileSync(path.join(tmp.root, 'data', 'chunks.jsonl'), 'utf8'), before);
     assert.equal(statSync(path.join(tmp.root, 'index', 'sqlite_fts.db')).ino, ftsBefore.ino);
     rmSync(path.join(tmp.root, 'exam-copilot.config.json'));
@@ -211,12 +249,23 @@ void describe('freshness', () => {
   });
 
   void it('an open ask session (REPL, pipe) answers from the new index after another ingest', async () => {
-    const session = await openAskSession({ root: tmp.root, config: config(tmp.root), mode: 'keyword', topK: 3, rerank: false, cache: false, answerer: 'offline' });
+    const session = await openAskSession({
+      root: tmp.root,
+      config: config(tmp.root),
+      mode: 'keyword',
+      topK: 3,
+      rerank: false,
+      cache: false,
+      answerer: 'offline',
+    });
     try {
       const question = '基金财产由哪个机构保管？A.甲乙丙托管公司 B.基金托管人 C.基金管理人 D.销售机构';
       const before = await session.ask(question);
       assert.ok(!JSON.stringify(before.result.context).includes('甲乙丙托管公司'));
-      writeFileSync(path.join(tmp.root, 'rawdoc', 'more.md'), '# 第二章 保管\n\n基金财产由甲乙丙托管公司独立保管，甲乙丙托管公司是基金托管人。\n');
+      writeFileSync(
+        path.join(tmp.root, 'rawdoc', 'more.md'),
+        '# 第二章 保管\n\n基金财产由甲乙丙托管公司独立保管，甲乙丙托管公司是基金托管人。\n',
+      );
       await runIngest({ root: tmp.root, config: config(tmp.root) });
       const after = await session.ask(question);
       assert.ok(JSON.stringify(after.result.context).includes('甲乙丙托管公司'), 'the new chunk is found without restarting the session');
@@ -257,10 +306,15 @@ void describe('the root folder', () => {
     for (const args of [['ingest'], ['doctor'], ['search', '基金'], ['ask', '基金财产由谁保管？'], ['toc']]) {
       const r = cli(['--root', missing, ...args]);
       assert.equal(r.status, 1, `${args.join(' ')}: ${r.stderr}`);
-      assert.deepEqual(r.stderr.trim().split('\n'), [`exam-copilot: root folder ${missing} does not exist; check --root (or EXAM_COPILOT_ROOT), or create the folder with a rawdoc/ inside`]);
+      assert.deepEqual(r.stderr.trim().split('\n'), [
+        `exam-copilot: root folder ${missing} does not exist; check --root (or EXAM_COPILOT_ROOT), or create the folder with a rawdoc/ inside`,
+      ]);
     }
     assert.equal(existsSync(missing), false);
-    await assert.rejects(runIngest({ root: missing, config: config(tmp.root) }), (e: unknown) => e instanceof UserError && /does not exist/.test(e.message));
+    await assert.rejects(
+      runIngest({ root: missing, config: config(tmp.root) }),
+      (e: unknown) => e instanceof UserError && /does not exist/.test(e.message),
+    );
     assert.equal(existsSync(missing), false);
   });
 
@@ -269,7 +323,9 @@ void describe('the root folder', () => {
     writeFileSync(file, NOTE);
     const r = cli(['--root', file, 'ingest']);
     assert.equal(r.status, 1);
-    assert.deepEqual(r.stderr.trim().split('\n'), [`exam-copilot: root ${file} is a file, not a folder; point --root at the folder that holds rawdoc/`]);
+    assert.deepEqual(r.stderr.trim().split('\n'), [
+      `exam-copilot: root ${file} is a file, not a folder; point --root at the folder that holds rawdoc/`,
+    ]);
   });
 });
 
@@ -288,7 +344,10 @@ void describe('terminal escapes in file names', () => {
   void it('prints them escaped, one line each, in the table and in errors', () => {
     const r = cli(['--root', tmp.root, 'ingest']);
     assert.equal(r.status, 3, r.stderr);
-    assert.ok(!(r.stdout + r.stderr).includes('\u001b') && !(r.stdout + r.stderr).includes('\u0007'), 'no raw ESC or BEL reaches the terminal');
+    assert.ok(
+      !(r.stdout + r.stderr).includes('\u001b') && !(r.stdout + r.stderr).includes('\u0007'),
+      'no raw ESC or BEL reaches the terminal',
+    );
     assert.match(r.stdout, /rawdoc\/evil\\x1b\[2J\\x1b\]0;pwned\\x07\.pdf +failed/);
     assert.match(r.stdout, /rawdoc\/two\\x0alines\.pdf +failed/);
     assert.ok(r.stderr.split('\n').includes('error: rawdoc/two\\x0alines.pdf: is empty (0 bytes)'), r.stderr);
@@ -307,7 +366,10 @@ void describe('several ingests at once on one root', () => {
 
   const start = (): Promise<{ code: number | null; stderr: string }> =>
     new Promise((resolve) => {
-      const child = spawn(process.execPath, [bin, '--root', tmp.root, 'ingest', '--force'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+      const child = spawn(process.execPath, [bin, '--root', tmp.root, 'ingest', '--force'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('exit', (code) => resolve({ code, stderr }));
@@ -324,10 +386,12 @@ void describe('several ingests at once on one root', () => {
     const counts = indexCounts(tmp.root);
     assert.deepEqual(counts, { chunks: counts.chunks, fts: counts.chunks, ftsRows: counts.chunks, vectors: counts.chunks });
     assert.ok(counts.chunks > 0);
-    assert.deepEqual(readdirSync(path.join(tmp.root, '.exam-copilot')).filter((f) => f === 'staging' || f === 'previous' || f === 'lock'), []);
+    assert.deepEqual(
+      readdirSync(path.join(tmp.root, '.exam-copilot')).filter((f) => f === 'staging' || f === 'previous' || f === 'lock'),
+      [],
+    );
   });
 });
-
 
 void describe('one-line errors for bad paths and busy folders', () => {
   let tmp: TempRoot;
@@ -346,12 +410,17 @@ void describe('one-line errors for bad paths and busy folders', () => {
 
   void it('a binary or non-UTF-8 userdict.txt names the file and line (ingest, search)', () => {
     const dict = path.join(tmp.root, 'rawdoc', 'userdict.txt');
-    for (const [bytes, line] of [[Buffer.from('基金托管人\n\u0000\u0001\u0002PK\n'), 2], [Buffer.from([0xbb, 0xf9, 0xbd, 0xf0, 0x0a]), 1]] as const) {
+    for (const [bytes, line] of [
+      [Buffer.from('基金托管人\n\u0000\u0001\u0002PK\n'), 2],
+      [Buffer.from([0xbb, 0xf9, 0xbd, 0xf0, 0x0a]), 1],
+    ] as const) {
       writeFileSync(dict, bytes);
       for (const args of [['ingest'], ['search', '基金']]) {
         const r = cli(['--root', tmp.root, ...args]);
         assert.equal(r.status, 1, r.stderr);
-        assert.deepEqual(oneLine(r), [`exam-copilot: ${dict}: line ${line} is not UTF-8 text (binary, or another encoding such as GBK); save the dictionary as UTF-8, one term per line`]);
+        assert.deepEqual(oneLine(r), [
+          `exam-copilot: ${dict}: line ${line} is not UTF-8 text (binary, or another encoding such as GBK); save the dictionary as UTF-8, one term per line`,
+        ]);
       }
     }
     rmSync(dict);
@@ -361,7 +430,9 @@ void describe('one-line errors for bad paths and busy folders', () => {
     for (const flag of ['--report-json', '--report-md', '--predictions']) {
       const r = cli(['--root', tmp.root, 'eval', dataset, '--modes', 'keyword', flag, tmp.root]);
       assert.equal(r.status, 2, r.stderr);
-      assert.deepEqual(oneLine(r), [`exam-copilot: ${flag} ${tmp.root} is a folder; give the path of a file to write (a file inside that folder is fine)`]);
+      assert.deepEqual(oneLine(r), [
+        `exam-copilot: ${flag} ${tmp.root} is a folder; give the path of a file to write (a file inside that folder is fine)`,
+      ]);
     }
   });
 
@@ -371,7 +442,12 @@ void describe('one-line errors for bad paths and busy folders', () => {
     try {
       const r = cli(['--root', tmp.root, 'eval', dataset, '--modes', 'keyword', '--run-dir', runDir]);
       assert.equal(r.status, 1, r.stderr);
-      assert.match(oneLine(r).join('\n'), new RegExp(`^exam-copilot: another eval is using the run directory ${runDir} \\(pid ${process.pid}, started [^)]+\\); wait for it, or pass another --run-dir$`));
+      assert.match(
+        oneLine(r).join('\n'),
+        new RegExp(
+          `^exam-copilot: another eval is using the run directory ${runDir} \\(pid ${process.pid}, started [^)]+\\); wait for it, or pass another --run-dir$`,
+        ),
+      );
     } finally {
       held.release();
     }
