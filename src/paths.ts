@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
+import { UserError } from './errors.js';
 
 /** Every location the tool reads or writes, derived from one root folder. */
 export interface ProjectPaths {
@@ -58,4 +60,18 @@ export function projectPaths(root: string): ProjectPaths {
     prompts: path.join(packageRoot, 'prompts'),
     starterDictionary: path.join(packageRoot, 'dict', 'exam-terms.txt'),
   };
+}
+
+/**
+ * Fails with a one-line error (exit 1) unless `root` is an existing folder, so a mistyped `--root` is named as
+ * such instead of being reported as "run ingest", and nothing gets created there.
+ */
+export function assertRootFolder(root: string): void {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(root).isDirectory();
+  } catch {
+    throw new UserError(`root folder ${root} does not exist; check --root (or EXAM_COPILOT_ROOT), or create the folder with a rawdoc/ inside`);
+  }
+  if (!isDirectory) throw new UserError(`root ${root} is a file, not a folder; point --root at the folder that holds rawdoc/`);
 }

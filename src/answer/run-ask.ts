@@ -2,6 +2,7 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
 import { UserError } from '../errors.js';
 import { analyzerFromConfig } from '../indexing/build-indexes.js';
+import { indexGeneration } from '../ingest/freshness.js';
 import { projectPaths } from '../paths.js';
 import type { Retriever } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
@@ -60,19 +61,30 @@ export async function openAskSession(options: Omit<AskOptions, 'showContext'>): 
   const warnings: Warning[] = [];
   let retriever: Retriever | null = null;
   let analyzer: Analyzer | undefined;
-  if (options.mode !== 'baseline') {
+  let generation: string | null = null;
+  const open = async (): Promise<Warning[]> => {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
+    generation = indexGeneration(root);
     const opened = await openRetriever({ root, config });
-    warnings.push(...opened.warnings);
     retriever = opened;
     ({ analyzer } = analyzerFromConfig(root, config));
-  }
+    return [...opened.warnings];
+  };
+  if (options.mode !== 'baseline') warnings.push(...(await open()));
+  /** A REPL or pipe can outlive an index: after another ingest swapped in a new build, reopen it. */
+  const reopenIfRebuilt = async (): Promise<void> => {
+    if (!retriever || indexGeneration(root) === generation) return;
+    retriever.close();
+    retriever = null;
+    await open();
+  };
   let llm: LlmClient | null = null;
   if (answerer === 'llm' && config.llm) {
     llm = createLlmClient({ endpoint: config.llm, cachePath: paths.llmCache, noCache: !options.cache });
   }
   const endpoint = config.llm && llm ? describeEndpoint(config.llm) : undefined;
   const answer = async (question: ParsedQuestion): Promise<AskResult> => {
+    await reopenIfRebuilt();
     const result = await answerQuestion(question, { retriever, llm, answerer, mode: options.mode, topK: options.topK, rerank: options.rerank, prompts, ...(analyzer ? { analyzer } : {}) });
     // Belt and braces: nothing the LLM path produced may carry the key.
     if (result.message) result.message = redactSecrets(result.message, config);

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { ExitCode, UserError } from '../errors.js';
 import { buildProgram } from './program.js';
+import { printable } from './report/printable.js';
 
 /**
  * The single entry that owns error handling and `process.exit`. Commands set `process.exitCode` for
@@ -17,7 +18,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(code);
     }
     if (error instanceof UserError) {
-      process.stderr.write(`exam-copilot: ${error.message}\n`);
+      // One line, whatever file names or titles the message quotes.
+      process.stderr.write(`exam-copilot: ${printable(error.message)}\n`);
       process.exit(error.exitCode);
     }
     process.stderr.write(`exam-copilot: internal error; please report it with the command you ran\n`);

@@ -168,6 +168,9 @@ export const DOCTOR_CHECKS: readonly Check[] = [checkNode, checkSqlite, checkFai
 
 /** Runs every check; never throws for a failing check (each becomes a `fail` line). */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  // A missing root fails outright, and an interrupted ingest is repaired first, as every reader does.
+  const { openReadableRoot } = await import('../ingest/atomic-swap.js');
+  openReadableRoot(options.root);
   const checks: DoctorCheck[] = [];
   for (const check of DOCTOR_CHECKS) checks.push(await check(options));
   return { root: options.root, checks, ok: checks.every((c) => c.status !== 'fail') };

@@ -138,6 +138,19 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   }
 
   const runDir = path.resolve(options.runDir ?? path.join(projectPaths(options.root).state, 'runs'));
+  // Two evals appending to the same run files would interleave their rows: the second one stops here.
+  const { acquireLock } = await import('../ingest/lock.js');
+  let runLock: { release(): void };
+  try {
+    runLock = acquireLock({
+      file: path.join(runDir, '.lock'),
+      command: 'exam-copilot eval',
+      busy: (h) => `another eval is using the run directory ${runDir}${h ? ` (pid ${h.pid}, started ${h.startedAt})` : ''}; wait for it, or pass another --run-dir`,
+    });
+  } catch (error) {
+    engine.close();
+    throw error;
+  }
   const answererConfig = { answerer, model: answerer === 'llm' ? (config.llm?.model ?? null) : null, rerank: answerer === 'llm', embedder: engine.embedderId, topK };
   const fingerprints = new Map(dataset.rows.map((r) => [r.id, rowFingerprint(r, answererConfig)]));
   const limiter = createLimiter({ concurrency, ...(options.ratePerSecond ? { perSecond: options.ratePerSecond } : {}) });
@@ -211,6 +224,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     }
   } finally {
     engine.close();
+    runLock.release();
   }
 
   // Metrics come from the run files, not from memory: what is reported is exactly what can be re-read and diffed.

@@ -1,7 +1,7 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectPaths } from '../paths.js';
+import { assertRootFolder, projectPaths, type ProjectPaths } from '../paths.js';
+import { tryAcquireLock } from './lock.js';
 
 /** The folders an ingest replaces as one unit. */
 export const SWAPPED_DIRS = ['data', 'index'] as const;
@@ -29,9 +29,9 @@ export function markStagingComplete(root: string): void {
 /**
  * Replaces `data/` and `index/` with the complete staging build: each live folder moves to `previous/`, the
  * staged one into place, then `previous/` and `staging/` are removed. Every step is a rename, so a crash
- * leaves a state `recoverInterruptedSwap` can finish.
+ * leaves a state `recoverInterruptedSwap` can finish. `between` runs after the first folder is swapped (crash tests).
  */
-export function swapIntoPlace(root: string): void {
+export function swapIntoPlace(root: string, between?: () => void): void {
   const paths = projectPaths(root);
   mkdirSync(paths.previous, { recursive: true });
   for (const name of SWAPPED_DIRS) {
@@ -44,20 +44,25 @@ export function swapIntoPlace(root: string): void {
       renameSync(live, prev);
     }
     renameSync(staged, live);
+    if (name === SWAPPED_DIRS[0]) between?.();
   }
   rmSync(paths.previous, { recursive: true, force: true });
   rmSync(paths.staging, { recursive: true, force: true });
 }
 
+/** Whether an interrupted ingest left anything to repair (cheap: two existence checks, no lock). */
+function swapLeftovers(root: string): boolean {
+  const paths = projectPaths(root);
+  return existsSync(paths.staging) || existsSync(paths.previous);
+}
+
 /**
  * Repairs the state an interrupted ingest left: a complete staging build is rolled forward; otherwise a live
  * folder that was moved aside is restored from `previous/`, and an incomplete staging area is dropped.
- * Readers (search, ask, eval) call this before opening the index. Returns what it did, for logs.
+ * The caller holds the ingest lock. Returns what it did, for logs.
  */
-export function recoverInterruptedSwap(root: string): 'none' | 'rolled-forward' | 'restored' {
+export function repairInterruptedSwap(root: string): 'none' | 'rolled-forward' | 'restored' {
   const paths = projectPaths(root);
-  // A live ingest owns staging/ and previous/; its own finally block or its next run cleans up.
-  if (lockHeldByOther(paths.lock)) return 'none';
   let action: 'none' | 'rolled-forward' | 'restored' = 'none';
   if (existsSync(path.join(paths.staging, COMPLETE))) {
     swapIntoPlace(root);
@@ -76,19 +81,30 @@ export function recoverInterruptedSwap(root: string): 'none' | 'rolled-forward' 
   return action;
 }
 
-function lockHeldByOther(lockFile: string): boolean {
-  let holder: { pid?: number; hostname?: string };
+/**
+ * The readers' repair (search, ask, eval, toc, doctor): when an interrupted ingest left staging or previous
+ * folders, takes the ingest lock for the moment of the repair, so two readers never repair at once and a
+ * live ingest, which owns those folders, is left alone.
+ */
+export function recoverInterruptedSwap(root: string): 'none' | 'rolled-forward' | 'restored' {
+  if (!swapLeftovers(root)) return 'none';
+  const paths = projectPaths(root);
+  const lock = tryAcquireLock({ file: paths.lock, command: 'exam-copilot (repairing an interrupted ingest)' });
+  if (!lock) return 'none';
   try {
-    holder = JSON.parse(readFileSync(lockFile, 'utf8')) as { pid?: number; hostname?: string };
-  } catch {
-    return false;
+    return repairInterruptedSwap(root);
+  } finally {
+    lock.release();
   }
-  if (holder.pid === undefined || holder.pid === process.pid) return false;
-  if (holder.hostname !== undefined && holder.hostname !== os.hostname()) return true;
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+}
+
+/**
+ * What every command that reads the built index calls first: the root must be an existing folder (nothing is
+ * created in a mistyped one), and an interrupted swap is repaired, so every reader sees the same state.
+ */
+export function openReadableRoot(root: string): ProjectPaths {
+  const paths = projectPaths(root);
+  assertRootFolder(paths.root);
+  recoverInterruptedSwap(paths.root);
+  return paths;
 }

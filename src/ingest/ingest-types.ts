@@ -15,7 +15,15 @@ export interface IngestOptions {
   /** PDF password (overrides `config.pdf.password`). */
   password?: string;
   onProgress?: (event: IngestProgress) => void;
+  /** For crash tests only: called at fixed points of the run, so a test can kill the process exactly there. */
+  testHooks?: { pause?: (point: IngestPausePoint) => void };
 }
+
+/**
+ * Where a crash test can stop an ingest: after the first file is parsed, after the data is staged (before
+ * indexing), and in the middle of the swap (`data/` replaced, `index/` not yet).
+ */
+export type IngestPausePoint = 'parse' | 'index' | 'swap';
 
 /** Progress events for the reporter's spinner. */
 export type IngestProgress =
@@ -36,6 +44,8 @@ export interface IngestFileResult {
   tableRows: number;
   warnings: Warning[];
   error?: string;
+  /** The file failed and its chunks from the previous build were kept. */
+  kept?: boolean;
   elapsedMs: number;
 }
 

@@ -25,6 +25,11 @@ export interface ManifestSource {
   warnings: Warning[];
   /** Printed label per physical page (PDFs), so table rows can be placed without re-parsing. */
   labels?: string[];
+  /**
+   * The file failed this time and its chunks from the last good build were kept; `sha256` is that build's,
+   * so the next run tries the file again.
+   */
+  kept?: boolean;
 }
 
 /** `data/manifest.json`. */
@@ -33,6 +38,8 @@ export interface Manifest {
   parserVersion: string;
   /** Hash of the configuration that shapes chunks (chunk sizes, book names) and of the parser version. */
   configFingerprint: string;
+  /** Hash of the jieba dictionaries (starter list + user dictionaries) the index was built with. */
+  dictionaryHash?: string;
   builtAt: string;
   sources: ManifestSource[];
 }

@@ -1,14 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ExamCopilotConfig } from '../config/load-config.js';
 import { errorMessage, UserError } from '../errors.js';
-import { projectPaths, type ProjectPaths } from '../paths.js';
+import { assertRootFolder, projectPaths, type ProjectPaths } from '../paths.js';
 import type { Chunk, IndexDoc, OutlineEntry, Warning } from '../types.js';
-import { markStagingComplete, prepareStaging, recoverInterruptedSwap, swapIntoPlace } from './atomic-swap.js';
+import { markStagingComplete, prepareStaging, repairInterruptedSwap, swapIntoPlace } from './atomic-swap.js';
 import { bookName } from './book-name.js';
-import type { IngestFileResult, IngestOptions, IngestResult } from './ingest-types.js';
+import { dictionaryHash } from './freshness.js';
+import type { IngestFileResult, IngestOptions, IngestPausePoint, IngestProgress, IngestResult } from './ingest-types.js';
 import { loadTableCsv, TableCsvError } from './load-table-csv.js';
 import { noteSegments } from './load-notes.js';
-import { acquireLock, type HeldLock } from './lock.js';
+import { acquireIngestLock } from './lock.js';
 import { indexDocFor, segmentsToChunks } from './make-chunks.js';
 import { configFingerprint, PARSER_VERSION, readManifest, type Manifest, type ManifestSource } from './manifest.js';
 import { parsePdf, PdfParseError } from './parse-pdf.js';
@@ -16,39 +18,29 @@ import { scanSources, type SourceFile } from './scan-sources.js';
 import { structurePdf } from './structure-pdf.js';
 import { tableRowChunks } from './table-chunks.js';
 
-/** The state the ingest steps share. */
-export interface IngestContext {
-  options: IngestOptions;
-  paths: ProjectPaths;
-  started: number;
-  lock: HeldLock | null;
-  previous: { manifest: Manifest | null; chunks: Chunk[]; outline: OutlineEntry[] };
-  sources: SourceFile[];
-  /** Per source, in source order. */
-  built: Map<string, { record: ManifestSource; chunks: Chunk[]; outline: OutlineEntry[] }>;
-  files: IngestFileResult[];
+/** The last good build, as far as it can be reused (same chunking settings and parser). */
+interface PreviousBuild {
+  manifest: Manifest;
   chunks: Chunk[];
-  docs: IndexDoc[];
   outline: OutlineEntry[];
-  staging: { data: string; index: string } | null;
-  /** Set by a step to end the run early (nothing changed). */
-  upToDate: boolean;
-  index: IngestResult['index'];
-  warnings: Warning[];
 }
 
-/** One ingest step; the pipeline is the list below, run in order (unbuild's buildTasks). */
-export type IngestStep = (ctx: IngestContext) => Promise<void>;
+/** One source's share of the new build: its manifest record, chunks, outline, and what the reporter shows. */
+interface BuiltSource {
+  record: ManifestSource;
+  chunks: Chunk[];
+  outline: OutlineEntry[];
+  file: IngestFileResult;
+}
 
-const password = (ctx: IngestContext): string | undefined => ctx.options.password ?? ctx.options.config.pdf.password;
+/** The data files of a build, in index order. */
+interface StagedData {
+  staging: { data: string; index: string };
+  chunks: Chunk[];
+  docs: IndexDoc[];
+}
 
-/** Repairs an interrupted previous run, then takes the lock. */
-const recoverAndLock: IngestStep = (ctx) => {
-  ctx.lock = acquireLock(ctx.paths.lock, `exam-copilot ingest${ctx.options.force ? ' --force' : ''}`);
-  ctx.warnings.push(...ctx.lock.warnings);
-  recoverInterruptedSwap(ctx.options.root);
-  return Promise.resolve();
-};
+type Progress = ((event: IngestProgress) => void) | undefined;
 
 function readJsonLines<T>(file: string): T[] {
   if (!existsSync(file)) return [];
@@ -58,51 +50,143 @@ function readJsonLines<T>(file: string): T[] {
     .map((l) => JSON.parse(l) as T);
 }
 
-/** Lists the sources and loads the previous build (manifest, chunks, outline). */
-const scanInputs: IngestStep = (ctx) => {
-  ctx.options.onProgress?.({ kind: 'stage', stage: 'scan' });
-  const { root, config } = ctx.options;
-  const inputs = ctx.options.paths && ctx.options.paths.length > 0 ? ctx.options.paths.map((p) => ({ path: path.resolve(root, p), explicit: true })) : [{ path: ctx.paths.rawdoc, explicit: false }];
-  if (!ctx.options.paths?.length && !existsSync(ctx.paths.rawdoc)) {
-    throw new UserError(`${ctx.paths.rawdoc} does not exist; put your textbook PDFs (and table_explain.csv) there, or pass files to ingest`);
+/** Step: lists the sources (every input, or `rawdoc/`), by real path. */
+function scanInputs(input: { root: string; paths: ProjectPaths; config: ExamCopilotConfig; explicit?: readonly string[] | undefined }): {
+  sources: SourceFile[];
+  warnings: Warning[];
+} {
+  const { root, paths, config } = input;
+  const inputs =
+    input.explicit && input.explicit.length > 0
+      ? input.explicit.map((p) => ({ path: path.resolve(root, p), explicit: true }))
+      : [{ path: paths.rawdoc, explicit: false }];
+  if (!input.explicit?.length && !existsSync(paths.rawdoc)) {
+    throw new UserError(`${paths.rawdoc} does not exist; put your textbook PDFs (and table_explain.csv) there, or pass files to ingest`);
   }
   const exclude = new Set(config.userDict.map((f) => path.resolve(root, f)));
-  ctx.sources = scanSources(root, inputs, exclude);
-  if (ctx.sources.length === 0) throw new UserError(`no sources to ingest in ${inputs.map((i) => i.path).join(', ')}; add .pdf, .md, .txt files or table_explain.csv`);
-  const manifest = ctx.options.force ? null : readManifest(ctx.paths.manifest);
-  if (manifest && manifest.configFingerprint === configFingerprint(config)) {
-    try {
-      ctx.previous = { manifest, chunks: readJsonLines<Chunk>(ctx.paths.chunks), outline: existsSync(ctx.paths.outline) ? (JSON.parse(readFileSync(ctx.paths.outline, 'utf8')) as OutlineEntry[]) : [] };
-    } catch {
-      ctx.previous = { manifest: null, chunks: [], outline: [] };
-    }
-  }
-  return Promise.resolve();
-};
+  const scanned = scanSources(root, inputs, exclude);
+  if (scanned.sources.length === 0)
+    throw new UserError(`no sources to ingest in ${inputs.map((i) => i.path).join(', ')}; add .pdf, .md, .txt files or table_explain.csv`);
+  return scanned;
+}
 
-/** Ends the run when every source is unchanged, nothing was removed, nothing failed before, and the index exists. */
-const stopIfUpToDate: IngestStep = (ctx) => {
-  const manifest = ctx.previous.manifest;
-  if (!manifest || ctx.options.force) return Promise.resolve();
-  const usable = ctx.sources.filter((s) => !s.skipped);
+/** Step: loads the previous build when its chunks are still valid under the current chunking settings. */
+function loadPrevious(input: { paths: ProjectPaths; config: ExamCopilotConfig }): PreviousBuild | null {
+  const manifest = readManifest(input.paths.manifest);
+  if (!manifest || manifest.configFingerprint !== configFingerprint(input.config)) return null;
+  try {
+    const outline = existsSync(input.paths.outline) ? (JSON.parse(readFileSync(input.paths.outline, 'utf8')) as OutlineEntry[]) : [];
+    return { manifest, chunks: readJsonLines<Chunk>(input.paths.chunks), outline };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Step: the per-file results of a run with nothing to do (every source unchanged and read fine last time, none
+ * removed, same dictionaries, index present), or null when there is work.
+ */
+function upToDateFiles(input: {
+  sources: readonly SourceFile[];
+  previous: PreviousBuild | null;
+  dictionaryHash: string;
+  paths: ProjectPaths;
+}): IngestFileResult[] | null {
+  const manifest = input.previous?.manifest;
+  if (!manifest || manifest.dictionaryHash !== input.dictionaryHash) return null;
+  const usable = input.sources.filter((s) => !s.skipped);
   const same =
     usable.length === manifest.sources.length &&
     usable.every((s) => {
       const m = manifest.sources.find((x) => x.source === s.source);
       return m !== undefined && m.status === 'ok' && !s.error && m.sha256 === s.sha256 && m.size === s.size;
     });
-  if (same && existsSync(ctx.paths.chunks) && existsSync(ctx.paths.ftsDb)) {
-    ctx.upToDate = true;
-    ctx.files = manifest.sources.map((m) => ({ source: m.source, kind: m.kind, book: m.book, status: 'unchanged', pages: m.pages, chunks: m.chunks, tableRows: m.tableRows, warnings: m.warnings, elapsedMs: 0 }));
-  }
-  return Promise.resolve();
-};
+  if (!same || !existsSync(input.paths.chunks) || !existsSync(input.paths.ftsDb)) return null;
+  return manifest.sources.map((m) => ({
+    source: m.source,
+    kind: m.kind,
+    book: m.book,
+    status: 'unchanged',
+    pages: m.pages,
+    chunks: m.chunks,
+    tableRows: m.tableRows,
+    warnings: m.warnings,
+    elapsedMs: 0,
+  }));
+}
 
-function fail(ctx: IngestContext, file: SourceFile, book: string, message: string, started: number): void {
-  const error = `${file.source}: ${message}`;
-  ctx.files.push({ source: file.source, kind: file.kind, book, status: 'failed', pages: 0, chunks: 0, tableRows: 0, warnings: [], error, elapsedMs: Date.now() - started });
-  ctx.built.set(file.source, { record: { source: file.source, kind: file.kind ?? 'txt', sha256: file.sha256, size: file.size, book, pages: 0, chunks: 0, tableRows: 0, status: 'failed', error, warnings: [] }, chunks: [], outline: [] });
-  if (ctx.options.strict) throw new UserError(`${error} (stopped by --strict)`);
+/**
+ * A source that failed. When the last good build had it, its chunks are kept (with that build's record, so the
+ * next run tries the file again) and the warning says so; an unreadable download never erases a book.
+ */
+function failedSource(input: {
+  file: SourceFile;
+  book: string;
+  message: string;
+  started: number;
+  previous: PreviousBuild | null;
+  strict: boolean;
+}): BuiltSource {
+  const { file, book, previous } = input;
+  const error = `${file.source}: ${input.message}`;
+  if (input.strict) throw new UserError(`${error} (stopped by --strict)`);
+  const last = previous?.manifest.sources.find((m) => m.source === file.source && (m.status === 'ok' || m.kept === true));
+  const elapsedMs = Date.now() - input.started;
+  if (last && previous) {
+    const chunks = previous.chunks.filter((c) => c.source === file.source);
+    const outline = previous.outline.filter((o) => o.source === file.source);
+    const warnings = [
+      ...last.warnings,
+      { where: file.source, message: `kept the previous version of ${file.source} (${chunks.length} chunks) because this one failed` },
+    ];
+    return {
+      record: { ...last, status: 'failed', error, kept: true },
+      chunks,
+      outline,
+      file: {
+        source: file.source,
+        kind: file.kind,
+        book: last.book,
+        status: 'failed',
+        pages: last.pages,
+        chunks: chunks.length,
+        tableRows: last.tableRows,
+        warnings,
+        error,
+        kept: true,
+        elapsedMs,
+      },
+    };
+  }
+  return {
+    record: {
+      source: file.source,
+      kind: file.kind ?? 'txt',
+      sha256: file.sha256,
+      size: file.size,
+      book,
+      pages: 0,
+      chunks: 0,
+      tableRows: 0,
+      status: 'failed',
+      error,
+      warnings: [],
+    },
+    chunks: [],
+    outline: [],
+    file: {
+      source: file.source,
+      kind: file.kind,
+      book,
+      status: 'failed',
+      pages: 0,
+      chunks: 0,
+      tableRows: 0,
+      warnings: [],
+      error,
+      elapsedMs,
+    },
+  };
 }
 
 function pdfFailureMessage(error: PdfParseError): string {
@@ -120,189 +204,340 @@ function pdfFailureMessage(error: PdfParseError): string {
   }
 }
 
-/** Parses new and changed PDFs and notes (unchanged ones are taken from the previous build). CSVs wait for the PDFs. */
-const parseChangedSources: IngestStep = async (ctx) => {
-  const { config } = ctx.options;
-  const manifest = ctx.previous.manifest;
-  const todo = ctx.sources.filter((s) => !s.skipped && s.kind !== 'csv');
-  let i = 0;
-  for (const file of todo) {
-    i++;
+/** Reads one PDF or note into chunks; throws `PdfParseError`, or `EmptySourceError` for a PDF without pages. */
+async function readSource(input: {
+  file: SourceFile;
+  book: string;
+  config: ExamCopilotConfig;
+  password: string | undefined;
+  onProgress: Progress;
+}): Promise<Omit<BuiltSource, 'file'>> {
+  const { file, book, config } = input;
+  const meta = { book, source: file.source };
+  if (file.kind === 'pdf') {
+    const raw = await parsePdf(file.file, {
+      password: input.password,
+      pageTimeoutMs: config.pdf.pageTimeoutMs,
+      fileTimeoutMs: config.pdf.fileTimeoutMs,
+      onPage: (page, pages) => input.onProgress?.({ kind: 'page', source: file.source, page, pages }),
+    });
+    if (raw.numPages === 0) throw new EmptySourceError('is a PDF with no pages; re-export or re-download it');
+    const structured = structurePdf(raw, meta);
+    const chunks = segmentsToChunks(structured.segments, { ...meta, chunkType: 'text', labels: structured.labels }, config.chunking);
+    if (chunks.length === 0 && structured.warnings.length === 0)
+      structured.warnings.push({ where: file.source, message: 'no body text found' });
+    const record: ManifestSource = {
+      source: file.source,
+      kind: 'pdf',
+      sha256: file.sha256,
+      size: file.size,
+      book,
+      pages: raw.numPages,
+      chunks: chunks.length,
+      tableRows: 0,
+      status: 'ok',
+      warnings: structured.warnings,
+      labels: structured.labels,
+    };
+    return { record, chunks, outline: structured.outline };
+  }
+  const text = readFileSync(file.file, 'utf8');
+  const chunks = segmentsToChunks(noteSegments(text, file.kind === 'md'), { ...meta, chunkType: 'note', labels: [] }, config.chunking);
+  const record: ManifestSource = {
+    source: file.source,
+    kind: file.kind ?? 'txt',
+    sha256: file.sha256,
+    size: file.size,
+    book,
+    pages: 0,
+    chunks: chunks.length,
+    tableRows: 0,
+    status: 'ok',
+    warnings: [],
+  };
+  return { record, chunks, outline: [] };
+}
+
+/** A source that has nothing to read (a PDF with no pages). */
+class EmptySourceError extends Error {}
+
+/** Step: parses new and changed PDFs and notes; unchanged ones (unless `reuse` is off) come from the previous build. */
+async function parseSources(input: {
+  sources: readonly SourceFile[];
+  previous: PreviousBuild | null;
+  reuse: boolean;
+  config: ExamCopilotConfig;
+  password: string | undefined;
+  strict: boolean;
+  onProgress: Progress;
+  pause: ((point: IngestPausePoint) => void) | undefined;
+}): Promise<BuiltSource[]> {
+  const { config, previous } = input;
+  const todo = input.sources.filter((s) => !s.skipped && s.kind !== 'csv');
+  const built: BuiltSource[] = [];
+  for (const [i, file] of todo.entries()) {
     const started = Date.now();
     const book = bookName(file.file, config.books);
-    ctx.options.onProgress?.({ kind: 'file', index: i, total: todo.length, source: file.source });
+    input.onProgress?.({ kind: 'file', index: i + 1, total: todo.length, source: file.source });
+    const failed = (message: string): BuiltSource => failedSource({ file, book, message, started, previous, strict: input.strict });
     if (file.error) {
-      fail(ctx, file, book, file.error, started);
+      built.push(failed(file.error));
       continue;
     }
-    const prev = manifest?.sources.find((m) => m.source === file.source && m.status === 'ok' && m.sha256 === file.sha256);
-    if (prev) {
-      const chunks = ctx.previous.chunks.filter((c) => c.source === file.source);
-      const outline = ctx.previous.outline.filter((o) => o.source === file.source);
-      ctx.built.set(file.source, { record: prev, chunks, outline });
-      ctx.files.push({ source: file.source, kind: file.kind, book: prev.book, status: 'unchanged', pages: prev.pages, chunks: chunks.length, tableRows: 0, warnings: prev.warnings, elapsedMs: Date.now() - started });
+    const prev = input.reuse
+      ? previous?.manifest.sources.find((m) => m.source === file.source && m.status === 'ok' && m.sha256 === file.sha256)
+      : undefined;
+    if (prev && previous) {
+      const chunks = previous.chunks.filter((c) => c.source === file.source);
+      const outline = previous.outline.filter((o) => o.source === file.source);
+      built.push({
+        record: prev,
+        chunks,
+        outline,
+        file: {
+          source: file.source,
+          kind: file.kind,
+          book: prev.book,
+          status: 'unchanged',
+          pages: prev.pages,
+          chunks: chunks.length,
+          tableRows: 0,
+          warnings: prev.warnings,
+          elapsedMs: Date.now() - started,
+        },
+      });
       continue;
     }
-    const meta = { book, source: file.source };
     try {
-      let record: ManifestSource;
-      let chunks: Chunk[];
-      let outline: OutlineEntry[] = [];
-      if (file.kind === 'pdf') {
-        const raw = await parsePdf(file.file, {
-          password: password(ctx),
-          pageTimeoutMs: config.pdf.pageTimeoutMs,
-          fileTimeoutMs: config.pdf.fileTimeoutMs,
-          onPage: (page, pages) => ctx.options.onProgress?.({ kind: 'page', source: file.source, page, pages }),
-        });
-        const structured = structurePdf(raw, meta);
-        chunks = segmentsToChunks(structured.segments, { ...meta, chunkType: 'text', labels: structured.labels }, config.chunking);
-        outline = structured.outline;
-        if (chunks.length === 0 && structured.warnings.length === 0) structured.warnings.push({ where: file.source, message: 'no body text found' });
-        record = { source: file.source, kind: 'pdf', sha256: file.sha256, size: file.size, book, pages: raw.numPages, chunks: chunks.length, tableRows: 0, status: 'ok', warnings: structured.warnings, labels: structured.labels };
-      } else {
-        const text = readFileSync(file.file, 'utf8');
-        const segments = noteSegments(text, file.kind === 'md');
-        chunks = segmentsToChunks(segments, { ...meta, chunkType: 'note', labels: [] }, config.chunking);
-        record = { source: file.source, kind: file.kind ?? 'txt', sha256: file.sha256, size: file.size, book, pages: 0, chunks: chunks.length, tableRows: 0, status: 'ok', warnings: [] };
-      }
-      ctx.built.set(file.source, { record, chunks, outline });
-      ctx.files.push({ source: file.source, kind: file.kind, book, status: 'ok', pages: record.pages, chunks: chunks.length, tableRows: 0, warnings: record.warnings, elapsedMs: Date.now() - started });
+      const read = await readSource({ file, book, config, password: input.password, onProgress: input.onProgress });
+      built.push({
+        ...read,
+        file: {
+          source: file.source,
+          kind: file.kind,
+          book,
+          status: 'ok',
+          pages: read.record.pages,
+          chunks: read.chunks.length,
+          tableRows: 0,
+          warnings: read.record.warnings,
+          elapsedMs: Date.now() - started,
+        },
+      });
     } catch (error) {
       if (error instanceof UserError) throw error;
-      if (error instanceof PdfParseError) fail(ctx, file, book, pdfFailureMessage(error), started);
-      else fail(ctx, file, book, `could not be read (${errorMessage(error).split('\n')[0] ?? ''})`, started);
+      if (error instanceof PdfParseError) built.push(failed(pdfFailureMessage(error)));
+      else if (error instanceof EmptySourceError) built.push(failed(error.message));
+      else built.push(failed(`could not be read (${errorMessage(error).split('\n')[0] ?? ''})`));
     }
+    if (i === 0) input.pause?.('parse');
   }
-};
+  return built;
+}
 
-/** Turns table_explain.csv rows into their own high-priority chunks, placed in the PDFs parsed above. */
-const mergeTableTranscriptions: IngestStep = (ctx) => {
+/** Step: turns table_explain.csv rows into their own high-priority chunks, placed in the PDFs parsed before. */
+function readTableTranscriptions(input: {
+  sources: readonly SourceFile[];
+  parsed: readonly BuiltSource[];
+  previous: PreviousBuild | null;
+  config: ExamCopilotConfig;
+  strict: boolean;
+}): BuiltSource[] {
   const labelsByBook = new Map<string, string[]>();
-  for (const { record } of ctx.built.values()) if (record.labels && !labelsByBook.has(record.book)) labelsByBook.set(record.book, record.labels);
+  for (const { record } of input.parsed) if (record.labels && !labelsByBook.has(record.book)) labelsByBook.set(record.book, record.labels);
   const pdfPageOf = (book: string, label: string): number | null => {
     const i = labelsByBook.get(book)?.indexOf(label) ?? -1;
     return i >= 0 ? i + 1 : null;
   };
-  for (const file of ctx.sources.filter((s) => !s.skipped && s.kind === 'csv')) {
+  const built: BuiltSource[] = [];
+  for (const file of input.sources.filter((s) => !s.skipped && s.kind === 'csv')) {
     const started = Date.now();
+    const failed = (message: string): BuiltSource =>
+      failedSource({ file, book: '', message, started, previous: input.previous, strict: input.strict });
     if (file.error) {
-      fail(ctx, file, '', file.error, started);
+      built.push(failed(file.error));
       continue;
     }
     try {
       const { rows, warnings } = loadTableCsv(readFileSync(file.file), file.source);
-      const chunks = tableRowChunks(rows, file.source, ctx.options.config.chunking, pdfPageOf);
+      const chunks = tableRowChunks(rows, file.source, input.config.chunking, pdfPageOf);
       const books = [...new Set(rows.map((r) => r.book))].join(', ');
-      const record: ManifestSource = { source: file.source, kind: 'csv', sha256: file.sha256, size: file.size, book: books, pages: 0, chunks: chunks.length, tableRows: rows.length, status: 'ok', warnings };
-      ctx.built.set(file.source, { record, chunks, outline: [] });
-      ctx.files.push({ source: file.source, kind: 'csv', book: books, status: 'ok', pages: 0, chunks: chunks.length, tableRows: rows.length, warnings, elapsedMs: Date.now() - started });
+      const record: ManifestSource = {
+        source: file.source,
+        kind: 'csv',
+        sha256: file.sha256,
+        size: file.size,
+        book: books,
+        pages: 0,
+        chunks: chunks.length,
+        tableRows: rows.length,
+        status: 'ok',
+        warnings,
+      };
+      built.push({
+        record,
+        chunks,
+        outline: [],
+        file: {
+          source: file.source,
+          kind: 'csv',
+          book: books,
+          status: 'ok',
+          pages: 0,
+          chunks: chunks.length,
+          tableRows: rows.length,
+          warnings,
+          elapsedMs: Date.now() - started,
+        },
+      });
     } catch (error) {
-      if (error instanceof TableCsvError) {
-        // The message already names the file.
-        fail(ctx, file, '', error.message.replace(`${file.source}: `, ''), started);
-      } else throw error;
+      // The message already names the file.
+      if (error instanceof TableCsvError) built.push(failed(error.message.replace(`${file.source}: `, '')));
+      else throw error;
     }
   }
-  return Promise.resolve();
-};
+  return built;
+}
 
-/** Writes chunks.jsonl, docs_for_index.jsonl, outline.json and manifest.json into staging. */
-const writeData: IngestStep = (ctx) => {
-  ctx.options.onProgress?.({ kind: 'stage', stage: 'write' });
-  ctx.staging = prepareStaging(ctx.options.root);
-  const order = [...ctx.built.keys()].sort((a, b) => a.localeCompare(b));
-  ctx.chunks = order.flatMap((s) => ctx.built.get(s)?.chunks ?? []);
-  ctx.docs = ctx.chunks.map(indexDocFor);
-  ctx.outline = order.flatMap((s) => ctx.built.get(s)?.outline ?? []);
+/** Step: writes chunks.jsonl, docs_for_index.jsonl, outline.json and manifest.json into a fresh staging area. */
+function writeStagedData(input: {
+  root: string;
+  config: ExamCopilotConfig;
+  built: readonly BuiltSource[];
+  dictionaryHash: string;
+}): StagedData {
+  const staging = prepareStaging(input.root);
+  const ordered = [...input.built].sort((a, b) => a.record.source.localeCompare(b.record.source));
+  const chunks = ordered.flatMap((b) => b.chunks);
+  const docs = chunks.map(indexDocFor);
+  const outline = ordered.flatMap((b) => b.outline);
   const manifest: Manifest = {
     version: 1,
     parserVersion: PARSER_VERSION,
-    configFingerprint: configFingerprint(ctx.options.config),
+    configFingerprint: configFingerprint(input.config),
+    dictionaryHash: input.dictionaryHash,
     builtAt: new Date().toISOString(),
-    sources: order.map((s) => ctx.built.get(s)?.record).filter((r): r is ManifestSource => r !== undefined),
+    sources: ordered.map((b) => b.record),
   };
-  const dir = ctx.staging.data;
-  writeFileSync(path.join(dir, 'chunks.jsonl'), ctx.chunks.map((c) => JSON.stringify(c)).join('\n') + (ctx.chunks.length ? '\n' : ''));
-  writeFileSync(path.join(dir, 'docs_for_index.jsonl'), ctx.docs.map((d) => JSON.stringify(d)).join('\n') + (ctx.docs.length ? '\n' : ''));
-  writeFileSync(path.join(dir, 'outline.json'), `${JSON.stringify(ctx.outline, null, 1)}\n`);
+  const dir = staging.data;
+  writeFileSync(path.join(dir, 'chunks.jsonl'), chunks.map((c) => JSON.stringify(c)).join('\n') + (chunks.length ? '\n' : ''));
+  writeFileSync(path.join(dir, 'docs_for_index.jsonl'), docs.map((d) => JSON.stringify(d)).join('\n') + (docs.length ? '\n' : ''));
+  writeFileSync(path.join(dir, 'outline.json'), `${JSON.stringify(outline, null, 1)}\n`);
   writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
-  return Promise.resolve();
-};
+  return { staging, chunks, docs };
+}
 
-/** Builds sqlite_fts.db and faiss/ in the staged index folder (the one meeting point with indexing). */
-const buildStagedIndexes: IngestStep = async (ctx) => {
-  if (!ctx.staging) return;
-  ctx.options.onProgress?.({ kind: 'stage', stage: 'index', detail: `${ctx.chunks.length} chunks` });
+/** Step: builds sqlite_fts.db and faiss/ in the staged index folder (the one meeting point with indexing). */
+async function buildStagedIndexes(input: {
+  root: string;
+  config: ExamCopilotConfig;
+  staged: StagedData;
+  liveIndex: string;
+  onProgress: Progress;
+}): Promise<{ index: NonNullable<IngestResult['index']>; warnings: Warning[] }> {
+  const { staged } = input;
+  input.onProgress?.({ kind: 'stage', stage: 'index', detail: `${staged.chunks.length} chunks` });
   const { buildIndexes } = await import('../indexing/build-indexes.js');
   const result = await buildIndexes({
-    root: ctx.options.root,
-    config: ctx.options.config,
-    chunks: ctx.chunks,
-    docs: ctx.docs,
-    indexDir: ctx.staging.index,
-    ...(existsSync(ctx.paths.index) ? { previousIndexDir: ctx.paths.index } : {}),
-    onProgress: (p) => ctx.options.onProgress?.({ kind: 'index', stage: p.stage, done: p.done, total: p.total }),
+    root: input.root,
+    config: input.config,
+    chunks: staged.chunks,
+    docs: staged.docs,
+    indexDir: staged.staging.index,
+    ...(existsSync(input.liveIndex) ? { previousIndexDir: input.liveIndex } : {}),
+    onProgress: (p) => input.onProgress?.({ kind: 'index', stage: p.stage, done: p.done, total: p.total }),
   });
-  ctx.index = { ftsRows: result.ftsRows, vectors: result.vectors, embedderId: result.embedderId, vectorBackend: result.vectorBackend, embedded: result.embedded, cached: result.cached };
-  ctx.warnings.push(...result.warnings);
-};
-
-/** Marks staging complete and swaps it into place. */
-const swapStaged: IngestStep = (ctx) => {
-  ctx.options.onProgress?.({ kind: 'stage', stage: 'swap' });
-  markStagingComplete(ctx.options.root);
-  swapIntoPlace(ctx.options.root);
-  ctx.staging = null;
-  return Promise.resolve();
-};
-
-/** The ingest pipeline, in order. */
-export const INGEST_STEPS: readonly IngestStep[] = [recoverAndLock, scanInputs, stopIfUpToDate, parseChangedSources, mergeTableTranscriptions, writeData, buildStagedIndexes, swapStaged];
-
-/**
- * Turns the sources under `rawdoc/` (or `paths`) into `data/` and `index/`: parses new and changed files,
- * reuses unchanged ones, builds the indexes in a staging folder and swaps it in only when complete. A file that
- * fails is reported in the result (or, with `strict`, thrown); the previous build stays intact on any failure.
- */
-export async function runIngest(options: IngestOptions): Promise<IngestResult> {
-  const paths = projectPaths(options.root);
-  const ctx: IngestContext = {
-    options: { ...options, root: paths.root },
-    paths,
-    started: Date.now(),
-    lock: null,
-    previous: { manifest: null, chunks: [], outline: [] },
-    sources: [],
-    built: new Map(),
-    files: [],
-    chunks: [],
-    docs: [],
-    outline: [],
-    staging: null,
-    upToDate: false,
-    index: null,
-    warnings: [],
+  const index = {
+    ftsRows: result.ftsRows,
+    vectors: result.vectors,
+    embedderId: result.embedderId,
+    vectorBackend: result.vectorBackend,
+    embedded: result.embedded,
+    cached: result.cached,
   };
-  mkdirSync(paths.state, { recursive: true });
-  try {
-    for (const step of INGEST_STEPS) {
-      if (ctx.upToDate) break;
-      await step(ctx);
-    }
-  } finally {
-    // An unfinished staging area is never swapped in; drop it so the next run starts clean.
-    if (ctx.staging) rmSync(paths.staging, { recursive: true, force: true });
-    ctx.lock?.release();
-  }
-  const files = [...ctx.files].sort((a, b) => a.source.localeCompare(b.source));
+  return { index, warnings: result.warnings };
+}
+
+function summarise(
+  root: string,
+  started: number,
+  built: readonly IngestFileResult[],
+  upToDate: boolean,
+  index: IngestResult['index'],
+  warnings: Warning[],
+): IngestResult {
+  const files = [...built].sort((a, b) => a.source.localeCompare(b.source));
   const totals = {
     files: files.length,
     failed: files.filter((f) => f.status === 'failed').length,
     pages: files.reduce((n, f) => n + f.pages, 0),
     chunks: files.reduce((n, f) => n + f.chunks, 0),
     tableRows: files.reduce((n, f) => n + f.tableRows, 0),
-    warnings: files.reduce((n, f) => n + f.warnings.length, 0) + ctx.warnings.length,
+    warnings: files.reduce((n, f) => n + f.warnings.length, 0) + warnings.length,
   };
-  return { root: paths.root, upToDate: ctx.upToDate, files, totals, index: ctx.index, warnings: ctx.warnings, elapsedMs: Date.now() - ctx.started };
+  return { root, upToDate, files, totals, index, warnings, elapsedMs: Date.now() - started };
+}
+
+/**
+ * Turns the sources under `rawdoc/` (or `paths`) into `data/` and `index/`. The steps, in order, each taking
+ * its inputs and returning its outputs: take the lock and repair an interrupted run; scan the sources; load
+ * the previous build; stop if nothing changed; parse new and changed files; read table transcriptions; write the
+ * data into staging; build the indexes there; swap staging into place. A file that fails keeps its previous
+ * chunks and is reported (or, with `strict`, thrown); a run in which nothing could be read changes nothing.
+ */
+export async function runIngest(options: IngestOptions): Promise<IngestResult> {
+  const started = Date.now();
+  assertRootFolder(path.resolve(options.root));
+  const paths = projectPaths(options.root);
+  const { root } = paths;
+  const { config, onProgress } = options;
+  const pause = options.testHooks?.pause;
+  mkdirSync(paths.state, { recursive: true });
+  const lock = acquireIngestLock(root, paths.lock, `exam-copilot ingest${options.force ? ' --force' : ''}`);
+  let staged: StagedData | null = null;
+  try {
+    const warnings: Warning[] = [...lock.warnings];
+    repairInterruptedSwap(root);
+    onProgress?.({ kind: 'stage', stage: 'scan' });
+    const scanned = scanInputs({ root, paths, config, explicit: options.paths });
+    warnings.push(...scanned.warnings);
+    const previous = loadPrevious({ paths, config });
+    const dictionary = dictionaryHash(root, config);
+    const unchanged = options.force ? null : upToDateFiles({ sources: scanned.sources, previous, dictionaryHash: dictionary, paths });
+    if (unchanged) return summarise(root, started, unchanged, true, null, warnings);
+    const strict = options.strict === true;
+    const parsed = await parseSources({
+      sources: scanned.sources,
+      previous,
+      reuse: !options.force,
+      config,
+      password: options.password ?? config.pdf.password,
+      strict,
+      onProgress,
+      pause,
+    });
+    const tables = readTableTranscriptions({ sources: scanned.sources, parsed, previous, config, strict });
+    const built = [...parsed, ...tables];
+    const files = built.map((b) => b.file);
+    if (!built.some((b) => b.file.status !== 'failed')) {
+      // Nothing could be read: an empty build would replace a good index with nothing.
+      const what = existsSync(paths.ftsDb) ? 'the previous index is kept unchanged' : 'no index was built';
+      warnings.push({ where: root, message: `nothing could be read (${files.length} of ${files.length} files failed); ${what}` });
+      return summarise(root, started, files, false, null, warnings);
+    }
+    onProgress?.({ kind: 'stage', stage: 'write' });
+    staged = writeStagedData({ root, config, built, dictionaryHash: dictionary });
+    pause?.('index');
+    const indexed = await buildStagedIndexes({ root, config, staged, liveIndex: paths.index, onProgress });
+    warnings.push(...indexed.warnings);
+    onProgress?.({ kind: 'stage', stage: 'swap' });
+    markStagingComplete(root);
+    swapIntoPlace(root, pause ? () => pause('swap') : undefined);
+    staged = null;
+    return summarise(root, started, files, false, indexed.index, warnings);
+  } finally {
+    // An unfinished staging area is never swapped in; drop it so the next run starts clean.
+    if (staged) rmSync(paths.staging, { recursive: true, force: true });
+    lock.release();
+  }
 }

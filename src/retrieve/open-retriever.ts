@@ -7,8 +7,7 @@ import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
 import { readVectorIndex } from '../indexing/vector-index.js';
 import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
-import { recoverInterruptedSwap } from '../ingest/atomic-swap.js';
-import { projectPaths } from '../paths.js';
+import { openReadableRoot } from '../ingest/atomic-swap.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
 import { HybridSearcher } from './hybrid-searcher.js';
@@ -47,8 +46,7 @@ export function candidateCount(k: number): number {
 export async function openRetriever(options: OpenRetrieverOptions): Promise<OpenedRetriever> {
   const { root, config } = options;
   // An ingest killed mid-swap leaves index/ half replaced; finish or roll it back before reading.
-  recoverInterruptedSwap(root);
-  const paths = projectPaths(root);
+  const paths = openReadableRoot(root);
   if (!existsSync(paths.ftsDb) || !existsSync(path.join(paths.faissDir, VECTOR_FILES.meta))) {
     throw new NotReadyError(`no index at ${paths.index}; run \`exam-copilot ingest\``);
   }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { NotReadyError, UserError } from '../errors.js';
-import { projectPaths } from '../paths.js';
+import { openReadableRoot } from '../ingest/atomic-swap.js';
 import type { OutlineEntry } from '../types.js';
 
 export interface RunTocOptions {
@@ -17,7 +17,8 @@ export interface TocResult {
 
 /** `exam-copilot toc`: the outline recovered at ingest (`data/outline.json`), with printed pages. */
 export function runToc(options: RunTocOptions): TocResult {
-  const file = projectPaths(options.root).outline;
+  // Like every reader: an interrupted ingest is repaired before the outline is read.
+  const file = openReadableRoot(options.root).outline;
   let raw: string;
   try {
     raw = readFileSync(file, 'utf8');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Jieba } from '@node-rs/jieba';
 import { dict } from '@node-rs/jieba/dict.js';
 import { stemmer } from 'stemmer';
+import { UserError } from '../errors.js';
 
 /**
  * The one text analyzer shared by the keyword index, the LSA embedder and the offline answerer,
@@ -92,18 +93,43 @@ export function chineseNumeralsToArabic(text: string): string {
     .replace(NUMERAL_RUN, (match: string) => convert(match) ?? match);
 }
 
+/**
+ * A dictionary file's text; a `UserError` naming the file and the first bad line when it is binary or not
+ * UTF-8, which jieba would otherwise either reject with a bare "Load dict failed" or load as garbled terms.
+ */
+function dictionaryText(file: string, bytes: Buffer): string {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let start = 0;
+  for (let line = 1; start <= bytes.length; line++) {
+    const end = bytes.indexOf(0x0a, start) === -1 ? bytes.length : bytes.indexOf(0x0a, start);
+    const raw = bytes.subarray(start, end);
+    let ok = !raw.includes(0);
+    if (ok) {
+      try {
+        decoder.decode(raw);
+      } catch {
+        ok = false;
+      }
+    }
+    if (!ok) throw new UserError(`${file}: line ${line} is not UTF-8 text (binary, or another encoding such as GBK); save the dictionary as UTF-8, one term per line`);
+    start = end + 1;
+  }
+  return bytes.toString('utf8').replace(/^\uFEFF/u, '');
+}
+
 /** Reads user dictionary files: one term per line, optionally `term [freq] [tag]`; `#` starts a comment. */
 export function readUserDictionary(files: readonly string[]): { lines: string[]; missing: string[] } {
   const lines: string[] = [];
   const missing: string[] = [];
   for (const file of files) {
-    let content: string;
+    let bytes: Buffer;
     try {
-      content = readFileSync(file, 'utf8');
+      bytes = readFileSync(file);
     } catch {
       missing.push(file);
       continue;
     }
+    const content = dictionaryText(file, bytes);
     for (const raw of content.split(/\r?\n/)) {
       const line = raw.replace(/#.*/, '').trim();
       if (!line) continue;

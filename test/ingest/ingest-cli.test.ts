@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { acquireIngestLock } from '../../src/ingest/lock.js';
 import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
@@ -60,14 +60,17 @@ describe('ingest on bad input, through the CLI', () => {
     assert.match(wrong.stderr, /slides\.docx/);
   });
 
-  it('refuses to run while another live ingest holds the lock, naming it', () => {
-    const lock = path.join(tmp.root, '.exam-copilot', 'lock');
-    mkdirSync(path.dirname(lock), { recursive: true });
-    // This test process is alive, so its pid makes a lock that must be respected.
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, hostname: os.hostname(), command: 'ingest', startedAt: '2026-01-01T00:00:00.000Z' }));
-    const r = cli(tmp.root, ['ingest', '--force']);
-    assert.equal(r.status, 1);
-    assert.match(r.stderr, new RegExp(`pid ${process.pid}`));
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  it('refuses to run while another live ingest holds the lock, naming the root and the holder (exit 1)', () => {
+    const lockFile = path.join(tmp.root, '.exam-copilot', 'lock');
+    // This test process takes the real lock, as a running ingest would.
+    const held = acquireIngestLock(tmp.root, lockFile, 'exam-copilot ingest');
+    try {
+      const r = cli(tmp.root, ['ingest', '--force']);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, new RegExp(`another ingest is running in .*pid ${process.pid}`));
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    } finally {
+      held.release();
+    }
   });
 });

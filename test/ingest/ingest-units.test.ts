@@ -12,7 +12,7 @@ import { chunkText } from '../../src/ingest/chunk-text.js';
 import { kindLevelsFromOutline, numberingKind } from '../../src/ingest/headings.js';
 import { loadTableCsv, TableCsvError } from '../../src/ingest/load-table-csv.js';
 import { noteSegments } from '../../src/ingest/load-notes.js';
-import { acquireLock } from '../../src/ingest/lock.js';
+import { acquireIngestLock } from '../../src/ingest/lock.js';
 import { chunkId, segmentsToChunks } from '../../src/ingest/make-chunks.js';
 import { mapPageLabels } from '../../src/ingest/page-labels.js';
 import { parsePdf, PdfParseError } from '../../src/ingest/parse-pdf.js';
@@ -236,14 +236,19 @@ void describe('lock and atomic swap', () => {
     const tmp = makeTempRoot();
     try {
       const lockFile = path.join(tmp.root, '.exam-copilot', 'lock');
-      const held = acquireLock(lockFile, 'ingest');
-      // Our own pid is alive: a second acquire must fail with who holds it.
-      assert.throws(() => acquireLock(lockFile, 'ingest'), (e: unknown) => e instanceof UserError && e.message.includes(`pid ${process.pid}`) && e.message.includes('delete'));
+      const held = acquireIngestLock(tmp.root, lockFile, 'ingest');
+      // The lock is held (by this very process): a second acquire must fail, saying where and who holds it.
+      assert.throws(
+        () => acquireIngestLock(tmp.root, lockFile, 'ingest'),
+        (e: unknown) => e instanceof UserError && e.message.includes(`pid ${process.pid}`) && e.message.includes(`another ingest is running in ${tmp.root}`),
+      );
       held.release();
       assert.equal(existsSync(lockFile), false);
+      // An info file left by a process that died: the lock itself was released by the OS, so it is taken over.
       writeFileSync(lockFile, JSON.stringify({ pid: 2 ** 22 + 12345, hostname: os.hostname(), command: 'x', startedAt: 'then' }));
-      const taken = acquireLock(lockFile, 'ingest');
+      const taken = acquireIngestLock(tmp.root, lockFile, 'ingest');
       assert.equal(taken.warnings.length, 1);
+      assert.match(taken.warnings[0]?.message ?? '', /no longer running/);
       taken.release();
     } finally {
       tmp.cleanup();

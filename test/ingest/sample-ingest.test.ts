@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -146,15 +146,29 @@ void describe('SIGKILL during ingest', { skip: haveSample ? false : 'rawdoc/ sam
   });
   after(() => tmp.cleanup());
 
-  const runCli = (args: string[], killAfterMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> =>
+  /**
+   * Runs the CLI; with `pauseAt`, the ingest stops at that point (a test hook that writes a marker file and
+   * blocks), and is SIGKILLed as soon as the marker appears, so the kill lands exactly there.
+   */
+  const runCli = (args: string[], pauseAt?: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; paused: boolean }> =>
     new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', tmp.root, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } });
+      const marker = path.join(tmp.root, `paused-${pauseAt ?? 'none'}`);
+      rmSync(marker, { force: true });
+      const env = { ...process.env, CI: 'true', ...(pauseAt ? { EXAM_COPILOT_TEST_PAUSE: `${pauseAt}:${marker}` } : {}) };
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', tmp.root, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
       let stderr = '';
+      let paused = false;
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      const timer = pauseAt
+        ? setInterval(() => {
+            if (!existsSync(marker)) return;
+            paused = true;
+            child.kill('SIGKILL');
+          }, 20)
+        : undefined;
       child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        resolve({ code, signal, stderr });
+        clearInterval(timer);
+        resolve({ code, signal, stderr, paused });
       });
     });
 
@@ -177,10 +191,12 @@ void describe('SIGKILL during ingest', { skip: haveSample ? false : 'rawdoc/ sam
     assert.equal(first.code, 0, first.stderr);
     const ids = readChunks(tmp.root).map((c) => c.chunk_id);
     assert.ok(ids.length > 0);
-    for (const ms of [150, 600, 1200, 2000, 2800, 3600]) {
-      const killed = await runCli(['ingest', '--force'], ms);
-      if (killed.signal === 'SIGKILL') assertUsable(ids);
-      else assert.equal(killed.code, 0, killed.stderr);
+    // After the first PDF is parsed, after the data is staged, and between the two renames of the swap.
+    for (const point of ['parse', 'index', 'swap']) {
+      const killed = await runCli(['ingest', '--force'], point);
+      assert.equal(killed.paused, true, `the ingest reached ${point}: ${killed.stderr}`);
+      assert.equal(killed.signal, 'SIGKILL', `killed at ${point}`);
+      assertUsable(ids);
     }
     const last = await runCli(['ingest', '--force']);
     assert.equal(last.code, 0, last.stderr);

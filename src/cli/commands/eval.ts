@@ -4,7 +4,7 @@ import { ANSWER_MODES } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
 import { createUi } from '../report/ui.js';
-import { oneOf, positiveInt } from './parse-options.js';
+import { oneOf, outputFile, positiveInt } from './parse-options.js';
 
 interface RawEvalOptions {
   modes?: string;
@@ -67,7 +67,13 @@ export function registerEval(program: Command): Command {
       if (rps !== undefined && (!Number.isFinite(rps) || rps <= 0)) throw new UsageError(`--rps needs a number above 0, got "${raw.rps ?? ''}"`);
       const cwd = process.cwd();
       const abs = (p: string | undefined): string | undefined => (p === undefined ? undefined : path.resolve(cwd, p));
-      const targets = { json: abs(raw.reportJson), md: abs(raw.reportMd), junit: abs(raw.junit), predictions: abs(raw.predictions), html: abs(raw.reportHtml) };
+      const targets = {
+        json: outputFile('--report-json', raw.reportJson, cwd),
+        md: outputFile('--report-md', raw.reportMd, cwd),
+        junit: outputFile('--junit', raw.junit, cwd),
+        predictions: outputFile('--predictions', raw.predictions, cwd),
+        html: outputFile('--report-html', raw.reportHtml, cwd),
+      };
       const runDir = abs(raw.runDir) ?? (targets.json ? path.dirname(targets.json) : undefined);
 
       const { parseFailUnder, checkGate } = await import('../../evaluate/gate.js');

@@ -1,13 +1,32 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ExitCode, UsageError } from '../../errors.js';
+import type { IngestPausePoint } from '../../ingest/ingest-types.js';
 import { globalOptions } from '../global-options.js';
 
 interface IngestFlags {
   force?: boolean;
   strict?: boolean;
   password?: string;
+}
+
+/**
+ * Crash tests set `EXAM_COPILOT_TEST_PAUSE=<point>:<marker file>`: at that point the ingest writes the marker and
+ * blocks, so the test's SIGKILL lands exactly there (and the test can tell that it did). Unset, nothing happens.
+ */
+function testPause(env: NodeJS.ProcessEnv): ((point: IngestPausePoint) => void) | undefined {
+  const spec = env.EXAM_COPILOT_TEST_PAUSE;
+  if (!spec) return undefined;
+  const at = spec.indexOf(':');
+  const wanted = spec.slice(0, at);
+  const marker = spec.slice(at + 1);
+  return (point) => {
+    if (point !== wanted || !marker) return;
+    writeFileSync(marker, point);
+    // A synchronous wait: nothing else of the ingest runs until the test kills the process (or 2 minutes pass).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+  };
 }
 
 /** `ingest [paths...]`: parse textbooks, notes and table transcriptions into chunks and indexes. */
@@ -34,6 +53,7 @@ export function registerIngest(program: Command): Command {
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
       const progress = ingestProgress(ui);
+      const pause = testPause(process.env);
       let result;
       try {
         result = await runIngest({
@@ -44,6 +64,7 @@ export function registerIngest(program: Command): Command {
           strict: flags.strict === true,
           ...(flags.password !== undefined ? { password: flags.password } : {}),
           onProgress: progress.onProgress,
+          ...(pause ? { testHooks: { pause } } : {}),
         });
       } catch (error) {
         progress.fail();

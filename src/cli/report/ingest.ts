@@ -1,5 +1,5 @@
 import type { IngestProgress, IngestResult } from '../../ingest/ingest-types.js';
-import type { Ui } from './ui.js';
+import { printable, type Ui } from './ui.js';
 
 /** A spinner driven by ingest progress events: file i/n and page p/N on a TTY, nothing elsewhere. */
 export function ingestProgress(ui: Ui): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
@@ -48,7 +48,7 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   }
   const c = ui.color;
   const header = ['file', 'status', 'pages', 'chunks', 'rows', 'warnings'];
-  const rows = result.files.map((f) => [f.source, f.status, String(f.pages), String(f.chunks), String(f.tableRows), String(f.warnings.length)]);
+  const rows = result.files.map((f) => [printable(f.source), f.kept ? 'failed, kept' : f.status, String(f.pages), String(f.chunks), String(f.tableRows), String(f.warnings.length)]);
   rows.push(['total', result.upToDate ? 'up to date' : `${result.totals.failed} failed`, String(result.totals.pages), String(result.totals.chunks), String(result.totals.tableRows), String(result.totals.warnings)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].reduce((n, ch) => n + (/[\u1100-\uFFEF]/u.test(ch) ? 2 : 1), 0))));
   const line = (cells: string[]): string => cells.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  ');
@@ -56,7 +56,7 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   for (const r of rows) {
     const status = r[1] ?? '';
     const text = line(r);
-    ui.out(status === 'failed' ? c.red(text) : r[0] === 'total' ? c.bold(text) : text);
+    ui.out(status.startsWith('failed') ? c.red(text) : r[0] === 'total' ? c.bold(text) : text);
   }
   for (const f of result.files) if (f.error) ui.error(f.error);
   for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);

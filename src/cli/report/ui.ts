@@ -1,6 +1,9 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
 import type { GlobalOptions } from '../global-options.js';
+import { printable, terminalSafe } from './printable.js';
+
+export { printable } from './printable.js';
 
 /**
  * The one place that writes to the terminal. Commands return data; reporters turn it into text,
@@ -47,7 +50,8 @@ export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbos
   const color = new Chalk({ level: !noColor && streams.stdout.isTTY ? 3 : 0 });
   const errColor = new Chalk({ level: !noColor && streams.stderr.isTTY ? 3 : 0 });
   const interactive = streams.stderr.isTTY === true && !globals.quiet && streams.env.CI !== 'true';
-  const write = (stream: NodeJS.WriteStream, text: string): void => {
+  const write = (stream: NodeJS.WriteStream, raw: string): void => {
+    const text = terminalSafe(raw);
     stream.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   return {
@@ -68,10 +72,10 @@ export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbos
       if (!globals.quiet) write(streams.stderr, text);
     },
     warn(text) {
-      write(streams.stderr, errColor.yellow(`warning: ${text}`));
+      write(streams.stderr, errColor.yellow(`warning: ${printable(text)}`));
     },
     error(text) {
-      write(streams.stderr, errColor.red(`error: ${text}`));
+      write(streams.stderr, errColor.red(`error: ${printable(text)}`));
     },
     debug(text) {
       if (globals.verbose) write(streams.stderr, errColor.dim(text));
@@ -82,9 +86,9 @@ export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbos
       }
       const s: Ora = ora({ text, stream: streams.stderr, color: 'cyan', isEnabled: !noColor || true }).start();
       return {
-        update: (t) => { s.text = t; },
-        succeed: (t) => { s.succeed(t); },
-        fail: (t) => { s.fail(t); },
+        update: (t) => { s.text = printable(t); },
+        succeed: (t) => { s.succeed(printable(t)); },
+        fail: (t) => { s.fail(printable(t)); },
         stop: () => { s.stop(); },
       };
     },
