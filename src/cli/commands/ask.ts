@@ -12,6 +12,7 @@ interface AskFlags {
   cache: boolean;
   answerer?: string;
   showContext?: boolean;
+  one?: boolean;
 }
 
 /** `--options`: JSON `{"A":"…"}` / `["…","…"]`, or `A=…;B=…` / `A.… B.…` text. */
@@ -47,13 +48,16 @@ export function registerAsk(program: Command): Command {
     .option('--no-cache', 'do not read or write the LLM response cache')
     .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
     .option('--show-context', 'print the reranked passages the answer was made from')
+    .option('--one', 'read the whole of stdin as one question')
     .addHelpText(
       'after',
       `
 Examples:
   exam-copilot ask "基金财产由（ ）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构"
   exam-copilot ask "下列说法错误的是" --options '{"A":"…","B":"…","C":"…","D":"…"}' --json
-  cat questions.txt | exam-copilot ask --json      # one question per line, or JSONL {"question","options"}
+  cat questions.txt | exam-copilot ask --json      # questions end at a blank line or after their last option
+  cat questions.jsonl | exam-copilot ask --json    # JSONL {"id","question","options"}: one output line per input line
+  cat question.txt | exam-copilot ask --one        # the whole of stdin is one question
 A question without options is answered as an open question (cited passages, no letter); an empty one is an error.`,
     )
     .action(async (words: string[], flags: AskFlags, command: Command) => {
@@ -64,11 +68,12 @@ A question without options is answered as an open question (cited passages, no l
       const options = parseOptionsFlag(flags.options);
       const question = words.join(' ');
       const showContext = flags.showContext === true;
-      const [{ loadConfig }, run, { createUi }, report] = await Promise.all([
+      const [{ loadConfig }, run, { createUi }, report, input] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../answer/run-ask.js'),
         import('../report/ui.js'),
         import('../report/ask.js'),
+        import('../ask-input.js'),
       ]);
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
@@ -82,11 +87,11 @@ A question without options is answered as an open question (cited passages, no l
       const session = await run.openAskSession(base);
       try {
         for (const w of session.warnings) ui.warn(`${w.where}: ${w.message}`);
-        if (process.stdin.isTTY) {
-          await report.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
+        if (process.stdin.isTTY && flags.one !== true) {
+          await input.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
         } else {
-          const { answered, failed } = await report.askFromPipe(ui, session, process.stdin, showContext);
-          if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe one question per line');
+          const { answered, failed } = await input.askFromPipe(ui, session, process.stdin, { showContext, one: flags.one === true });
+          if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe questions on stdin');
           if (failed > 0) process.exitCode = ExitCode.partial;
         }
       } finally {
