@@ -271,9 +271,11 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
     const started = Date.now();
     let timeouts = 0;
     let last: LlmError | null = null;
+    // The first timeout says most (a retry squeezed into the rest of the deadline may not even reach headers).
+    let firstTimeout: LlmError | null = null;
     for (let attempt = 0; ; attempt++) {
       const tries = attempt;
-      if (deadline.expired()) throw deadlineError(last, tries, Date.now() - started, deadline);
+      if (deadline.expired()) throw deadlineError(firstTimeout ?? last, tries, Date.now() - started, deadline);
       const attemptMs = Math.max(1, Math.min(endpoint.timeoutMs, deadline.remaining()));
       const state: AttemptState = { headers: false, bytes: 0 };
       try {
@@ -283,14 +285,17 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
         const failure = classify(error, { redact, where, url: shownURL, attemptMs, state, maxBytes });
         last = failure.error;
         const kind = failure.error.kind;
-        if (kind === 'timeout') timeouts++;
+        if (kind === 'timeout') {
+          timeouts++;
+          firstTimeout ??= failure.error;
+        }
         // A second timeout is not retried: a server that let two attempts run out is not going to answer in time.
         const retryable = kind === 'rate_limited' || kind === 'server_error' || kind === 'connection' || (kind === 'timeout' && timeouts <= 1);
         // A timeout has already waited its share: retry it at once, within what is left of the deadline.
         const wait = kind === 'timeout' ? 0 : Math.min(maxWait, failure.retryAfter ?? backoff * 2 ** attempt);
         const outOfTime = deadline.expired() || wait >= deadline.remaining() || deadline.remaining() < 20;
         if (!retryable || attempt >= endpoint.maxRetries || outOfTime) {
-          if (kind === 'timeout' || (outOfTime && retryable)) throw deadlineError(failure.error, attempt + 1, Date.now() - started, deadline);
+          if (kind === 'timeout' || (outOfTime && retryable)) throw deadlineError(kind === 'timeout' ? (firstTimeout ?? failure.error) : failure.error, attempt + 1, Date.now() - started, deadline);
           if (retryable) throw new LlmError(kind, `${failure.error.message} (after ${attempt + 1} attempt${attempt === 0 ? '' : 's'})`, failure.error.status);
           throw failure.error;
         }

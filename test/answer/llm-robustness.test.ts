@@ -43,7 +43,7 @@ after(async () => {
 
 function client(endpoint: Partial<CreateLlmClientOptions['endpoint']> = {}, extra: Partial<CreateLlmClientOptions> = {}): LlmClient {
   return createLlmClient({
-    endpoint: { baseURL: server.baseURL, apiKey: KEY, model: 'fake-model', timeoutMs: 300, deadlineMs: 700, maxRetries: 3, concurrency: 2, ...endpoint },
+    endpoint: { baseURL: server.baseURL, apiKey: KEY, model: 'fake-model', timeoutMs: 2000, deadlineMs: 4000, maxRetries: 3, concurrency: 2, ...endpoint },
     cachePath: null,
     sleep: () => Promise.resolve(),
     ...extra,
@@ -60,7 +60,7 @@ function reset(): void {
 void test('a server that accepts and never answers: a timeout is retried once, then the offline answer, marked, says "no reply within"', { timeout: 20_000 }, async () => {
   reset();
   server.setHandler(() => ({ delayMs: 60_000, json: {} }));
-  const r = await answerQuestion(parseQuestion(QUESTION), deps(client()));
+  const r = await answerQuestion(parseQuestion(QUESTION), deps(client({ timeoutMs: 300, deadlineMs: 700 })));
   assert.equal(r.fallback, 'llm_failed');
   assert.equal(r.answerer, 'offline');
   assert.ok(r.evidence.length > 0, 'the offline answer keeps its evidence');
@@ -95,7 +95,7 @@ void test('an oversize reply is not read past the cap, and junk is never cached'
   const cache = path.join(tmp, 'junk.db');
   const huge = 'x'.repeat(300 * 1024);
   server.setHandler(() => ({ body: huge }));
-  const llm = client({ timeoutMs: 2000, deadlineMs: 4000 }, { cachePath: cache, maxReplyBytes: 64 * 1024 });
+  const llm = client({}, { cachePath: cache, maxReplyBytes: 64 * 1024 });
   const r = await answerQuestion(parseQuestion(QUESTION), deps(llm));
   assert.equal(r.fallback, 'llm_failed');
   assert.match(r.message ?? '', /larger than 64 kB/);
@@ -113,7 +113,7 @@ void test('the cache keeps only validated replies, is bounded (oldest out first)
   const cache = path.join(tmp, 'bounded.db');
   // The "model" echoes the API key it was sent in its explanation.
   server.setHandler((req) => chatReply(JSON.stringify({ answer: 'B', confidence: 0.9, evidence_ids: [1], status: 'answered', explanation: `key ${String(req.headers.authorization)}` })));
-  const llm = client({ timeoutMs: 2000, deadlineMs: 4000, cacheMaxEntries: 2 }, { cachePath: cache });
+  const llm = client({ cacheMaxEntries: 2 }, { cachePath: cache });
   const stems = ['基金财产由（ ）负责保管。', '基金财产的保管人是（ ）。', '负责保管基金财产的是（ ）。'];
   for (const stem of stems) await answerQuestion(parseQuestion(`${stem}A.基金管理人 B.基金托管人 C.基金销售机构 D.证券交易所`), deps(llm));
   const r = await answerQuestion(parseQuestion(`${stems[2]}A.基金管理人 B.基金托管人 C.基金销售机构 D.证券交易所`), deps(llm));
