@@ -10,7 +10,7 @@ import { projectPaths } from '../paths.js';
 import { openRetriever } from '../retrieve/open-retriever.js';
 import { runToc } from '../retrieve/run-toc.js';
 import type { Hit, Warning } from '../types.js';
-import { AgentFailure, loadAgentPrompts, runAgent, type AgentAnswer, type AgentBudgets, type AgentTraceStep } from './run-agent.js';
+import { AgentFailure, DEFAULT_AGENT_BUDGETS, loadAgentPrompts, runAgent, type AgentAnswer, type AgentBudgets, type AgentTraceStep } from './run-agent.js';
 import { createOpenAiToolModel, type ToolChatModel } from './tool-chat-model.js';
 
 /** What the agent adds to an answer: the steps it took and how it called tools. */
@@ -35,7 +35,7 @@ export interface AgentSessionOptions {
   /** `native`, `simulated` or `auto` (default: native, switching once when the endpoint rejects tools). */
   tools?: 'native' | 'simulated' | 'auto';
   budgets?: Partial<AgentBudgets>;
-  /** The exam the prompts name; default 基金从业资格. */
+  /** The exam the prompts name; default `config.exam.name`. */
   examName?: string;
 }
 
@@ -113,8 +113,8 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
         model: tools,
         tools: { retriever, outline },
         prompts,
-        examName: options.examName ?? '基金从业资格',
-        ...(options.budgets ? { budgets: options.budgets } : {}),
+        examName: options.examName ?? config.exam.name,
+        budgets: { deadlineMs: config.llm?.deadlineMs ?? DEFAULT_AGENT_BUDGETS.deadlineMs, ...options.budgets },
       });
       const result = toAnswerResult(question, reply, (id) => retriever.chunk(id), started);
       return { result, endpoint, warnings: [], agent: { trace: reply.trace, protocol: reply.protocol, rounds: reply.rounds } };

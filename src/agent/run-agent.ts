@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ParsedQuestion } from '../answer/answer-types.js';
 import { LlmError } from '../answer/llm-client.js';
+import { createDeadline, formatSeconds, type Deadline } from '../answer/llm-deadline.js';
 import { questionValues } from '../answer/llm-answerer.js';
 import { fillTemplate, parsePromptTemplate, type PromptTemplate } from '../answer/prompt-templates.js';
 import { UserError } from '../errors.js';
@@ -128,11 +129,6 @@ function readableArguments(args: unknown): unknown {
   }
 }
 
-/** Seconds as people read them: one decimal below ten. */
-function seconds(ms: number): string {
-  return ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
-}
-
 /** A stable key for a tool call, so an identical repeat is answered from memory. */
 function callKey(name: string, args: unknown): string {
   let value = args;
@@ -158,30 +154,28 @@ function callKey(name: string, args: unknown): string {
 export async function runAgent(question: ParsedQuestion, options: RunAgentOptions): Promise<AgentAnswer> {
   const budgets: AgentBudgets = { ...DEFAULT_AGENT_BUDGETS, ...options.budgets };
   const now = options.now ?? Date.now;
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), budgets.deadlineMs);
-  timer.unref();
+  // The same per-question deadline as the one-shot LLM path: one budget covers every request of the run.
+  const deadline = createDeadline(budgets.deadlineMs);
   const warnings: string[] = [];
   try {
     try {
-      return await converse(question, options, budgets, controller.signal, now, warnings);
+      return await converse(question, options, budgets, deadline, now, warnings);
     } catch (error) {
       if (!(error instanceof ToolsUnsupportedError)) throw error;
       // The endpoint rejected `tools`: the model now speaks the simulated protocol; start the reading over.
       warnings.push(error.message);
-      return await converse(question, options, budgets, controller.signal, now, warnings);
+      return await converse(question, options, budgets, deadline, now, warnings);
     }
   } catch (error) {
-    if (controller.signal.aborted && error instanceof LlmError) {
-      throw new LlmError('timeout', `${error.message.replace(/: no reply within the agent's deadline$/, '')}: no reply within ${seconds(budgets.deadlineMs)} s`);
+    if (deadline.expired() && error instanceof LlmError) {
+      throw new LlmError('timeout', `${error.message.replace(/: no reply within the agent's deadline$/, '')}: no reply within ${formatSeconds(budgets.deadlineMs)}`);
     }
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
-async function converse(question: ParsedQuestion, options: RunAgentOptions, budgets: AgentBudgets, signal: AbortSignal, now: () => number, warnings: string[]): Promise<AgentAnswer> {
+async function converse(question: ParsedQuestion, options: RunAgentOptions, budgets: AgentBudgets, deadline: Deadline, now: () => number, warnings: string[]): Promise<AgentAnswer> {
+  const signal = deadline.signal;
   const { model } = options;
   const protocol = model.protocol;
   const template = protocol === 'native' ? options.prompts.native : options.prompts.simulated;
@@ -200,7 +194,6 @@ async function converse(question: ParsedQuestion, options: RunAgentOptions, budg
   let repeats = 0;
   let forced: string | null = null;
   let repaired = false;
-  const started = now();
 
   const force = (reason: string): void => {
     if (forced !== null) return;
@@ -213,7 +206,8 @@ async function converse(question: ParsedQuestion, options: RunAgentOptions, budg
     if (forced === null) {
       if (toolRounds >= budgets.maxRounds) force(`${budgets.maxRounds} rounds`);
       else if (readChars >= budgets.maxReadChars) force(`${budgets.maxReadChars} characters read`);
-      else if (now() - started > budgets.deadlineMs * 0.8) force('time');
+      // Keep a fifth of the time for the final answer.
+      else if (deadline.remaining() < budgets.deadlineMs * 0.2) force('time');
     }
     const allowTools = forced === null;
     const turn: ModelTurn = await model.turn({ messages, tools: AGENT_TOOLS, allowTools, signal });

@@ -10,6 +10,7 @@ import { citation, toEvidence } from './evidence.js';
 import { answerWithLlm } from './llm-answerer.js';
 import type { LlmClient } from './llm-client.js';
 import { LlmError } from './llm-client.js';
+import { createDeadline } from './llm-deadline.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
 import { answerOffline, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
 import type { PromptSet } from './prompt-templates.js';
@@ -32,7 +33,14 @@ export interface AnswerDeps {
   analyzer?: Analyzer;
   /** Candidates recalled before the LLM rerank (default max(20, 3 × topK)). */
   rerankDepth?: number;
+  /** The exam the prompts name (`exam.name`); default 基金从业资格. */
+  examName?: string;
+  /** The LLM time budget of one question (default the client's `deadlineMs`). */
+  deadlineMs?: number;
 }
+
+/** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
+export const UNSUPPORTED_MAX_CONFIDENCE = 0.5;
 
 /** Below this share of known words, the LLM path calls a question off-topic without spending a request. */
 const LLM_OFF_TOPIC_VOCABULARY = 0.35;
@@ -90,13 +98,17 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
   const llm = deps.llm;
   if (!llm) throw new UserError('--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
 
+  // One budget for every LLM call this question makes (rerank, answer, repair, retries).
+  const deadline = createDeadline(deps.deadlineMs ?? llm.deadlineMs);
+  const llmOptions = { llm, prompts, deadline, ...(deps.examName ? { examName: deps.examName } : {}) };
   if (deps.mode === 'baseline') {
     try {
-      const reply = await answerWithLlm(question, [], { llm, prompts, baseline: true });
+      const reply = await answerWithLlm(question, [], { ...llmOptions, baseline: true });
       return finishLlm(question, deps, reply, [], started, prompts);
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
-      return { question, answer: '', confidence: 0, evidence: [], mode: 'baseline', answerer: 'llm', fallback: 'llm_failed', message: `LLM failed: ${error.message}; baseline mode has no retrieval, so there is no offline answer`, context: [], latencyMs: Date.now() - started };
+      const message = `${llmFailure(error)}; baseline mode has no retrieval, so there is no offline answer`;
+      return { question, answer: '', confidence: 0, evidence: [], mode: 'baseline', answerer: 'llm', fallback: 'llm_failed', message, context: [], latencyMs: Date.now() - started };
     }
   }
 
@@ -119,14 +131,14 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
   const usage = { promptTokens: 0, completionTokens: 0 };
   try {
     if (deps.rerank && candidates.length > 1) {
-      const reranked = await rerankWithLlm(query, candidates, { llm, prompt: prompts.rerank });
+      const reranked = await rerankWithLlm(query, candidates, { llm, prompt: prompts.rerank, deadline });
       candidates = reranked.hits;
       warnings.push(...reranked.warnings);
       usage.promptTokens += reranked.usage.promptTokens;
       usage.completionTokens += reranked.usage.completionTokens;
     }
     const context = applyRulePriorities(query, candidates, analyzer).slice(0, deps.topK);
-    const reply = await answerWithLlm(question, context, { llm, prompts, baseline: false });
+    const reply = await answerWithLlm(question, context, { ...llmOptions, baseline: false });
     reply.warnings.unshift(...warnings);
     reply.usage.promptTokens += usage.promptTokens;
     reply.usage.completionTokens += usage.completionTokens;
@@ -139,11 +151,16 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
     return {
       ...offline,
       fallback: 'llm_failed',
-      message: `LLM failed: ${error.message}; showing the offline answer instead${note}`,
+      message: `${llmFailure(error)}; showing the offline answer instead${note}`,
       latencyMs: Date.now() - started,
       ...(warnings.length > 0 ? { warnings } : {}),
     };
   }
+}
+
+/** The first words of a fallback message: a failure, or a call skipped by the circuit breaker. */
+function llmFailure(error: LlmError): string {
+  return error.kind === 'circuit_open' ? error.message : `LLM failed: ${error.message}`;
 }
 
 function finishLlm(
@@ -172,10 +189,19 @@ function finishLlm(
     fallback = 'conflict';
     message = `证据冲突：${evidence.map((e) => citation(e)).join('；') || '（模型未指明来源）'}`;
   }
+  // An answer is only as good as its evidence: letters with no valid citation are shown, but marked unbacked.
+  const unsupported = deps.mode !== 'baseline' && fallback !== 'no_evidence' && fallback !== 'off_topic' && reply.answer !== '' && evidence.length === 0;
+  let confidence = fallback === 'no_evidence' || fallback === 'off_topic' ? Math.min(reply.confidence, 0.1) : reply.confidence;
+  if (unsupported) {
+    fallback = 'unsupported';
+    confidence = Math.min(confidence, UNSUPPORTED_MAX_CONFIDENCE);
+    const cited = reply.invalidIds.length > 0 ? `cited only evidence that was not shown (${reply.invalidIds.join(', ')})` : 'cited no evidence';
+    message = `unsupported: the LLM answered ${reply.answer} but ${cited}; confidence capped at ${UNSUPPORTED_MAX_CONFIDENCE} (check the passages with --show-context)`;
+  }
   return {
     question,
     answer: fallback === 'no_evidence' || fallback === 'off_topic' ? '' : reply.answer,
-    confidence: fallback === 'no_evidence' || fallback === 'off_topic' ? Math.min(reply.confidence, 0.1) : reply.confidence,
+    confidence,
     evidence,
     mode: deps.mode,
     answerer: 'llm',

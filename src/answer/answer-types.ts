@@ -41,10 +41,11 @@ export interface EvidenceItem extends ChunkLocation {
  * Why the answer is not a normal evidence-backed one:
  * `no_evidence` nothing relevant was retrieved (未在教材中找到明确依据); `off_topic` the question is outside the indexed books
  * (与本知识库内容不符，无法回答); `conflict` the evidence disagrees (competing sources named in `message`);
- * `llm_failed` the LLM failed and the offline answer is shown instead; `agent_failed` the agent (`ask --agent`) gave
- * no usable answer and the one-shot LLM pipeline answered instead.
+ * `llm_failed` the LLM failed (or was not called after repeated failures) and the offline answer is shown instead;
+ * `unsupported` the LLM answered without citing any evidence it was shown, so its answer is unbacked (confidence <= 0.5);
+ * `agent_failed` the agent (`ask --agent`) gave no usable answer and the one-shot LLM pipeline answered instead.
  */
-export type Fallback = 'no_evidence' | 'off_topic' | 'conflict' | 'llm_failed' | 'agent_failed' | null;
+export type Fallback = 'no_evidence' | 'off_topic' | 'conflict' | 'llm_failed' | 'unsupported' | 'agent_failed' | null;
 
 export interface AnswerResult {
   question: ParsedQuestion;

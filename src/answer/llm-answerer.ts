@@ -4,15 +4,21 @@ import type { ParsedQuestion } from './answer-types.js';
 import { citation, toEvidence } from './evidence.js';
 import type { ChatMessage, ChatResult, LlmClient, ResponseFormat } from './llm-client.js';
 import { LlmError } from './llm-client.js';
+import type { Deadline } from './llm-deadline.js';
 import type { PromptSet } from './prompt-templates.js';
-import { fillTemplate } from './prompt-templates.js';
+import { evidenceFence, fillTemplate } from './prompt-templates.js';
 
 /**
  * Asks the LLM for a structured answer over numbered evidence. Structured output is negotiated per
  * endpoint: `json_schema` first, then `json_object` when the endpoint rejects it, then plain text read
  * tolerantly (`Answer: B` / `答案：B` lines). An unusable reply gets one repair request; a second
- * unusable reply is an `LlmError('malformed')`. Evidence is wrapped as data in the prompt.
+ * unusable reply is an `LlmError('malformed')`. Evidence is fenced as data in the prompt by a tag derived from
+ * its own hash (`evidenceFence`), so no text inside it can close the fence; only replies that parsed and
+ * validated are cached.
  */
+
+/** The exam the prompts name when the config does not say (`exam.name`). */
+export const DEFAULT_EXAM_NAME = '基金从业资格';
 
 export type LlmStatus = 'answered' | 'no_evidence' | 'off_topic' | 'conflict';
 
@@ -21,6 +27,8 @@ export interface LlmAnswer {
   confidence: number;
   /** 1-based numbers of the evidence shown, validated. */
   evidenceIds: number[];
+  /** Cited numbers that were not shown (the LLM invented them); dropped from `evidenceIds`. */
+  invalidIds: number[];
   status: LlmStatus;
   explanation: string;
   warnings: string[];
@@ -122,7 +130,7 @@ export function parseAnswerReply(content: string): { value: z.infer<typeof reply
 }
 
 /** Checks letters against the question; returns the normalised answer or a problem. */
-function validateLetters(q: ParsedQuestion, value: z.infer<typeof replySchema>): { answer: string } | { problem: string } {
+export function validateLetters(q: ParsedQuestion, value: z.infer<typeof replySchema>): { answer: string } | { problem: string } {
   const letters = [...new Set(value.answer.toUpperCase().replace(/[^A-H]/g, '').split(''))].sort().join('');
   if (value.status === 'no_evidence' || value.status === 'off_topic' || q.kind === 'open') return { answer: q.kind === 'open' ? '' : letters };
   if (letters === '') return { problem: 'the answer has no option letter' };
@@ -141,11 +149,12 @@ function responseFormat(kind: 'json_schema' | 'json_object' | 'text'): ResponseF
 }
 
 /** Sends messages, stepping down the structured-output ladder when the endpoint rejects a format. */
-async function chatStructured(llm: LlmClient, messages: ChatMessage[]): Promise<ChatResult> {
+async function chatStructured(llm: LlmClient, messages: ChatMessage[], deadline: Deadline | undefined, accept: (content: string) => boolean): Promise<ChatResult> {
   for (let i = FORMATS.indexOf(llm.structuredOutput); i < FORMATS.length; i++) {
     const format = FORMATS[i] ?? 'text';
     try {
-      return await llm.chat({ messages, temperature: 0, maxTokens: 600, ...(format === 'text' ? {} : { responseFormat: responseFormat(format) }) });
+      const request = { messages, temperature: 0, maxTokens: 600, ...(format === 'text' ? {} : { responseFormat: responseFormat(format) }) };
+      return await llm.chat(request, { accept, ...(deadline ? { deadline } : {}) });
     } catch (error) {
       if (error instanceof LlmError && error.kind === 'response_format' && i + 1 < FORMATS.length) {
         llm.structuredOutput = FORMATS[i + 1] ?? 'text';
@@ -161,9 +170,19 @@ async function chatStructured(llm: LlmClient, messages: ChatMessage[]): Promise<
  * Answers with the LLM. `hits` are the evidence shown (empty for baseline mode). Throws `LlmError` on
  * failure after retries and after the one repair attempt.
  */
-export async function answerWithLlm(question: ParsedQuestion, hits: readonly Hit[], options: { llm: LlmClient; prompts: PromptSet; baseline: boolean }): Promise<LlmAnswer> {
+export async function answerWithLlm(
+  question: ParsedQuestion,
+  hits: readonly Hit[],
+  options: { llm: LlmClient; prompts: PromptSet; baseline: boolean; deadline?: Deadline; examName?: string },
+): Promise<LlmAnswer> {
   const template = options.baseline ? options.prompts.baseline : options.prompts.answer;
-  const values = { ...questionValues(question), evidence: formatEvidence(hits) };
+  const evidence = formatEvidence(hits);
+  const values = { ...questionValues(question), evidence, fence: evidenceFence(evidence), exam_name: options.examName ?? DEFAULT_EXAM_NAME };
+  // Only a reply that parses and names valid options is cached, so a replay never serves junk.
+  const accept = (content: string): boolean => {
+    const parsed = parseAnswerReply(content);
+    return 'value' in parsed && 'answer' in validateLetters(question, parsed.value);
+  };
   const messages: ChatMessage[] = [
     { role: 'system', content: fillTemplate(template.system, values) },
     { role: 'user', content: fillTemplate(template.user, values) },
@@ -174,7 +193,7 @@ export async function answerWithLlm(question: ParsedQuestion, hits: readonly Hit
   for (let attempt = 0; attempt < 2; attempt++) {
     let reply: ChatResult;
     try {
-      reply = await chatStructured(options.llm, messages);
+      reply = await chatStructured(options.llm, messages, options.deadline, accept);
     } catch (error) {
       // A garbled HTTP body is worth the one repair attempt too; anything else is final.
       if (error instanceof LlmError && error.kind === 'malformed' && attempt === 0) {
@@ -195,7 +214,16 @@ export async function answerWithLlm(question: ParsedQuestion, hits: readonly Hit
       const dropped = ids.filter((n) => n < 1 || n > shown);
       if (dropped.length > 0) warnings.push(`the LLM cited evidence that was not shown (${dropped.join(', ')}); ignored`);
       if (attempt > 0) warnings.push(`the first LLM reply was unusable (${problem}); the repair request succeeded`);
-      return { answer: checked.answer, confidence: parsed.value.confidence, evidenceIds: valid, status: parsed.value.status, explanation: parsed.value.explanation, warnings, usage };
+      return {
+        answer: checked.answer,
+        confidence: parsed.value.confidence,
+        evidenceIds: valid,
+        invalidIds: dropped,
+        status: parsed.value.status,
+        explanation: parsed.value.explanation,
+        warnings,
+        usage,
+      };
     }
     problem = 'problem' in checked ? checked.problem : 'unusable reply';
     messages.push({ role: 'assistant', content: reply.content.slice(0, 2000) }, { role: 'user', content: fillTemplate(`${options.prompts.repair.system}\n${options.prompts.repair.user}`.trim(), { problem }) });

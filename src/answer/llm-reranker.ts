@@ -2,8 +2,9 @@ import { applyExamPriority } from '../retrieve/exam-priority.js';
 import type { Analyzer } from '../text/analyzer.js';
 import type { Hit } from '../types.js';
 import type { LlmClient } from './llm-client.js';
+import type { Deadline } from './llm-deadline.js';
 import type { PromptTemplate } from './prompt-templates.js';
-import { fillTemplate } from './prompt-templates.js';
+import { evidenceFence, fillTemplate } from './prompt-templates.js';
 
 /**
  * Listwise LLM reranking in the style of RankGPT (Sun et al. 2023, "Is ChatGPT Good at Search?"):
@@ -21,6 +22,8 @@ export interface RerankOptions {
   step?: number;
   /** Characters of each passage shown to the model (default 400). */
   passageChars?: number;
+  /** The question's LLM deadline, shared with the answer call. */
+  deadline?: Deadline;
 }
 
 export interface RerankResult {
@@ -53,15 +56,24 @@ export function parseRanking(text: string, count: number): { order: number[]; un
 async function rankWindow(hits: Hit[], query: string, options: RerankOptions, warnings: string[], usage: RerankResult['usage']): Promise<Hit[]> {
   const chars = options.passageChars ?? 400;
   const passages = hits.map((h, i) => `[${i + 1}] ${[h.chunk.book, h.chunk.chapter, h.chunk.section, h.chunk.figure_ref].filter(Boolean).join(' | ')}\n${h.chunk.text.replace(/\s+/g, ' ').slice(0, chars)}`).join('\n\n');
-  const values = { query, passages, count: String(hits.length) };
-  const reply = await options.llm.chat({
-    messages: [
-      { role: 'system', content: fillTemplate(options.prompt.system, values) },
-      { role: 'user', content: fillTemplate(options.prompt.user, values) },
-    ],
-    temperature: 0,
-    maxTokens: 20 + hits.length * 6,
-  });
+  const values = { query, passages, count: String(hits.length), fence: evidenceFence(passages, 'passages') };
+  // Cache a ranking only when it names at least one passage that was shown.
+  const accept = (content: string): boolean => {
+    const { order, unknown } = parseRanking(content, hits.length);
+    const named = [...content.matchAll(/\d+/g)].length - unknown.length;
+    return order.length === hits.length && named > 0;
+  };
+  const reply = await options.llm.chat(
+    {
+      messages: [
+        { role: 'system', content: fillTemplate(options.prompt.system, values) },
+        { role: 'user', content: fillTemplate(options.prompt.user, values) },
+      ],
+      temperature: 0,
+      maxTokens: 20 + hits.length * 6,
+    },
+    { accept, ...(options.deadline ? { deadline: options.deadline } : {}) },
+  );
   usage.promptTokens += reply.usage.promptTokens;
   usage.completionTokens += reply.usage.completionTokens;
   const { order, unknown } = parseRanking(reply.content, hits.length);

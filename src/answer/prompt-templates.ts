@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -46,4 +47,16 @@ export function loadPrompts(dir: string): PromptSet {
  */
 export function fillTemplate(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? (values[name] ?? '') : whole));
+}
+
+/**
+ * The tag that fences data in a prompt: `evidence-` plus a hash of the data itself. Text cannot contain a
+ * hash of itself, so a planted `</evidence>` (or any guess at the tag) stays inside the fence; being derived
+ * from the content, the tag is the same on every run and the response cache still matches.
+ */
+export function evidenceFence(data: string, name = 'evidence'): string {
+  let tag = `${name}-${createHash('sha256').update(data).digest('hex').slice(0, 12)}`;
+  // Belt and braces for the astronomically unlikely case that the data holds its own tag.
+  for (let salt = 0; data.includes(tag); salt++) tag = `${name}-${createHash('sha256').update(`${salt}:${data}`).digest('hex').slice(0, 12)}`;
+  return tag;
 }

@@ -85,7 +85,7 @@ export async function openAskSession(options: Omit<AskOptions, 'showContext'>): 
   const endpoint = config.llm && llm ? describeEndpoint(config.llm) : undefined;
   const answer = async (question: ParsedQuestion): Promise<AskResult> => {
     await reopenIfRebuilt();
-    const result = await answerQuestion(question, { retriever, llm, answerer, mode: options.mode, topK: options.topK, rerank: options.rerank, prompts, ...(analyzer ? { analyzer } : {}) });
+    const result = await answerQuestion(question, { retriever, llm, answerer, mode: options.mode, topK: options.topK, rerank: options.rerank, prompts, examName: config.exam.name, ...(analyzer ? { analyzer } : {}) });
     // Belt and braces: nothing the LLM path produced may carry the key.
     if (result.message) result.message = redactSecrets(result.message, config);
     if (result.warnings) result.warnings = result.warnings.map((w) => redactSecrets(w, config));

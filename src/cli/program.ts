@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { registerAsk } from './commands/ask.js';
+import { registerCache } from './commands/cache.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerEval } from './commands/eval.js';
 import { registerIngest } from './commands/ingest.js';
@@ -19,7 +20,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   program.configureHelp({ showGlobalOptions: true });
-  for (const register of [registerIngest, registerSearch, registerToc, registerAsk, registerEval, registerServe, registerDoctor]) {
+  for (const register of [registerIngest, registerSearch, registerToc, registerAsk, registerEval, registerServe, registerDoctor, registerCache]) {
     register(program).exitOverride();
   }
   program.addHelpText(

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { projectPaths } from '../paths.js';
 import type { Warning } from '../types.js';
+import { endpointSecrets, redactText, redactUrl } from './redact.js';
 
 /** Connection settings for an OpenAI-compatible endpoint (chat or embeddings). */
 export interface EndpointConfig {
@@ -38,7 +39,22 @@ export interface ExamCopilotConfig {
   /** User dictionary files for jieba, relative to the root or absolute. */
   userDict: string[];
   /** The LLM endpoint, or null when none is configured (offline answerer). */
-  llm: (EndpointConfig & { timeoutMs: number; maxRetries: number; concurrency: number }) | null;
+  llm: (EndpointConfig & LlmLimits) | null;
+  /** The exam the prompts name (`exam.name`, default 基金从业资格). */
+  exam: { name: string };
+}
+
+/** Time, retry and cache bounds of the LLM client. */
+export interface LlmLimits {
+  /** One HTTP attempt (connect, headers and body); default half of `deadlineMs`. */
+  timeoutMs: number;
+  /** Everything the LLM does for one question, retries and backoff included (default 30 s). */
+  deadlineMs: number;
+  maxRetries: number;
+  concurrency: number;
+  /** Bounds of the response cache; the oldest entries go first. */
+  cacheMaxEntries: number;
+  cacheMaxBytes: number;
 }
 
 export interface LoadedConfig {
@@ -79,7 +95,19 @@ const fileSchema = z
       .strict()
       .optional(),
     userDict: z.union([z.string(), z.array(z.string())]).optional(),
-    llm: endpointFile.extend({ timeoutMs: z.number().int().positive(), maxRetries: z.number().int().nonnegative().max(10), concurrency: z.number().int().positive().max(64) }).partial().strict().optional(),
+    llm: endpointFile
+      .extend({
+        timeoutMs: z.number().int().positive(),
+        deadlineMs: z.number().int().positive(),
+        maxRetries: z.number().int().nonnegative().max(10),
+        concurrency: z.number().int().positive().max(64),
+        cacheMaxEntries: z.number().int().positive(),
+        cacheMaxBytes: z.number().int().positive(),
+      })
+      .partial()
+      .strict()
+      .optional(),
+    exam: z.object({ name: z.string().min(1) }).partial().strict().optional(),
   })
   .strict();
 
@@ -149,14 +177,20 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
     if (!llmModel) {
       warnings.push({ where: 'llm', message: 'an LLM endpoint or key is set but no model (EXAM_COPILOT_LLM_MODEL / OPENAI_MODEL); using the offline answerer' });
     } else {
+      // 30 s: rerank + answer on a hosted endpoint take a few seconds, so this leaves room for one retry, and an
+      // interactive user is better served by the offline answer than by a longer wait.
+      const deadlineMs = num('EXAM_COPILOT_LLM_DEADLINE_MS', file.llm?.deadlineMs ?? 30_000);
       llm = {
         baseURL: llmBaseURL ?? 'https://api.openai.com/v1',
         // Local servers (Ollama, vLLM) accept any key; the openai client insists on one.
         apiKey: llmApiKey ?? 'not-needed',
         model: llmModel,
-        timeoutMs: num('EXAM_COPILOT_LLM_TIMEOUT_MS', file.llm?.timeoutMs ?? 60_000),
+        timeoutMs: num('EXAM_COPILOT_LLM_TIMEOUT_MS', file.llm?.timeoutMs ?? Math.round(deadlineMs / 2)),
+        deadlineMs,
         maxRetries: num('EXAM_COPILOT_LLM_MAX_RETRIES', file.llm?.maxRetries ?? 3),
         concurrency: num('EXAM_COPILOT_LLM_CONCURRENCY', file.llm?.concurrency ?? 4),
+        cacheMaxEntries: file.llm?.cacheMaxEntries ?? 10_000,
+        cacheMaxBytes: file.llm?.cacheMaxBytes ?? 64 * 1024 * 1024,
       };
     }
   }
@@ -206,6 +240,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
     },
     userDict: userDictRaw,
     llm,
+    exam: { name: file.exam?.name ?? '基金从业资格' },
   };
   if (!['auto', 'faiss', 'js'].includes(config.vector.backend)) {
     throw new UserError(`EXAM_COPILOT_VECTOR_BACKEND=${config.vector.backend}: use auto, faiss or js`);
@@ -216,14 +251,10 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
 /** A printable description of an endpoint that never includes the key. */
 export function describeEndpoint(endpoint: { baseURL: string; model: string; apiKey?: string }): string {
   const key = endpoint.apiKey && endpoint.apiKey !== 'not-needed' ? 'key set' : 'no key';
-  return `${endpoint.model} @ ${endpoint.baseURL} (${key})`;
+  return `${endpoint.model} @ ${redactUrl(endpoint.baseURL)} (${key})`;
 }
 
 /** Removes any occurrence of the configured secrets from a message before it is shown or logged. */
 export function redactSecrets(message: string, config: ExamCopilotConfig): string {
-  let out = message;
-  for (const secret of [config.llm?.apiKey, config.embedder.endpoint?.apiKey]) {
-    if (secret && secret !== 'not-needed' && secret.length >= 4) out = out.split(secret).join('***');
-  }
-  return out;
+  return redactText(message, [...endpointSecrets(config.llm), ...endpointSecrets(config.embedder.endpoint)]);
 }

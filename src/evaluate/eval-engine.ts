@@ -13,6 +13,8 @@ export interface EvalEngine {
   readonly embedderId: string;
   answer(row: EvalRow, mode: AnswerMode): Promise<AnswerResult>;
   chunk(id: string): Chunk | undefined;
+  /** Said once per run when the LLM circuit breaker stopped calling the LLM; null otherwise. */
+  llmNotice?(): string | null;
   close(): void;
 }
 
@@ -69,10 +71,16 @@ export async function openEvalEngine(options: EvalEngineOptions): Promise<EvalEn
         // Eval measures the answer `ask` gives: the LLM path reranks, the offline path has no reranker.
         rerank: options.answerer === 'llm',
         prompts,
+        examName: config.exam.name,
         ...(analyzer ? { analyzer } : {}),
       });
     },
     chunk: (id) => retriever?.chunk(id),
+    llmNotice() {
+      const circuit = llm?.circuit();
+      if (!circuit?.open) return null;
+      return `the LLM was not called for ${circuit.skipped} more call(s) after ${circuit.reason ?? 'repeated failures'}; those questions were answered offline and marked llm_failed; rerun with --resume to retry them with the LLM`;
+    },
     close() {
       retriever?.close();
       llm?.close();

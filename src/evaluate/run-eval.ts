@@ -164,6 +164,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       const seen = new Set<string>();
       for (const r of readRunFile(file).records) {
         if (r.mode !== mode || seen.has(r.id) || fingerprints.get(r.id) !== r.fingerprint) continue;
+        // An LLM failure (or a question the circuit breaker answered offline) is asked again on resume.
+        if (answerer === 'llm' && r.fallback === 'llm_failed') continue;
         seen.add(r.id);
         keep.push(r);
       }
@@ -191,6 +193,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   progress('open');
 
   const answeredByMode = new Map<AnswerMode, number>();
+  let llmNotice: string | null = null;
   try {
     for (const p of plan) {
       progress('mode-start', p.mode);
@@ -223,6 +226,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       progress('mode-done', p.mode);
     }
   } finally {
+    llmNotice = engine.llmNotice?.() ?? null;
     engine.close();
     runLock.release();
   }
@@ -255,7 +259,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     dataset: dataset.file,
     total: rows.length,
     skipped: dataset.skipped,
-    warnings: dataset.warnings,
+    warnings: llmNotice ? [...dataset.warnings, { where: 'llm', message: llmNotice }] : dataset.warnings,
     modes: modeReports,
     skipped_modes: skippedModes,
     comparisons,

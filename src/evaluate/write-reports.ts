@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AnswerMode } from '../answer/answer-types.js';
 import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';
 import { renderHtmlReport } from './render-html.js';
+import { spreadsheetText } from './spreadsheet-cell.js';
 
 /** Where to write each report; any may be omitted. */
 export interface ReportTargets {
@@ -154,7 +155,8 @@ export function reportJunit(report: EvalReport): string {
 }
 
 function csvCell(v: string | number | boolean | null): string {
-  const s = v === null ? '' : String(v);
+  // Numbers are written as numbers; only text can smuggle a formula in.
+  const s = v === null ? '' : typeof v === 'string' ? spreadsheetText(v) : String(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

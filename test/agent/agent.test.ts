@@ -58,8 +58,8 @@ const FINAL = (id: string, extra: Record<string, unknown> = {}): string => JSON.
 /** Answers the one-shot pipeline's rerank and answer prompts (the fallback path). */
 function oneShot(req: RecordedRequest): ScriptedResponse | undefined {
   const text = wire(req).map((m) => m.content).join('\n');
-  if (text.includes('<passages>')) return chatReply('[1]');
-  if (text.includes('<evidence>')) return chatReply(JSON.stringify({ answer: 'A', confidence: 0.7, evidence_ids: [1], status: 'answered', explanation: 'one-shot' }));
+  if (/<passages-[0-9a-f]{12}>/.test(text)) return chatReply('[1]');
+  if (/<evidence-[0-9a-f]{12}>/.test(text)) return chatReply(JSON.stringify({ answer: 'A', confidence: 0.7, evidence_ids: [1], status: 'answered', explanation: 'one-shot' }));
   return undefined;
 }
 

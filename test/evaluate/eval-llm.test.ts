@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
+import type { AnswerMode } from '../../src/answer/answer-types.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
 import { chatMessages, chatReply, errorReply, startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest, type ScriptedResponse } from '../helpers/fake-openai-server.js';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
@@ -19,6 +20,7 @@ let inFlight = 0;
 let maxInFlight = 0;
 let answerCalls = 0;
 let failAfter = Infinity;
+let failedCalls = 0;
 
 function isRerank(request: RecordedRequest): boolean {
   return chatMessages(request).some((m) => m.content.includes('You rank textbook passages'));
@@ -30,10 +32,16 @@ async function handler(request: RecordedRequest): Promise<ScriptedResponse> {
   try {
     // Hold each request briefly so concurrent ones overlap on the server.
     await new Promise((r) => setTimeout(r, 15));
+    // After the outage starts every call fails, rerank included, as with a dead endpoint.
+    if (answerCalls >= failAfter) {
+      failedCalls++;
+      return errorReply(500, 'upstream is down');
+    }
     if (isRerank(request)) return chatReply('[1] > [2] > [3]', { promptTokens: 30, completionTokens: 5 });
     answerCalls++;
-    if (answerCalls > failAfter) return errorReply(500, 'upstream is down');
-    return chatReply(JSON.stringify({ answer: ALWAYS, confidence: 0.8, evidence_ids: [], status: 'answered', explanation: '' }), { promptTokens: 100, completionTokens: 20 });
+    // Retrieval modes cite the first passage shown; baseline has no evidence to cite.
+    const cites = chatMessages(request).some((m) => /<evidence-[0-9a-f]{12}>/.test(m.content)) ? [1] : [];
+    return chatReply(JSON.stringify({ answer: ALWAYS, confidence: 0.8, evidence_ids: cites, status: 'answered', explanation: '' }), { promptTokens: 100, completionTokens: 20 });
   } finally {
     inFlight--;
   }
@@ -61,6 +69,7 @@ function reset(): void {
   maxInFlight = 0;
   answerCalls = 0;
   failAfter = Infinity;
+  failedCalls = 0;
 }
 
 void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
@@ -83,24 +92,34 @@ void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
     assert.equal(maxInFlight, 1);
   });
 
-  void it('survives an LLM outage mid-run: failed rows become llm_failed fallbacks counted as not correct', async () => {
+  void it('survives an LLM outage mid-run: a circuit breaker stops calling it, says so once, and --resume asks those rows again', async () => {
     reset();
     failAfter = 5;
-    const report = await runEval({ root, config: llmConfig(), file: dataset, modes: ['keyword', 'baseline'], limit: 10, concurrency: 2, noCache: true, runDir: path.join(root, 'runs-outage') });
+    const runDir = path.join(root, 'runs-outage');
+    // One question at a time, so the order of failures (and so the breaker) is deterministic.
+    const options = { root, config: llmConfig(), file: dataset, modes: ['keyword', 'baseline'] as AnswerMode[], limit: 10, concurrency: 1, noCache: true, runDir };
+    const report = await runEval(options);
     const keyword = report.records.keyword ?? [];
     const baseline = report.records.baseline ?? [];
     assert.equal(keyword.length, 10);
     assert.equal(baseline.length, 10);
     const kwFailed = keyword.filter((r) => r.fallback === 'llm_failed');
     assert.equal(kwFailed.length, 5, 'answers after the fifth fail');
-    assert.ok(kwFailed.every((r) => !r.correct && /LLM failed: .*500/.test(r.message ?? '')));
-    // Retrieval modes fall back to the offline answer (a letter); baseline has none and abstains.
-    assert.ok(kwFailed.every((r) => r.predicted !== ''));
-    assert.ok(baseline.every((r) => r.fallback === 'llm_failed' && r.predicted === '' && !r.correct));
+    // Three real failures open the breaker; the rest are answered offline without calling the LLM.
+    assert.deepEqual(kwFailed.map((r) => (/LLM failed: .*500/.test(r.message ?? '') ? 'failed' : /not called: it failed 3 times in a row/.test(r.message ?? '') ? 'skipped' : r.message)), ['failed', 'failed', 'failed', 'skipped', 'skipped']);
+    assert.ok(kwFailed.every((r) => !r.correct && r.predicted !== ''), 'retrieval modes fall back to the offline answer (a letter)');
+    assert.ok(baseline.every((r) => r.fallback === 'llm_failed' && r.predicted === '' && !r.correct && /not called/.test(r.message ?? '')));
+    assert.equal(failedCalls, 3, 'no call after the breaker opened');
+    const notes = report.warnings.filter((w) => w.where === 'llm');
+    assert.equal(notes.length, 1, 'said once');
+    assert.match(notes[0]?.message ?? '', /not called for 12 more call\(s\).*rerun with --resume/);
     const b = report.modes.find((m) => m.mode === 'baseline');
     assert.deepEqual([b?.correct, b?.incorrect, b?.abstained, b?.fallbacks.length], [0, 0, 10, 10]);
-    const k = report.modes.find((m) => m.mode === 'keyword');
-    assert.equal(k?.fallbacks.length, 5);
-    assert.equal((k?.correct ?? 0) + (k?.incorrect ?? 0) + (k?.abstained ?? 0), 10);
+
+    // The endpoint is back: --resume keeps the 5 good keyword rows and asks the 15 failed ones again.
+    reset();
+    const resumed = await runEval({ ...options, resume: true });
+    assert.equal(answerCalls, 15);
+    assert.ok([...(resumed.records.keyword ?? []), ...(resumed.records.baseline ?? [])].every((r) => r.fallback === null));
   });
 });

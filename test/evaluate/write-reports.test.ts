@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import type { EvalReport, RunRecord } from '../../src/evaluate/eval-types.js';
 import { modeMetrics } from '../../src/evaluate/metrics.js';
 import { renderHtmlReport } from '../../src/evaluate/render-html.js';
@@ -70,6 +71,17 @@ void describe('reports', () => {
     const csv = reportPredictionsCsv(sampleReport());
     assert.ok(csv.startsWith('\ufeffid,mode,answerer,question,gold,predicted,correct'));
     assert.equal(csv.trim().split('\r\n').length, 4);
+  });
+
+  void it('predictions CSV neutralises spreadsheet formulas (OWASP): =, +, -, @, tab and CR get a leading quote', () => {
+    const hostile = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd', '基金 = 财产'];
+    const records = hostile.map((q, i) => rec(`${i === 0 ? '=1' : String(i)}`, { question: q }));
+    const report = { ...sampleReport(), records: { hybrid: records } };
+    const rows = parse<Record<string, string>>(reportPredictionsCsv(report).replace(/^\ufeff/, ''), { columns: true });
+    assert.deepEqual(rows.map((r) => r.question), ["'=HYPERLINK(\"http://evil.example\",\"x\")", "'+1+1", "'-2+3", "'@SUM(A1)", "'\tcmd", "'\rcmd", '基金 = 财产']);
+    assert.equal(rows[0]?.id, "'=1");
+    // Numbers stay numbers.
+    assert.equal(rows[0]?.confidence, '0.7000');
   });
 
   void it('HTML is self-contained: inline SVG charts, no scripts or external URLs', () => {

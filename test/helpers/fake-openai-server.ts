@@ -39,6 +39,8 @@ export interface ScriptedResponse {
   delayMs?: number;
   /** Destroy the socket instead of answering (connection reset). */
   destroy?: boolean;
+  /** Send the status, headers and this much of the body, then stall without ending the reply. */
+  stallAfterBytes?: number;
 }
 
 /** Computes a response for a request; return undefined to fall through to the defaults. */
@@ -169,6 +171,14 @@ async function send(res: http.ServerResponse, scripted: ScriptedResponse): Promi
   } else {
     payload = JSON.stringify(scripted.json ?? {});
     headers['content-type'] ??= 'application/json';
+  }
+  if (scripted.stallAfterBytes !== undefined) {
+    // Headers go out at once; the body stops part-way and the reply never ends (until the client gives up).
+    const bytes = Buffer.from(payload);
+    res.writeHead(status, { ...headers, 'content-length': String(bytes.length) });
+    res.flushHeaders();
+    if (scripted.stallAfterBytes > 0) res.write(bytes.subarray(0, Math.min(scripted.stallAfterBytes, bytes.length)));
+    return;
   }
   res.writeHead(status, headers);
   res.end(payload);

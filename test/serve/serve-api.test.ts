@@ -186,7 +186,7 @@ describe('serve: the LLM key never reaches the page', () => {
     llm = await startFakeOpenAiServer();
     llm.setHandler((req) => {
       const text = chatMessages(req).map((m) => m.content).join('\n');
-      if (text.includes('<passages>')) return chatReply('[1]');
+      if (/<passages-[0-9a-f]{12}>/.test(text)) return chatReply('[1]');
       return chatReply(JSON.stringify({ answer: 'A', confidence: 0.8, evidence_ids: [1], status: 'answered', explanation: `echo ${KEY}` }));
     });
     const { config } = loadConfig({ root: tmp.root, env: { EXAM_COPILOT_LLM_BASE_URL: llm.baseURL, EXAM_COPILOT_LLM_API_KEY: KEY, EXAM_COPILOT_LLM_MODEL: 'fake-model' } });

@@ -12,6 +12,7 @@ interface AskFlags {
   cache: boolean;
   answerer?: string;
   showContext?: boolean;
+  one?: boolean;
   agent?: boolean;
   tools?: string;
   showSteps?: boolean;
@@ -50,6 +51,7 @@ export function registerAsk(program: Command): Command {
     .option('--no-cache', 'do not read or write the LLM response cache')
     .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
     .option('--show-context', 'print the reranked passages the answer was made from')
+    .option('--one', 'read the whole of stdin as one question')
     .option('--agent', 'let the LLM read the book with tools (TOC, search, read) before answering; needs an LLM')
     .option('--tools <protocol>', 'with --agent: native, simulated (text protocol for models without tool calls) or auto', 'auto')
     .option('--show-steps', 'with --agent: print the tool calls the agent made')
@@ -59,7 +61,9 @@ export function registerAsk(program: Command): Command {
 Examples:
   exam-copilot ask "基金财产由（ ）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构"
   exam-copilot ask "下列说法错误的是" --options '{"A":"…","B":"…","C":"…","D":"…"}' --json
-  cat questions.txt | exam-copilot ask --json      # one question per line, or JSONL {"question","options"}
+  cat questions.txt | exam-copilot ask --json      # questions end at a blank line or after their last option
+  cat questions.jsonl | exam-copilot ask --json    # JSONL {"id","question","options"}: one output line per input line
+  cat question.txt | exam-copilot ask --one        # the whole of stdin is one question
 A question without options is answered as an open question (cited passages, no letter); an empty one is an error.`,
     )
     .action(async (words: string[], flags: AskFlags, command: Command) => {
@@ -72,51 +76,34 @@ A question without options is answered as an open question (cited passages, no l
       const showContext = flags.showContext === true;
       const tools = oneOf('--tools', flags.tools ?? 'auto', ['native', 'simulated', 'auto'] as const);
       const showSteps = flags.showSteps === true;
-      const [{ loadConfig }, run, { createUi }, report] = await Promise.all([
+      const [{ loadConfig }, run, { createUi }, report, input] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../answer/run-ask.js'),
         import('../report/ui.js'),
         import('../report/ask.js'),
+        import('../ask-input.js'),
       ]);
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
       const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}) };
-      if (flags.agent === true) {
-        const agent = await import('../../agent/run-agent-ask.js');
-        const agentOptions = { root: globals.root, config, topK, cache: flags.cache, tools };
-        if (words.length > 0 || options) {
-          const out = await agent.runAgentAsk({ ...agentOptions, question, ...(options ? { options } : {}) });
-          report.reportAsk(ui, out, { showContext, showSteps });
-          return;
-        }
-        const session = await agent.openAgentSession(agentOptions);
-        try {
-          for (const w of session.warnings) ui.warn(`${w.where}: ${w.message}`);
-          if (process.stdin.isTTY) await report.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
-          else {
-            const { answered, failed } = await report.askFromPipe(ui, session, process.stdin, showContext);
-            if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe one question per line');
-            if (failed > 0) process.exitCode = ExitCode.partial;
-          }
-        } finally {
-          session.close();
-        }
-        return;
-      }
+      const agent = flags.agent === true ? await import('../../agent/run-agent-ask.js') : null;
+      const agentOptions = { root: globals.root, config, topK, cache: flags.cache, tools };
       if (words.length > 0 || options) {
-        const out = await run.runAsk({ ...base, showContext, question, ...(options ? { options } : {}) });
-        report.reportAsk(ui, out, { showContext });
+        const out = agent
+          ? await agent.runAgentAsk({ ...agentOptions, question, ...(options ? { options } : {}) })
+          : await run.runAsk({ ...base, showContext, question, ...(options ? { options } : {}) });
+        report.reportAsk(ui, out, { showContext, showSteps });
         return;
       }
-      const session = await run.openAskSession(base);
+      const session = agent ? await agent.openAgentSession(agentOptions) : await run.openAskSession(base);
       try {
         for (const w of session.warnings) ui.warn(`${w.where}: ${w.message}`);
-        if (process.stdin.isTTY) {
-          await report.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
+        if (process.stdin.isTTY && flags.one !== true) {
+          await input.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
         } else {
-          const { answered, failed } = await report.askFromPipe(ui, session, process.stdin, showContext);
-          if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe one question per line');
+          const { answered, failed } = await input.askFromPipe(ui, session, process.stdin, { showContext, one: flags.one === true });
+          if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe questions on stdin');
           if (failed > 0) process.exitCode = ExitCode.partial;
         }
       } finally {

@@ -1,13 +1,11 @@
-import readline from 'node:readline';
 import type { AgentReport } from '../../agent/run-agent-ask.js';
 import { answerJson } from '../../answer/answer-json.js';
 import type { AnswerResult } from '../../answer/answer-types.js';
 import { citation } from '../../answer/evidence.js';
-import type { AskResult, AskSession } from '../../answer/run-ask.js';
-import { UserError } from '../../errors.js';
+import type { AskResult } from '../../answer/run-ask.js';
 import type { Ui } from './ui.js';
 
-/** The `--json` shape of one answer (stable: eval and scripts read it). */
+/** The `--json` shape of one answer (stable: eval and scripts read it); the agent adds its steps. */
 export function askJson(out: AskResult & { agent?: AgentReport }): Record<string, unknown> {
   return {
     ...answerJson(out),
@@ -52,102 +50,32 @@ export function formatAnswer(out: AskResult & { agent?: AgentReport }, options: 
   return lines.join('\n');
 }
 
+/** What an answer to a piped question echoes of its input: the JSONL `id`, or the question's number, and its text. */
+export interface AskEcho {
+  id?: string;
+  n?: number;
+  question: string;
+}
+
+function echoFields(echo: AskEcho): Record<string, unknown> {
+  return { ...(echo.id !== undefined ? { id: echo.id } : { n: echo.n }), question: echo.question };
+}
+
 /** Prints one answer (human or `--json`) and its warnings. */
-export function reportAsk(ui: Ui, out: AskResult & { agent?: AgentReport }, options: { showContext: boolean; showSteps?: boolean; jsonLines?: boolean }): void {
+export function reportAsk(ui: Ui, out: AskResult & { agent?: AgentReport }, options: { showContext: boolean; showSteps?: boolean; jsonLines?: boolean; echo?: AskEcho }): void {
   for (const w of out.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of out.result.warnings ?? []) ui.warn(w);
   if (ui.json) {
-    if (options.jsonLines) ui.printJsonLine(askJson(out));
-    else ui.printJson(askJson(out));
+    const json = options.echo ? { ...echoFields(options.echo), ...askJson(out) } : askJson(out);
+    if (options.jsonLines) ui.printJsonLine(json);
+    else ui.printJson(json);
     return;
   }
   ui.out(formatAnswer(out, { showContext: options.showContext, showSteps: options.showSteps === true, color: ui.color }));
 }
 
-/** One input question from a pipe: a plain line, or a JSONL object `{"question": "...", "options": {...}}`. */
-export function parseInputLine(line: string, lineNo: number): { question: string; options?: Record<string, string> } | null {
-  const text = line.trim();
-  if (text === '') return null;
-  if (!text.startsWith('{')) return { question: text };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UserError(`stdin:${lineNo}: not valid JSON; give one question per line, or JSONL objects {"question": "...", "options": {"A": "..."}}`);
-  }
-  const o = value as { question?: unknown; options?: unknown };
-  if (typeof o.question !== 'string') throw new UserError(`stdin:${lineNo}: the JSON object needs a "question" string`);
-  if (o.options === undefined) return { question: o.question };
-  if (typeof o.options !== 'object' || o.options === null) throw new UserError(`stdin:${lineNo}: "options" must be an object like {"A": "..."}`);
-  const options = Object.fromEntries(Object.entries(o.options as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-  return { question: o.question, options };
-}
-
-/**
- * Answers questions piped on stdin, one per line (or JSONL), printing one answer per question (JSONL with
- * `--json`). A bad line is reported with its line number and the rest still answered.
- */
-export async function askFromPipe(ui: Ui, session: AskSession, input: NodeJS.ReadableStream, showContext: boolean): Promise<{ answered: number; failed: number }> {
-  const rl = readline.createInterface({ input, crlfDelay: Infinity });
-  let lineNo = 0;
-  let answered = 0;
-  let failed = 0;
-  for await (const line of rl) {
-    lineNo++;
-    try {
-      const item = parseInputLine(line, lineNo);
-      if (!item) continue;
-      const out = await session.ask(item.question, item.options);
-      reportAsk(ui, out, { showContext, jsonLines: true });
-      if (!ui.json) ui.out('');
-      answered++;
-    } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      failed++;
-      ui.warn(error.message.startsWith('stdin:') ? error.message : `stdin:${lineNo}: ${error.message}`);
-    }
-  }
-  return { answered, failed };
-}
-
-/**
- * The interactive loop: prompt 请输入题目（输入 exit 退出）, keep history, accept multi-line pastes (lines are
- * gathered until an empty line, or until options A–D are all present).
- */
-export async function askRepl(ui: Ui, session: AskSession, streams: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }, showContext: boolean): Promise<void> {
-  const rl = readline.createInterface({ input: streams.input, output: streams.output, terminal: true, historySize: 200, prompt: '请输入题目（输入 exit 退出）> ' });
-  const buffer: string[] = [];
-  const flush = async (): Promise<void> => {
-    const text = buffer.join('\n').trim();
-    buffer.length = 0;
-    if (text === '') return;
-    try {
-      reportAsk(ui, await session.ask(text), { showContext });
-    } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      ui.warn(error.message);
-    }
-  };
-  rl.prompt();
-  for await (const line of rl) {
-    const trimmed = line.trim();
-    if (buffer.length === 0 && /^(exit|quit|退出|q)$/i.test(trimmed)) break;
-    if (trimmed === '') {
-      await flush();
-      rl.prompt();
-      continue;
-    }
-    buffer.push(line);
-    const joined = buffer.join('\n');
-    // A complete question: a single line with inline options, or a pasted block whose D option arrived.
-    const hasD = /(?:^|[\s(（])[DＤ]\s*[.．、:：)）]/.test(joined);
-    // A true/false question typed on one line has only A and B.
-    const judge = /[AＡ]\s*[.．、:：)）]\s*(正确|对)[\s\S]*[BＢ]\s*[.．、:：)）]\s*(错误|错)/.test(joined);
-    if (hasD || judge) {
-      await flush();
-      rl.prompt();
-    }
-  }
-  await flush();
-  rl.close();
+/** The output of a piped question that failed: its JSONL line `{"id"|"n", "question", "error"}`, or a warning. */
+export function reportAskFailure(ui: Ui, echo: AskEcho, error: string): void {
+  ui.warn(error);
+  if (ui.json) ui.printJsonLine({ ...echoFields(echo), error });
 }
