@@ -37,6 +37,8 @@ export interface ExamCopilotConfig {
   retrieval: { rrfK: number; weights: { keyword: number; vector: number }; depth: number; neighbours: number };
   /** User dictionary files for jieba, relative to the root or absolute. */
   userDict: string[];
+  /** Offline answerer: abstain below this calibrated confidence (undefined: the answerer's fitted default). */
+  answer: { abstainBelow?: number | undefined };
   /** The LLM endpoint, or null when none is configured (offline answerer). */
   llm: (EndpointConfig & { timeoutMs: number; maxRetries: number; concurrency: number }) | null;
 }
@@ -79,6 +81,7 @@ const fileSchema = z
       .strict()
       .optional(),
     userDict: z.union([z.string(), z.array(z.string())]).optional(),
+    answer: z.object({ abstainBelow: z.number().min(0).max(1) }).partial().strict().optional(),
     llm: endpointFile.extend({ timeoutMs: z.number().int().positive(), maxRetries: z.number().int().nonnegative().max(10), concurrency: z.number().int().positive().max(64) }).partial().strict().optional(),
   })
   .strict();
@@ -205,6 +208,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       neighbours: file.retrieval?.neighbours ?? 0,
     },
     userDict: userDictRaw,
+    answer: { abstainBelow: file.answer?.abstainBelow },
     llm,
   };
   if (!['auto', 'faiss', 'js'].includes(config.vector.backend)) {

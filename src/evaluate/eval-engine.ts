@@ -70,6 +70,7 @@ export async function openEvalEngine(options: EvalEngineOptions): Promise<EvalEn
         rerank: options.answerer === 'llm',
         prompts,
         ...(analyzer ? { analyzer } : {}),
+        ...(options.config.answer.abstainBelow !== undefined ? { abstainBelow: options.config.answer.abstainBelow } : {}),
       });
     },
     chunk: (id) => retriever?.chunk(id),

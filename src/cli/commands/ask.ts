@@ -12,6 +12,7 @@ interface AskFlags {
   cache: boolean;
   answerer?: string;
   showContext?: boolean;
+  guess?: boolean;
 }
 
 /** `--options`: JSON `{"A":"…"}` / `["…","…"]`, or `A=…;B=…` / `A.… B.…` text. */
@@ -47,6 +48,7 @@ export function registerAsk(program: Command): Command {
     .option('--no-cache', 'do not read or write the LLM response cache')
     .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
     .option('--show-context', 'print the reranked passages the answer was made from')
+    .option('--guess', 'always give a letter: when no option is supported beyond chance, the best guess (marked as a guess)')
     .addHelpText(
       'after',
       `
@@ -73,7 +75,7 @@ A question without options is answered as an open question (cited passages, no l
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
-      const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}) };
+      const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}), ...(flags.guess ? { guess: true } : {}) };
       if (words.length > 0 || options) {
         const out = await run.runAsk({ ...base, showContext, question, ...(options ? { options } : {}) });
         report.reportAsk(ui, out, { showContext });

@@ -1,6 +1,6 @@
 import readline from 'node:readline';
 import type { AnswerResult } from '../../answer/answer-types.js';
-import { citation } from '../../answer/evidence.js';
+import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult, AskSession } from '../../answer/run-ask.js';
 import { UserError } from '../../errors.js';
 import type { Ui } from './ui.js';
@@ -11,7 +11,10 @@ export function askJson(out: AskResult): Record<string, unknown> {
   return {
     answer: r.answer,
     confidence: r.confidence,
-    evidence: r.evidence.map((e) => ({ chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, quote: e.quote })),
+    confidence_words: confidenceWords(r),
+    negated: r.question.negated,
+    ...(r.guess ? { guess: r.guess } : {}),
+    evidence: r.evidence.map((e) => ({ chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, quote: e.quote, ...(e.highlights ? { highlights: e.highlights } : {}) })),
     mode: r.mode,
     answerer: r.answerer,
     fallback: r.fallback,
@@ -23,6 +26,15 @@ export function askJson(out: AskResult): Record<string, unknown> {
   };
 }
 
+/**
+ * The confidence in words: `guess` when the answerer abstained or gave its best guess; otherwise high (≥ 0.75),
+ * medium (≥ 0.5) or low. Calibrated, so "high" is right about three times in four or more.
+ */
+export function confidenceWords(r: Pick<AnswerResult, 'confidence' | 'guess'>): 'high' | 'medium' | 'low' | 'guess' {
+  if (r.guess) return 'guess';
+  return r.confidence >= 0.75 ? 'high' : r.confidence >= 0.5 ? 'medium' : 'low';
+}
+
 /** The human answer in the seed format: Answer / Confidence / Evidence (citation line, quote line). */
 export function formatAnswer(out: AskResult, options: { showContext: boolean; color?: Ui['color'] }): string {
   const r: AnswerResult = out.result;
@@ -31,12 +43,15 @@ export function formatAnswer(out: AskResult, options: { showContext: boolean; co
   const dim = (t: string): string => (c ? c.dim(t) : t);
   const lines: string[] = [];
   const answer = r.answer !== '' ? r.answer : r.question.kind === 'open' ? '（问答题，无选项：见下方依据）' : `（无）${r.message ?? ''}`;
-  lines.push(`${bold('Answer:')} ${answer}`);
-  lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)}`);
-  lines.push(`${bold('Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
+  const guessed = r.guess && r.answer !== '' ? '（猜测）' : '';
+  lines.push(`${bold('Answer:')} ${answer}${guessed}`);
+  if (r.guess && r.answer === '') lines.push(`${bold('Best guess:')} ${r.guess.answer}（猜测，非教材依据）`);
+  if (r.question.negated) lines.push(dim('读作：选错误的一项'));
+  lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)})`);
+  lines.push(`${bold(r.guess ? 'Closest passages:' : 'Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
   for (const e of r.evidence) {
     lines.push(`- ${citation(e)}`);
-    lines.push(`  "${e.quote}"`);
+    lines.push(`  "${markedQuote(e)}"`);
   }
   const how = `mode: ${r.mode} | answerer: ${r.answerer === 'llm' ? `llm${out.endpoint ? ` (${out.endpoint})` : ''}` : 'offline (retrieval-based IR solver)'}${r.fallback ? ` | fallback: ${r.fallback}` : ''}`;
   lines.push(dim(how));
