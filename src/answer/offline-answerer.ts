@@ -474,7 +474,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
 }
 
 /** Shown after the no-evidence message when a best guess is given anyway. */
-export const GUESS_NOTE = '以下为猜测，并非教材依据';
+export const GUESS_NOTE = '所给答案为猜测，并非教材依据';
 
 function optionScoresOf(labels: readonly string[], supports: readonly Support[]): Record<string, number> {
   return Object.fromEntries(labels.map((l, i) => [l, round(supports[i]?.score ?? 0)]));

@@ -55,7 +55,8 @@ export function formatAnswer(out: AskResult, options: { showContext: boolean; co
   }
   const how = `mode: ${r.mode} | answerer: ${r.answerer === 'llm' ? `llm${out.endpoint ? ` (${out.endpoint})` : ''}` : 'offline (retrieval-based IR solver)'}${r.fallback ? ` | fallback: ${r.fallback}` : ''}`;
   lines.push(dim(how));
-  if (r.message && (r.fallback || r.answer !== '')) lines.push(dim(`note: ${r.message}`));
+  // A message already shown as the answer is not repeated.
+  if (r.message && (r.fallback || r.answer !== '') && !answer.includes(r.message)) lines.push(dim(`note: ${r.message}`));
   if (options.showContext && r.context.length > 0) {
     lines.push(bold('Context (reranked):'));
     r.context.forEach((h, i) => {
