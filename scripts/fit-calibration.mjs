@@ -20,7 +20,13 @@ import { parse } from 'csv-parse/sync';
 const repo = path.resolve(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { keep: { type: 'string' }, 'top-k': { type: 'string', default: '8' }, mode: { type: 'string', default: 'hybrid' }, l2: { type: 'string', default: '0.01' }, dump: { type: 'string' } },
+  options: {
+    keep: { type: 'string' },
+    'top-k': { type: 'string', default: '8' },
+    mode: { type: 'string', default: 'hybrid' },
+    l2: { type: 'string', default: '0.01' },
+    dump: { type: 'string' },
+  },
 });
 const bench = path.resolve(positionals[0] ?? path.join(repo, '..', 'shared', 'bench'));
 const dist = (p) => import(path.join(repo, 'dist', 'src', p));
@@ -55,7 +61,9 @@ for (const s of sets) {
 }
 
 async function rootFor(set) {
-  const root = values.keep ? path.join(path.resolve(values.keep), set.name) : mkdtempSync(path.join(os.tmpdir(), `fit-calibration-${set.name}-`));
+  const root = values.keep
+    ? path.join(path.resolve(values.keep), set.name)
+    : mkdtempSync(path.join(os.tmpdir(), `fit-calibration-${set.name}-`));
   const { config } = loadConfig({ root, env: {} });
   if (!existsSync(path.join(root, 'index', 'sqlite_fts.db'))) {
     mkdirSync(path.join(root, 'rawdoc'), { recursive: true });
@@ -67,7 +75,12 @@ async function rootFor(set) {
 
 function readQuestions(file) {
   const rows = parse(readFileSync(file, 'utf8'), { columns: true, skip_empty_lines: true, bom: true });
-  return rows.map((r) => ({ id: r.id, question: r.question, options: Object.fromEntries(['A', 'B', 'C', 'D', 'E'].filter((l) => r[l]).map((l) => [l, r[l]])), answer: String(r.answer).trim().toUpperCase() }));
+  return rows.map((r) => ({
+    id: r.id,
+    question: r.question,
+    options: Object.fromEntries(['A', 'B', 'C', 'D', 'E'].filter((l) => r[l]).map((l) => [l, r[l]])),
+    answer: String(r.answer).trim().toUpperCase(),
+  }));
 }
 
 const all = [];
@@ -84,7 +97,15 @@ for (const set of sets) {
     // Abstention off, so every answer carries its letter and features; `before` is the confidence as shipped.
     const r = await answerQuestion(parsed, { ...deps, abstainBelow: 0 });
     const letters = [...new Set(r.answer.replace(/[^A-H]/g, ''))].sort().join('');
-    all.push({ set: set.name, id: q.id, heldOut: i % 3 === 0, features: r.calibration ?? null, correct: letters !== '' && letters === q.answer, before: r.confidence, chance: 1 / Math.max(2, parsed.options.length) });
+    all.push({
+      set: set.name,
+      id: q.id,
+      heldOut: i % 3 === 0,
+      features: r.calibration ?? null,
+      correct: letters !== '' && letters === q.answer,
+      before: r.confidence,
+      chance: 1 / Math.max(2, parsed.options.length),
+    });
   }
   console.log(`${set.name}: ${questions.length} questions answered in ${((Date.now() - t0) / 1000).toFixed(1)} s (${root})`);
   retriever.close();
@@ -94,13 +115,28 @@ if (values.dump) writeFileSync(values.dump, JSON.stringify(all));
 const withFeatures = all.filter((r) => r.features);
 const train = withFeatures.filter((r) => !r.heldOut);
 // Each set gets equal say in the fit, whatever its size: the sample's 71 questions would otherwise be noise.
-const weightOf = Object.fromEntries(sets.map((s) => [s.name, train.length / sets.length / Math.max(1, train.filter((r) => r.set === s.name).length)]));
-const model = fitCalibration(train.map((r) => ({ features: r.features, correct: r.correct, weight: weightOf[r.set] })), { l2 });
+const weightOf = Object.fromEntries(
+  sets.map((s) => [s.name, train.length / sets.length / Math.max(1, train.filter((r) => r.set === s.name).length)]),
+);
+const model = fitCalibration(
+  train.map((r) => ({ features: r.features, correct: r.correct, weight: weightOf[r.set] })),
+  { l2 },
+);
 const after = (r) => (r.features ? calibratedConfidence(r.features, model) : r.chance);
-console.log(`\nfitted on ${train.length} answers (${withFeatures.length - train.length} held out; ${all.length - withFeatures.length} without a letter keep chance confidence), L2 ${l2}:`);
+console.log(
+  `\nfitted on ${train.length} answers (${withFeatures.length - train.length} held out; ${all.length - withFeatures.length} without a letter keep chance confidence), L2 ${l2}:`,
+);
 const coef = FEATURE_NAMES.map((n) => `${n}: ${model.coefficients[n].toFixed(4)}`).join(', ');
 console.log(`  { intercept: ${model.intercept.toFixed(4)}, coefficients: { ${coef} } }`);
-console.log(`  log-loss train ${logLoss(train.map((r) => ({ features: r.features, correct: r.correct })), model).toFixed(4)}, held-out ${logLoss(withFeatures.filter((r) => r.heldOut).map((r) => ({ features: r.features, correct: r.correct })), model).toFixed(4)}`);
+console.log(
+  `  log-loss train ${logLoss(
+    train.map((r) => ({ features: r.features, correct: r.correct })),
+    model,
+  ).toFixed(4)}, held-out ${logLoss(
+    withFeatures.filter((r) => r.heldOut).map((r) => ({ features: r.features, correct: r.correct })),
+    model,
+  ).toFixed(4)}`,
+);
 
 const pct = (x) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
 function metrics(rows, conf) {

@@ -44,7 +44,18 @@ export interface CalibrationFeatures {
  * strong, so they enter multiplied by the support; the square lets confidence level off at high support. This set
  * was chosen over plain linear terms on the fitting data (held-out log-loss and per-set ECE).
  */
-export const FEATURE_NAMES = ['marginXsupport', 'support', 'supportSquared', 'coverage', 'verbatimXsupport', 'vocabulary', 'negated', 'combination', 'multi', 'judge'] as const;
+export const FEATURE_NAMES = [
+  'marginXsupport',
+  'support',
+  'supportSquared',
+  'coverage',
+  'verbatimXsupport',
+  'vocabulary',
+  'negated',
+  'combination',
+  'multi',
+  'judge',
+] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
 /** The value of each model term for one answer. */
@@ -100,7 +111,10 @@ export interface CalibrationExample {
  * penalty `l2` on the coefficients (not the intercept), which keeps features that never vary in the data
  * (e.g. no multi-select questions) at 0 instead of diverging. Deterministic: the same data gives the same model.
  */
-export function fitCalibration(examples: readonly CalibrationExample[], options: { l2?: number; iterations?: number } = {}): CalibrationModel {
+export function fitCalibration(
+  examples: readonly CalibrationExample[],
+  options: { l2?: number; iterations?: number } = {},
+): CalibrationModel {
   const l2 = options.l2 ?? 0.01;
   const iterations = options.iterations ?? 50;
   const d = FEATURE_NAMES.length + 1;
