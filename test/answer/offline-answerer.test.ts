@@ -124,3 +124,18 @@ void test('an open question (no options) is answered with cited evidence and no 
 void test('baseline mode without an LLM is a user error', async () => {
   await assert.rejects(answerQuestion(parseQuestion('基金财产由谁保管 A.甲 B.乙'), { ...deps, mode: 'baseline' }), UserError);
 });
+
+void test('human and JSON output: confidence in words, the negated reading, marked quotes', async () => {
+  const { askJson, confidenceWords, formatAnswer } = await import('../../src/cli/report/ask.js');
+  const negated = await ask('请从以下选项中找出错误的说法，关于货币市场工具的描述。A.银行定期存单属于货币市场工具 B.短期国债属于货币市场工具 C.商业票据属于货币市场工具 D.股票期权属于货币市场工具');
+  const text = formatAnswer({ result: negated, warnings: [] }, { showContext: false });
+  assert.match(text, /读作：选错误的一项/);
+  assert.match(text, /Confidence: 0\.\d\d \((high|medium|low|guess)\)/);
+  assert.equal(askJson({ result: negated, warnings: [] }).negated, true);
+  const plain = await ask('基金财产由（ ）负责保管。A.基金管理人 B.基金托管人 C.基金销售机构 D.证券交易所');
+  assert.match(formatAnswer({ result: plain, warnings: [] }, { showContext: false }), /\*\*托管人\*\*|\*\*基金托管人\*\*/);
+  assert.equal(confidenceWords({ confidence: 0.9 }), 'high');
+  assert.equal(confidenceWords({ confidence: 0.6 }), 'medium');
+  assert.equal(confidenceWords({ confidence: 0.4 }), 'low');
+  assert.equal(confidenceWords({ confidence: 0.9, guess: { answer: 'A', confidence: 0.9 } }), 'guess');
+});
