@@ -3,10 +3,9 @@
 // on the sample validation set (rawdoc/ ingested into a temp root) and on FinanceIQ fund questions
 // (../shared/bench/financeiq-fund/dev.csv) over the fund-laws PDFs (ingested into a temp root).
 //
-//   npm run build && node scripts/bench/answer.mjs [--bench ../shared/bench] [--only sample|financeiq] [--modes keyword,vector,hybrid] [--fit-temperature] [--limit N]
+//   npm run build && node scripts/bench/answer.mjs [--bench ../shared/bench] [--only sample|financeiq] [--modes keyword,vector,hybrid] [--limit N]
 //
-// --fit-temperature prints the softmax temperature minimising log-loss for the offline answerer's
-// single-choice confidences, with Brier/ECE before and after (the constant lives in offline-answerer.ts).
+// The confidence calibration is fitted by scripts/fit-calibration.mjs.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +18,6 @@ const { values } = parseArgs({
     bench: { type: 'string', default: path.resolve(repo, '..', 'shared', 'bench') },
     only: { type: 'string' },
     modes: { type: 'string', default: 'keyword,vector,hybrid' },
-    'fit-temperature': { type: 'boolean', default: false },
     limit: { type: 'string' },
     'top-k': { type: 'string', default: '8' },
   },
@@ -31,7 +29,6 @@ const { openRetriever } = await dist('retrieve/open-retriever.js');
 const { analyzerFromConfig } = await dist('indexing/build-indexes.js');
 const { answerQuestion } = await dist('answer/answer-question.js');
 const { questionFromParts } = await dist('answer/parse-question.js');
-const { softmax, CONFIDENCE_TEMPERATURE } = await dist('answer/offline-answerer.js');
 const { projectPaths } = await dist('paths.js');
 const { wilsonInterval, brierScore, expectedCalibrationError } = await dist('evaluate/metrics.js');
 
@@ -60,7 +57,6 @@ async function evaluate(label, root, config, questions) {
   const retriever = await openRetriever({ root, config });
   const { analyzer } = analyzerFromConfig(root, config);
   const prompts = projectPaths(root).prompts;
-  const fitRows = [];
   for (const mode of modes) {
     const rows = [];
     const t0 = Date.now();
@@ -70,11 +66,6 @@ async function evaluate(label, root, config, questions) {
       const r = await answerQuestion(parsed, { retriever, llm: null, answerer: 'offline', mode, topK, rerank: false, prompts, analyzer });
       if (r.fallback === 'no_evidence' || r.fallback === 'off_topic') fallbacks++;
       rows.push({ ok: r.answer === q.answer, conf: r.confidence, kind: parsed.kind, answered: r.answer !== '' });
-      if (mode === 'hybrid' && r.optionScores && (parsed.kind === 'single') && parsed.options.some((o) => o.letter === q.answer)) {
-        const letters = parsed.options.map((o) => o.letter);
-        const scores = letters.map((l) => (parsed.negated ? -1 : 1) * (r.optionScores[l] ?? 0));
-        fitRows.push({ scores, gold: letters.indexOf(q.answer) });
-      }
     }
     const k = rows.filter((r) => r.ok).length;
     const [lo, hi] = wilsonInterval(k, rows.length);
@@ -85,29 +76,6 @@ async function evaluate(label, root, config, questions) {
     console.log(`  ${label} ${mode.padEnd(7)} accuracy ${(100 * k / rows.length).toFixed(1)}% (${k}/${rows.length}, 95% CI ${(100 * lo).toFixed(1)}–${(100 * hi).toFixed(1)})  Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  no-answer ${fallbacks} (accuracy on answered ${answered.length ? (100 * ka / answered.length).toFixed(1) : '-'}% of ${answered.length})  ${ms.toFixed(0)} ms/q`);
   }
   retriever.close();
-  if (values['fit-temperature'] && fitRows.length > 0) fitTemperature(fitRows);
-}
-
-function fitTemperature(rows) {
-  const stats = (t) => {
-    let nll = 0;
-    const cal = [];
-    for (const r of rows) {
-      const p = softmax(r.scores, t);
-      const idx = p.indexOf(Math.max(...p));
-      nll -= Math.log(Math.max(1e-9, p[r.gold]));
-      cal.push({ conf: p[idx], ok: idx === r.gold });
-    }
-    return { nll: nll / rows.length, ...calibration(cal) };
-  };
-  let best = { t: 1, nll: Infinity };
-  for (let t = 0.01; t <= 2; t *= 1.05) {
-    const s = stats(t);
-    if (s.nll < best.nll) best = { t, nll: s.nll };
-  }
-  const before = stats(CONFIDENCE_TEMPERATURE);
-  const after = stats(best.t);
-  console.log(`  temperature fit on ${rows.length} single-choice questions: T=${best.t.toFixed(3)} (log-loss ${after.nll.toFixed(3)}, Brier ${after.brier.toFixed(3)}, ECE ${after.ece.toFixed(3)}); current T=${CONFIDENCE_TEMPERATURE} (log-loss ${before.nll.toFixed(3)}, Brier ${before.brier.toFixed(3)}, ECE ${before.ece.toFixed(3)}); T=1 ECE ${stats(1).ece.toFixed(3)}`);
 }
 
 function readQuestions(file) {

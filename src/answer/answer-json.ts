@@ -16,6 +16,9 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
   return {
     answer: r.answer,
     confidence: r.confidence,
+    confidence_words: confidenceWords(r),
+    negated: r.question.negated,
+    ...(r.guess ? { guess: r.guess } : {}),
     evidence: r.evidence.map((e) => ({
       chunk_id: e.chunk_id,
       book: e.book,
@@ -25,6 +28,7 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
       page_start: e.page_start,
       page_end: e.page_end,
       quote: e.quote,
+      ...(e.highlights ? { highlights: e.highlights } : {}),
     })),
     mode: r.mode,
     answerer: r.answerer,
@@ -35,4 +39,13 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
     ...(r.usage ? { usage: r.usage } : {}),
     ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
   };
+}
+
+/**
+ * The confidence in words, so a student reads it at a glance: a guess (below the abstention threshold, given only
+ * on request) is always `guess`; otherwise the calibrated bands, where 0.75 and up is right about three times in four.
+ */
+export function confidenceWords(r: Pick<AnswerResult, 'confidence' | 'guess'>): 'high' | 'medium' | 'low' | 'guess' {
+  if (r.guess) return 'guess';
+  return r.confidence >= 0.75 ? 'high' : r.confidence >= 0.5 ? 'medium' : 'low';
 }

@@ -12,7 +12,7 @@ import type { LlmClient } from './llm-client.js';
 import { LlmError } from './llm-client.js';
 import { createDeadline } from './llm-deadline.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
-import { answerOffline, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
+import { answerOffline, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
 import type { PromptSet } from './prompt-templates.js';
 import { loadPrompts } from './prompt-templates.js';
 
@@ -37,13 +37,14 @@ export interface AnswerDeps {
   examName?: string;
   /** The LLM time budget of one question (default the client's `deadlineMs`). */
   deadlineMs?: number;
+  /** Offline answerer: abstain below this calibrated confidence (config `answer.abstainBelow`). */
+  abstainBelow?: number;
+  /** Offline answerer: always give a letter, marked as a guess when below the threshold (`--guess`). */
+  guess?: boolean;
 }
 
 /** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
 export const UNSUPPORTED_MAX_CONFIDENCE = 0.5;
-
-/** Below this share of known words, the LLM path calls a question off-topic without spending a request. */
-const LLM_OFF_TOPIC_VOCABULARY = 0.35;
 
 // Corpus statistics are a pure function of the retriever's chunks; memoised per retriever so eval's
 // hundreds of calls do not re-tokenise the corpus. Entries vanish with the retriever.
@@ -93,7 +94,7 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
     if (deps.mode === 'baseline') throw new UserError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL and EXAM_COPILOT_LLM_BASE_URL); use --mode hybrid for the offline answerer');
     if (!deps.retriever) throw new UserError('the offline answerer needs an index; run `exam-copilot ingest`');
     const { analyzer, stats } = corpusFor(deps.retriever, deps.analyzer);
-    return answerOffline(question, { retriever: deps.retriever, analyzer, stats, mode: deps.mode, topK: deps.topK });
+    return answerOffline(question, { retriever: deps.retriever, analyzer, stats, mode: deps.mode, topK: deps.topK, ...selective(deps) });
   }
   const llm = deps.llm;
   if (!llm) throw new UserError('--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
@@ -119,7 +120,8 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
   const tokens = [...new Set(analyzer.tokens(query))];
   const vocab = tokens.length === 0 ? 0 : tokens.filter((t) => stats.df(t) > 0).length / tokens.length;
   const base = { question, mode: deps.mode, answerer: 'llm' as const };
-  if (vocab < LLM_OFF_TOPIC_VOCABULARY) {
+  // The offline answerer's off-topic decision, taken before spending a request.
+  if (evidenceVerdict({ vocabulary: vocab }) === 'off_topic') {
     return { ...base, answer: '', confidence: 0, evidence: [], fallback: 'off_topic', message: OFF_TOPIC_MESSAGE, context: [], latencyMs: Date.now() - started };
   }
   const depth = deps.rerank ? (deps.rerankDepth ?? Math.max(20, deps.topK * 3)) : deps.topK;
@@ -146,7 +148,7 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
   } catch (error) {
     if (!(error instanceof LlmError)) throw error;
     // The offline answer plus its evidence, clearly marked as such.
-    const offline = await answerOffline(question, { retriever, analyzer, stats, mode: deps.mode, topK: deps.topK });
+    const offline = await answerOffline(question, { retriever, analyzer, stats, mode: deps.mode, topK: deps.topK, ...selective(deps) });
     const note = offline.fallback ? ` (offline answer: ${offline.message ?? offline.fallback})` : '';
     return {
       ...offline,
@@ -161,6 +163,10 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
 /** The first words of a fallback message: a failure, or a call skipped by the circuit breaker. */
 function llmFailure(error: LlmError): string {
   return error.kind === 'circuit_open' ? error.message : `LLM failed: ${error.message}`;
+}
+
+function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean } {
+  return { ...(deps.abstainBelow !== undefined ? { abstainBelow: deps.abstainBelow } : {}), ...(deps.guess ? { guess: true } : {}) };
 }
 
 function finishLlm(
@@ -210,6 +216,7 @@ function finishLlm(
     context,
     latencyMs: Date.now() - started,
     usage: reply.usage,
+    statedConfidence: reply.confidence,
     ...(reply.warnings.length > 0 ? { warnings: reply.warnings } : {}),
   };
 }

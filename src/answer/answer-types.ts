@@ -1,5 +1,6 @@
 import type { RetrievalMode } from '../retrieve/retriever.js';
 import type { ChunkLocation, Hit } from '../types.js';
+import type { CalibrationFeatures } from './calibration.js';
 
 /** What kind of question the stem and options make. */
 export type QuestionKind = 'single' | 'multi' | 'judge' | 'combination' | 'open';
@@ -34,7 +35,10 @@ export const ANSWER_MODES: readonly AnswerMode[] = ['baseline', 'keyword', 'vect
 
 /** One cited piece of evidence, as shown to the user (`book | chapter | section | figure | p.N`). */
 export interface EvidenceItem extends ChunkLocation {
+  /** The whole sentence (or clause group) holding the matched words, about 30–200 characters. */
   quote: string;
+  /** Character ranges `[start, end)` of `quote` holding the matched option terms (marked `**…**` / `<mark>`). */
+  highlights?: Array<[number, number]>;
 }
 
 /**
@@ -51,7 +55,7 @@ export interface AnswerResult {
   question: ParsedQuestion;
   /** Letters in order (`B`, `ABD`), or empty when no answer is given (open questions, off-topic). */
   answer: string;
-  /** 0–1, calibrated on the sample validation set for the offline answerer. */
+  /** 0–1: the probability that `answer` (or `guess`) is right; calibrated for the offline answerer. */
   confidence: number;
   evidence: EvidenceItem[];
   mode: AnswerMode;
@@ -65,6 +69,15 @@ export interface AnswerResult {
   context: Hit[];
   latencyMs: number;
   usage?: { promptTokens: number; completionTokens: number };
+  /**
+   * Set when the answerer found no option supported beyond chance: its best letter and that letter's (low)
+   * calibrated confidence. `answer` is empty then, unless a letter was asked for anyway (`--guess`).
+   */
+  guess?: { answer: string; confidence: number };
+  /** Offline answerer: the measurements the confidence was calibrated from (for fitting and eval). */
+  calibration?: CalibrationFeatures;
+  /** LLM answerer: the confidence the LLM stated, before any cap (its calibration is reported by eval). */
+  statedConfidence?: number;
   /** Non-fatal problems met while answering (cited evidence ids that were not shown, a repaired reply, a failed rerank). */
   warnings?: string[];
 }

@@ -1,17 +1,152 @@
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
-/** Longest quote shown per evidence item; enough to check the claim, short enough for a terminal. */
-export const MAX_QUOTE_CHARS = 160;
+/** Shortest quote worth showing: a clause shorter than this rarely shows why an option is supported. */
+export const MIN_QUOTE_CHARS = 30;
+/** Longest quote shown per evidence item: a long sentence, short enough for a terminal. */
+export const MAX_QUOTE_CHARS = 200;
 
 /** Collapses whitespace and shortens to `max` characters with an ellipsis. */
 export function shortQuote(text: string, max = MAX_QUOTE_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = flattenText(text);
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-/** The cited form of a chunk: where it is (book | chapter | section | figure | pages) and a short quote. */
-export function toEvidence(chunk: Chunk, quote?: string): EvidenceItem {
+/** A quote with the character ranges `[start, end)` of the matched option terms. */
+export interface Quote {
+  text: string;
+  highlights: Array<[number, number]>;
+}
+
+const CJK = '\\p{Script=Han}\\u3000-\\u303f\\uff00-\\uffef';
+const CJK_BREAK = new RegExp(`(?<=[${CJK}])\\s*\\n\\s*(?=[${CJK}])`, 'gu');
+
+/** PDF text as one line: a line break between two CJK characters is a wrap (removed), other whitespace one space. */
+export function flattenText(text: string): string {
+  return text.replace(CJK_BREAK, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Sentence spans `[start, end)` of flat text, each ending after its terminator. */
+function sentenceSpans(flat: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  let start = 0;
+  for (const m of flat.matchAll(/[。；;！？!?]+/g)) {
+    const end = m.index + m[0].length;
+    if (end > start) spans.push([start, end]);
+    start = end;
+  }
+  if (start < flat.length) spans.push([start, flat.length]);
+  return spans.filter(([a, b]) => flat.slice(a, b).trim() !== '');
+}
+
+/** Where each term occurs in the text, merged into sorted, non-overlapping ranges. Terms shorter than 2 are ignored. */
+export function termRanges(text: string, terms: readonly string[]): Array<[number, number]> {
+  const lower = text.toLowerCase();
+  const raw: Array<[number, number]> = [];
+  for (const term of new Set(terms.map((t) => t.toLowerCase().trim()))) {
+    if ([...term].length < 2) continue;
+    for (let i = lower.indexOf(term); i !== -1; i = lower.indexOf(term, i + 1)) raw.push([i, i + term.length]);
+  }
+  raw.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const out: Array<[number, number]> = [];
+  for (const r of raw) {
+    const last = out.at(-1);
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
+}
+
+/**
+ * The quote that shows the support: the whole sentence(s) of `text` holding `anchor` (the passage window the
+ * answerer matched; without it, the sentence with the most matched terms), widened by neighbouring sentences to
+ * at least `min` characters and cut at clause boundaries to at most `max`, with the `terms` marked.
+ */
+export function extractQuote(text: string, anchor: string, terms: readonly string[], limits: { min?: number; max?: number } = {}): Quote {
+  const min = limits.min ?? MIN_QUOTE_CHARS;
+  const max = limits.max ?? MAX_QUOTE_CHARS;
+  const flat = flattenText(text);
+  if (flat === '') return { text: '', highlights: [] };
+  const spans = sentenceSpans(flat);
+  const flatAnchor = flattenText(anchor);
+  let a = flatAnchor === '' ? -1 : flat.indexOf(flatAnchor);
+  let aEnd = a === -1 ? -1 : a + flatAnchor.length;
+  if (a === -1) {
+    // No anchor: the sentence with the most matched term characters.
+    let bestScore = -1;
+    for (const [s, e] of spans) {
+      const score = termRanges(flat.slice(s, e), terms).reduce((n, [x, y]) => n + y - x, 0);
+      if (score > bestScore) [bestScore, a, aEnd] = [score, s, e];
+    }
+  }
+  let first = spans.findIndex(([, e]) => e > a);
+  let last = spans.findIndex(([, e]) => e >= aEnd);
+  if (first === -1) first = 0;
+  if (last === -1) last = spans.length - 1;
+  let start = spans[first]?.[0] ?? 0;
+  let end = spans[last]?.[1] ?? flat.length;
+  // Too short to show why: add the next sentence, else the previous one, while they fit.
+  while (end - start < min) {
+    const next = spans[last + 1];
+    const prev = spans[first - 1];
+    if (next && next[1] - start <= max) [last, end] = [last + 1, next[1]];
+    else if (prev && end - prev[0] <= max) [first, start] = [first - 1, prev[0]];
+    else break;
+  }
+  let prefix = '';
+  let suffix = '';
+  if (end - start > max) {
+    // Too long: a window of `max` around the anchor's first marked term, snapped to clause boundaries.
+    const focusRange = termRanges(flat.slice(a, aEnd), terms)[0];
+    const focus = a + (focusRange ? focusRange[0] : 0);
+    let ws = Math.max(start, Math.min(focus - Math.floor(max / 3), end - max));
+    let we = Math.min(end, ws + max);
+    const clause = /[，,、：:]/g;
+    if (ws > start) {
+      const head = flat.slice(ws, Math.min(we, ws + 40));
+      clause.lastIndex = 0;
+      const m = clause.exec(head);
+      if (m && ws + m.index + 1 <= focus) ws += m.index + 1;
+      prefix = '…';
+    }
+    if (we < end) {
+      const tail = flat.slice(Math.max(ws, we - 40), we);
+      const cut = Math.max(...[...tail.matchAll(clause)].map((m) => m.index + 1), -1);
+      if (cut > 0 && Math.max(ws, we - 40) + cut > focus) we = Math.max(ws, we - 40) + cut;
+      suffix = '…';
+    }
+    [start, end] = [ws, we];
+  }
+  const body = flat.slice(start, end).trim();
+  const offset = prefix.length;
+  return { text: `${prefix}${body}${suffix}`, highlights: termRanges(body, terms).map(([x, y]) => [x + offset, y + offset]) };
+}
+
+/** The quote split into plain and marked pieces, for any renderer (`**…**` in text, `<mark>` in HTML). */
+export function quoteSegments(quote: string, highlights: ReadonlyArray<readonly [number, number]> = []): Array<{ text: string; marked: boolean }> {
+  const out: Array<{ text: string; marked: boolean }> = [];
+  let at = 0;
+  for (const [s, e] of highlights) {
+    if (s < at || e > quote.length || e <= s) continue;
+    if (s > at) out.push({ text: quote.slice(at, s), marked: false });
+    out.push({ text: quote.slice(s, e), marked: true });
+    at = e;
+  }
+  if (at < quote.length) out.push({ text: quote.slice(at), marked: false });
+  return out;
+}
+
+/** The quote with its matched terms wrapped in `**…**`, as text output shows it. */
+export function markedQuote(item: Pick<EvidenceItem, 'quote' | 'highlights'>): string {
+  return quoteSegments(item.quote, item.highlights).map((s) => (s.marked ? `**${s.text}**` : s.text)).join('');
+}
+
+/**
+ * The cited form of a chunk: where it is (book | chapter | section | figure | pages) and a quote. With an `anchor`
+ * (the matched window or sentence) the quote is its whole sentence with `terms` marked; without, the chunk's start.
+ */
+export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string[] = []): EvidenceItem {
+  const quote = anchor === undefined ? { text: shortQuote(chunk.text), highlights: [] } : extractQuote(chunk.text, anchor, terms);
   return {
     chunk_id: chunk.chunk_id,
     book: chunk.book,
@@ -20,7 +155,8 @@ export function toEvidence(chunk: Chunk, quote?: string): EvidenceItem {
     figure_ref: chunk.figure_ref,
     page_start: chunk.page_start,
     page_end: chunk.page_end,
-    quote: shortQuote(quote ?? chunk.text),
+    quote: quote.text,
+    ...(quote.highlights.length > 0 ? { highlights: quote.highlights } : {}),
   };
 }
 

@@ -3,6 +3,8 @@ import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk, Hit } from '../types.js';
 import type { AnswerResult, EvidenceItem, ParsedQuestion, QuestionOption } from './answer-types.js';
+import type { CalibrationFeatures, CalibrationModel } from './calibration.js';
+import { calibratedConfidence } from './calibration.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { citation, toEvidence } from './evidence.js';
 import { statementsInOption } from './parse-question.js';
@@ -22,37 +24,126 @@ export const NO_EVIDENCE_MESSAGE = '未在教材中找到明确依据';
 export const OFF_TOPIC_MESSAGE = '与本知识库内容不符，无法回答';
 
 /**
- * Softmax temperature turning support margins into a probability. Fitted by minimising log-loss over
- * the 66 single-choice questions of the sample validation set (hybrid mode, top-k 8) with
- * `node scripts/bench/answer.mjs --only sample --fit-temperature`: T=0.120 gives log-loss 0.687,
- * chosen-answer Brier 0.154, ECE 0.105 (T=1: ECE 0.417, i.e. badly under-confident). Refit after any
- * change to DEFAULT_WEIGHTS or to the analyzer.
+ * Every tunable of the offline answerer, named. The support-score weights were chosen by accuracy on the
+ * sample validation set (hybrid, top-k 8) with `node scripts/bench/answer.mjs`; the decision thresholds by
+ * hand on the same set (each comment says how); the calibration model by `node scripts/fit-calibration.mjs`.
  */
-export const CONFIDENCE_TEMPERATURE = 0.12;
-
-/** Tunable weights of the support score (defaults chosen on the sample validation set). */
 export interface SolverWeights {
-  /** Share of the score that does not depend on stem match (the rest is scaled by stem coverage). */
+  /** Share of the score that does not depend on stem match (the rest is scaled by stem coverage). Grid search, sample. */
   stemFloor: number;
-  /** Weight of idf-weighted token coverage versus verbatim character overlap. */
+  /** Weight of idf-weighted token coverage versus verbatim character overlap. Grid search, sample. */
   tokenShare: number;
-  /** Best support below this: no evidence. */
-  noEvidence: number;
-  /** Share of the question's content tokens the corpus must know for it to be on topic. */
-  onTopicVocabulary: number;
-  /** Multi-select: options with at least this share of the best support are selected. */
-  multiRatio: number;
-  /** Window length (characters) at which support is halved, favouring compact evidence. */
+  /** Window length (characters) at which support is halved, favouring compact evidence. Grid search, sample. */
   compactLength: number;
   /**
    * Weight of blank filling: the share of the character n-grams that cross the blank's edges in
    * "stem with the option put in the blank" (…由【基金托管人】负责保管…) found verbatim in the window.
-   * It separates options named in the same sentence by which one sits where the blank is.
+   * It separates options named in the same sentence by which one sits where the blank is. Grid search, sample.
    */
   fillShare: number;
+  /** Characters of stem taken on each side of the blank for blank filling (a Chinese phrase is 2–6 characters). */
+  blankContextChars: number;
+  /** Shortest verbatim run (characters) that counts as overlap; one shared character is chance. */
+  minRun: number;
+  /** Multi-select: options with at least this share of the best support are selected. Grid search, sample. */
+  multiRatio: number;
+  /** Judge questions: a statement whose best window supports it at least this much is true. Grid search, sample. */
+  judgeTrueSupport: number;
+  /** Best support below this: no evidence at all (no window shares a key word). Set just above 0 by hand. */
+  noEvidence: number;
+  /** Share of the question's content words the corpus must know for it to be on topic. Hand-set, sample + nonsense probes. */
+  onTopicVocabulary: number;
+  /** An unknown-vocabulary question is still on topic when some window supports a claim this well (about 50% verbatim). */
+  offTopicSupport: number;
+  /** Open questions (no options): the confidence is the best window's support, capped here (no letter is checked). */
+  openConfidenceCap: number;
+  /** Conflict: two options each supported at least this much, by different passages… */
+  conflictSupport: number;
+  /** …and within this much of each other. Hand-set on the sample's duplicated-definition questions. */
+  conflictGap: number;
+  /** Evidence items shown with an answer (with a conflict: one more, to name both sources). */
+  evidenceShown: number;
+  /**
+   * Calibrated confidence below this: the answerer abstains (未在教材中找到明确依据) and shows its best guess as a guess.
+   * Overridden by the config key `answer.abstainBelow`. 0.3 is just above the chance of a four-option question; on the
+   * fitting data the answers below it are right at chance (FinanceIQ) and none of the sample's right answers falls
+   * below it (`scripts/fit-calibration.mjs` prints the selective accuracy per threshold).
+   */
+  abstainBelow: number;
+  /** The logistic calibration turning margins, support and evidence coverage into p(correct). */
+  calibration: CalibrationModel;
 }
 
-export const DEFAULT_WEIGHTS: SolverWeights = { stemFloor: 0.35, tokenShare: 0.6, noEvidence: 0.02, onTopicVocabulary: 0.25, multiRatio: 0.75, compactLength: 400, fillShare: 0.5 };
+/**
+ * Fitted by `node scripts/fit-calibration.mjs ../shared/bench` (logistic regression, L2 0.01, Newton–Raphson, the two
+ * sets weighted equally) on two thirds of the sample validation set (71 questions over rawdoc/) plus FinanceIQ fund
+ * dev (436 questions over fund-laws-combined.pdf), hybrid mode, top-k 8; every third question held out.
+ * Whole sets: sample ECE (15 bins) 0.069, Brier 0.171; FinanceIQ dev ECE 0.036, Brier 0.194 (held-out thirds: sample
+ * 0.198 over 24 questions, FinanceIQ 0.085). Multi-select and true/false questions are absent from both sets, so their
+ * terms stay 0. Refit after any change to the support score, the analyzer or retrieval.
+ */
+export const FITTED_CALIBRATION: CalibrationModel = {
+  intercept: -1.1521,
+  coefficients: {
+    marginXsupport: 1.0834,
+    support: 0.7296,
+    supportSquared: 1.0741,
+    coverage: -0.2754,
+    verbatimXsupport: -0.1128,
+    vocabulary: 0.4058,
+    negated: -0.4281,
+    combination: -0.1238,
+    multi: 0,
+    judge: 0,
+  },
+};
+
+export const DEFAULT_WEIGHTS: SolverWeights = {
+  stemFloor: 0.35,
+  tokenShare: 0.6,
+  compactLength: 400,
+  fillShare: 0.5,
+  blankContextChars: 6,
+  minRun: 2,
+  multiRatio: 0.75,
+  judgeTrueSupport: 0.55,
+  noEvidence: 0.02,
+  onTopicVocabulary: 0.25,
+  offTopicSupport: 0.5,
+  openConfidenceCap: 0.95,
+  conflictSupport: 0.8,
+  conflictGap: 0.03,
+  evidenceShown: 3,
+  abstainBelow: 0.3,
+  calibration: FITTED_CALIBRATION,
+};
+
+/** Why a question gets no letter before any option is weighed: outside the books, or nothing relevant found. */
+export type EvidenceVerdict = 'off_topic' | 'no_evidence' | null;
+
+/**
+ * The one no-evidence / off-topic decision, for the offline and the LLM path alike.
+ * - `vocabulary`: share of the question's content words the corpus knows;
+ * - `passages`: number of passages retrieved (undefined before retrieval);
+ * - `support`: the best support any claim found (undefined when not measured, as on the LLM path).
+ * Off topic: the corpus knows too little of the question's vocabulary and no passage supports a claim well.
+ * No evidence: nothing was retrieved, or no window shares a key word with any claim.
+ */
+export function evidenceVerdict(
+  e: { vocabulary: number; passages?: number; support?: number },
+  weights: SolverWeights = DEFAULT_WEIGHTS,
+): EvidenceVerdict {
+  const unknownVocabulary = e.vocabulary < weights.onTopicVocabulary;
+  if (unknownVocabulary && (e.support === undefined || e.support < weights.offTopicSupport)) return 'off_topic';
+  if (e.passages === 0) return 'no_evidence';
+  if (e.support !== undefined && e.support < weights.noEvidence) return 'no_evidence';
+  return null;
+}
+
+/** The message shown for a verdict. */
+export function verdictMessage(verdict: Exclude<EvidenceVerdict, null>): string {
+  return verdict === 'off_topic' ? OFF_TOPIC_MESSAGE : NO_EVIDENCE_MESSAGE;
+}
 
 export interface OfflineContext {
   retriever: Retriever;
@@ -62,7 +153,10 @@ export interface OfflineContext {
   /** Passages retrieved per query (one query per option). */
   topK: number;
   weights?: SolverWeights;
-  temperature?: number;
+  /** Abstain below this calibrated confidence (default `weights.abstainBelow`; config `answer.abstainBelow`). */
+  abstainBelow?: number;
+  /** Always give a letter: below the threshold the best guess is the answer, marked as a guess (`--guess`). */
+  guess?: boolean;
 }
 
 interface Window {
@@ -75,6 +169,10 @@ interface Support {
   score: number;
   chunk: Chunk | null;
   window: string;
+  /** The claim's own words found in the window (marked in the quote). */
+  terms: string[];
+  /** Longest verbatim run of the claim in the window, as a share of the claim's length. */
+  verbatim: number;
 }
 
 const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/i;
@@ -149,7 +247,7 @@ class Solver {
   ) {
     this.stemTokens = new Set(ctx.analyzer.tokens(stem));
     this.stemWeight = weightOf(this.stemTokens, ctx.stats);
-    this.blank = blankContext(stem);
+    this.blank = blankContext(stem, weights.blankContextChars);
   }
 
   async retrieve(query: string): Promise<void> {
@@ -177,7 +275,7 @@ class Solver {
 
   /** Support of a claim (option or statement text) in the pooled evidence: the best window's score. */
   support(claim: string, options: { ignoreStem?: boolean } = {}): Support {
-    return this.supports(claim, options)[0] ?? { score: 0, chunk: null, window: '' };
+    return this.supports(claim, options)[0] ?? { score: 0, chunk: null, window: '', terms: [], verbatim: 0 };
   }
 
   /** The best window of every pooled chunk for a claim, strongest first. */
@@ -194,13 +292,13 @@ class Solver {
     const out: Support[] = [];
     for (const hit of this.pool) {
       const e = this.entry(hit.chunk);
-      let best: Support = { score: 0, chunk: e.chunk, window: '' };
+      let best: Support = { score: 0, chunk: e.chunk, window: '', terms: [], verbatim: 0 };
       for (const win of e.windows) {
         let cover = 0;
         for (const t of own) if (win.tokens.has(t)) cover += stats.idf(t);
         const tokenCov = ownWeight > 0 ? cover / ownWeight : 0;
         const run = claimPlain.length > 0 ? longestCommonRun(claimPlain, win.plain) : 0;
-        const runCov = run >= 2 ? run / claimPlain.length : 0;
+        const runCov = run >= w.minRun ? run / claimPlain.length : 0;
         let stemCov = 1;
         if (!options.ignoreStem && this.stemWeight > 0) {
           let s = 0;
@@ -212,11 +310,34 @@ class Solver {
         let fillCov = 0;
         if (fill.length > 0) fillCov = fill.filter((g) => win.plain.includes(g)).length / fill.length;
         const score = ((w.tokenShare * tokenCov + (1 - w.tokenShare) * runCov) * (w.stemFloor + (1 - w.stemFloor) * stemCov) + w.fillShare * fillCov) * compact;
-        if (score > best.score) best = { score, chunk: e.chunk, window: win.text };
+        if (score > best.score) {
+          best = { score, chunk: e.chunk, window: win.text, terms: [...own].filter((t) => win.tokens.has(t)), verbatim: runCov };
+        }
       }
       out.push(best);
     }
     return out.sort((a, b) => b.score - a.score);
+  }
+
+  /**
+   * Evidence coverage of a claim: the largest idf-weighted share of its own key words (those not in the stem)
+   * that one pooled passage contains, 0–1. Low when retrieval found nothing that bears on the claim.
+   */
+  keyCoverage(claim: string, options: { ignoreStem?: boolean } = {}): number {
+    const { stats } = this.ctx;
+    const claimTokens = new Set(this.ctx.analyzer.tokens(claim));
+    let own = options.ignoreStem ? claimTokens : new Set([...claimTokens].filter((t) => !this.stemTokens.has(t)));
+    if (own.size === 0) own = claimTokens;
+    const total = weightOf(own, stats);
+    if (total <= 0) return 0;
+    let best = 0;
+    for (const hit of this.pool) {
+      const e = this.entry(hit.chunk);
+      let covered = 0;
+      for (const t of own) if (e.windows.some((w) => w.tokens.has(t))) covered += stats.idf(t);
+      best = Math.max(best, covered / total);
+    }
+    return best;
   }
 
   /** Share of the text's content tokens the corpus has seen at all. */
@@ -228,14 +349,13 @@ class Solver {
 }
 
 const BLANK = /[（(][\s\u3000]*[)）]|_{2,}|＿{2,}/;
-const CONTEXT_CHARS = 6;
 
 /** The characters just before and after the stem's blank (`（ ）`, `(  )`, `____`), or null without a blank. */
-export function blankContext(stem: string): { left: string; right: string } | null {
+export function blankContext(stem: string, contextChars = DEFAULT_WEIGHTS.blankContextChars): { left: string; right: string } | null {
   const m = BLANK.exec(stem);
   if (!m) return null;
-  const left = plainChars(stem.slice(0, m.index)).slice(-CONTEXT_CHARS);
-  const right = plainChars(stem.slice(m.index + m[0].length)).slice(0, CONTEXT_CHARS);
+  const left = plainChars(stem.slice(0, m.index)).slice(-contextChars);
+  const right = plainChars(stem.slice(m.index + m[0].length)).slice(0, contextChars);
   if (left.length === 0 && right.length === 0) return null;
   return { left, right };
 }
@@ -256,22 +376,14 @@ export function boundaryGrams(blank: { left: string; right: string }, option: st
   return [...grams];
 }
 
-/** Softmax of scores / temperature. */
-export function softmax(scores: readonly number[], temperature: number): number[] {
-  if (scores.length === 0) return [];
-  const max = Math.max(...scores);
-  const exps = scores.map((s) => Math.exp((s - max) / temperature));
-  const sum = exps.reduce((a, b) => a + b, 0);
-  return exps.map((e) => e / sum);
-}
-
-function evidenceFrom(supports: Support[], limit = 3): EvidenceItem[] {
+function evidenceFrom(supports: Support[], claims: readonly string[], limit: number): EvidenceItem[] {
   const out: EvidenceItem[] = [];
   const ids = new Set<string>();
-  for (const s of [...supports].sort((a, b) => b.score - a.score)) {
+  const order = supports.map((s, i) => ({ s, claim: claims[i] ?? claims[0] ?? '' })).sort((a, b) => b.s.score - a.s.score);
+  for (const { s, claim } of order) {
     if (!s.chunk || s.score <= 0 || ids.has(s.chunk.chunk_id)) continue;
     ids.add(s.chunk.chunk_id);
-    out.push(toEvidence(s.chunk, s.window));
+    out.push(toEvidence(s.chunk, s.window, s.terms.length > 0 ? s.terms : [claim]));
     if (out.length >= limit) break;
   }
   return out;
@@ -281,11 +393,23 @@ function base(question: ParsedQuestion, ctx: OfflineContext, started: number): O
   return { question, mode: ctx.mode, answerer: 'offline', context: [], latencyMs: Date.now() - started };
 }
 
+/** What one kind of question decided, before confidence: the letters, how clearly, and what to cite. */
+interface Decision {
+  answer: string;
+  /** See {@link CalibrationFeatures.margin}. */
+  margin: number;
+  /** Indices of the claims whose key-term coverage measures the evidence for this answer. */
+  decisive: number[];
+  evidence: EvidenceItem[];
+  optionScores: Record<string, number>;
+  fallback?: 'conflict';
+  message?: string;
+}
+
 /** Answers a parsed question from the index alone. */
 export async function answerOffline(question: ParsedQuestion, ctx: OfflineContext): Promise<AnswerResult> {
   const started = Date.now();
   const weights = ctx.weights ?? DEFAULT_WEIGHTS;
-  const temperature = ctx.temperature ?? CONFIDENCE_TEMPERATURE;
   const judge = question.kind === 'judge';
   const combination = question.kind === 'combination';
   // Blank filling assumes one option fills the blank; a multi-select blank takes several.
@@ -307,114 +431,174 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     latencyMs: Date.now() - started,
   });
 
-  if (solver.pool.length === 0) {
-    return finish({ answer: '', confidence: 0, evidence: [], fallback: vocab < weights.onTopicVocabulary ? 'off_topic' : 'no_evidence', message: vocab < weights.onTopicVocabulary ? OFF_TOPIC_MESSAGE : NO_EVIDENCE_MESSAGE });
-  }
-
   if (question.kind === 'open') {
     const supports = solver.supports(question.stem, { ignoreStem: true });
-    const s = supports[0] ?? { score: 0, chunk: null, window: '' };
-    if (vocab < weights.onTopicVocabulary && s.score < 0.5) return finish({ answer: '', confidence: 0, evidence: [], fallback: 'off_topic', message: OFF_TOPIC_MESSAGE });
-    if (s.score < weights.noEvidence) return finish({ answer: '', confidence: 0.05, evidence: [], fallback: 'no_evidence', message: NO_EVIDENCE_MESSAGE });
+    const best = supports[0]?.score ?? 0;
+    const verdict = evidenceVerdict({ vocabulary: vocab, passages: solver.pool.length, support: best }, weights);
+    if (verdict) return finish({ answer: '', confidence: 0, evidence: [], fallback: verdict, message: verdictMessage(verdict) });
     // No letter to choose: the confidence is how much of the question the best passage covers.
-    return finish({ answer: '', confidence: round(Math.min(0.95, s.score)), evidence: evidenceFrom(supports), fallback: null, message: 'open question (no options): the cited passages answer it; no letter is chosen' });
+    return finish({
+      answer: '',
+      confidence: round(Math.min(weights.openConfidenceCap, best)),
+      evidence: evidenceFrom(supports, [question.stem], weights.evidenceShown),
+      fallback: null,
+      message: 'open question (no options): the cited passages answer it; no letter is chosen',
+    });
   }
 
-  if (judge) return finish(judgeAnswer(question, solver, weights, temperature));
-  if (combination) return finish(combinationAnswer(question, solver, weights, temperature, vocab));
+  // The claims weighed: the judge statement, the combination statements, or the options.
+  const judged = judge ? [judgeStatement(question.stem)] : claims;
+  const supports = judged.map((c) => solver.support(c, { ignoreStem: judge }));
+  const best = Math.max(0, ...supports.map((s) => s.score));
+  const verdict = evidenceVerdict({ vocabulary: vocab, passages: solver.pool.length, support: best }, weights);
+  const decision = judge
+    ? judgeDecision(question, judged[0] ?? '', supports[0], weights)
+    : combination
+      ? combinationDecision(question, supports, weights)
+      : question.kind === 'multi'
+        ? multiDecision(question, supports, weights)
+        : singleDecision(question, supports, weights);
+  const chance = 1 / Math.max(2, question.options.length);
 
-  const supports = question.options.map((o) => solver.support(o.text));
+  if (verdict || !decision) {
+    // Nothing bears on the claims: no letter, and a best guess worth exactly chance.
+    const v = verdict ?? 'no_evidence';
+    const guess = decision && decision.answer !== '' ? { answer: decision.answer, confidence: round(chance) } : undefined;
+    const scores = decision ? { optionScores: decision.optionScores } : {};
+    if (ctx.guess && guess) {
+      return finish({ answer: guess.answer, confidence: guess.confidence, evidence: [], fallback: null, message: `${verdictMessage(v)}；${GUESS_NOTE}`, guess, ...scores });
+    }
+    return finish({ answer: '', confidence: guess ? guess.confidence : 0, evidence: [], fallback: v, message: verdictMessage(v), ...(guess ? { guess } : {}), ...scores });
+  }
+
+  const decisiveCoverage = decision.decisive.map((i) => solver.keyCoverage(judged[i] ?? '', { ignoreStem: judge }));
+  const features: CalibrationFeatures = {
+    margin: decision.margin,
+    support: best,
+    coverage: mean(decisiveCoverage),
+    verbatim: mean(decision.decisive.map((i) => supports[i]?.verbatim ?? 0)),
+    vocabulary: vocab,
+    negated: question.negated ? 1 : 0,
+    combination: combination ? 1 : 0,
+    multi: question.kind === 'multi' ? 1 : 0,
+    judge: judge ? 1 : 0,
+  };
+  const confidence = round(calibratedConfidence(features, weights.calibration));
+  const abstainBelow = ctx.abstainBelow ?? weights.abstainBelow;
+  if (confidence < abstainBelow) {
+    // Selective answering: the evidence does not single out an option beyond chance. Say so, show the closest
+    // passages, and keep the best letter as a guess (given as the answer only with `--guess`).
+    const guess = { answer: decision.answer, confidence };
+    const closest = evidenceFrom(supports, judged, weights.evidenceShown);
+    const common = { confidence, evidence: closest, guess, optionScores: decision.optionScores, calibration: features };
+    if (ctx.guess) return finish({ ...common, answer: decision.answer, fallback: null, message: `${NO_EVIDENCE_MESSAGE}；${GUESS_NOTE}` });
+    return finish({ ...common, answer: '', fallback: 'no_evidence', message: NO_EVIDENCE_MESSAGE });
+  }
+  return finish({
+    answer: decision.answer,
+    confidence,
+    evidence: decision.evidence,
+    fallback: decision.fallback ?? null,
+    ...(decision.message ? { message: decision.message } : {}),
+    optionScores: decision.optionScores,
+    calibration: features,
+  });
+}
+
+/** Shown after the no-evidence message when a best guess is given anyway. */
+export const GUESS_NOTE = '所给答案为猜测，并非教材依据';
+
+function optionScoresOf(labels: readonly string[], supports: readonly Support[]): Record<string, number> {
+  return Object.fromEntries(labels.map((l, i) => [l, round(supports[i]?.score ?? 0)]));
+}
+
+function singleDecision(question: ParsedQuestion, supports: Support[], weights: SolverWeights): Decision {
+  const claims = question.options.map((o) => o.text);
   const scores = supports.map((s) => s.score);
-  const optionScores = Object.fromEntries(question.options.map((o, i) => [o.letter, round(scores[i] ?? 0)]));
-  const best = Math.max(...scores);
-  if (best < weights.noEvidence || (vocab < weights.onTopicVocabulary && best < 0.5)) {
-    const offTopic = vocab < weights.onTopicVocabulary;
-    return finish({ answer: '', confidence: 0.05, evidence: [], fallback: offTopic ? 'off_topic' : 'no_evidence', message: offTopic ? OFF_TOPIC_MESSAGE : NO_EVIDENCE_MESSAGE, optionScores });
-  }
-
-  if (question.kind === 'multi') {
-    const threshold = weights.multiRatio * best;
-    const picked = question.options.filter((_, i) => (question.negated ? (scores[i] ?? 0) < threshold : (scores[i] ?? 0) >= threshold));
-    const answer = picked.map((o) => o.letter).join('');
-    // Confidence: how clearly the selected and unselected options separate around the threshold.
-    const gaps = scores.map((s) => Math.abs(s - threshold));
-    const confidence = 1 / (1 + Math.exp(-Math.min(...gaps) / temperature));
-    const chosen = supports.filter((_, i) => picked.some((p) => p.letter === question.options[i]?.letter));
-    return finish({ answer, confidence: round(confidence), evidence: evidenceFrom(question.negated ? supports : chosen), fallback: null, optionScores });
-  }
-
   const signed = question.negated ? scores.map((s) => -s) : scores;
-  const probs = softmax(signed, temperature);
   const idx = argmax(signed);
-  const option = question.options[idx] as QuestionOption;
+  const runnerUp = Math.max(...signed.filter((_, i) => i !== idx));
+  const others = supports.map((_, i) => i).filter((i) => i !== idx);
   // For a negated stem the chosen option is the unsupported one; the evidence is what supports the others.
-  const evidence = question.negated ? evidenceFrom(supports.filter((_, i) => i !== idx)) : evidenceFrom([supports[idx] as Support]);
-  const result: Pick<AnswerResult, 'answer' | 'confidence' | 'evidence' | 'fallback'> & Partial<AnswerResult> = {
-    answer: option.letter,
-    confidence: round(probs[idx] ?? 0),
-    evidence,
-    fallback: null,
-    optionScores,
+  const decision: Decision = {
+    answer: question.options[idx]?.letter ?? '',
+    margin: Number.isFinite(runnerUp) ? (signed[idx] ?? 0) - runnerUp : 0,
+    decisive: question.negated ? others : [idx],
+    evidence: question.negated ? evidenceFrom(others.map((i) => supports[i] as Support), others.map((i) => claims[i] ?? ''), weights.evidenceShown) : evidenceFrom([supports[idx] as Support], [claims[idx] ?? ''], weights.evidenceShown),
+    optionScores: optionScoresOf(question.options.map((o) => o.letter), supports),
   };
   if (!question.negated) {
-    const conflict = detectConflict(question.options, supports);
+    const conflict = detectConflict(question.options, supports, weights);
     if (conflict) {
-      result.fallback = 'conflict';
-      result.message = conflict;
-      result.evidence = evidenceFrom(supports, 4);
+      decision.fallback = 'conflict';
+      decision.message = conflict;
+      decision.evidence = evidenceFrom(supports, claims, weights.evidenceShown + 1);
     }
   }
-  return finish(result);
+  return decision;
+}
+
+function multiDecision(question: ParsedQuestion, supports: Support[], weights: SolverWeights): Decision {
+  const claims = question.options.map((o) => o.text);
+  const scores = supports.map((s) => s.score);
+  const threshold = weights.multiRatio * Math.max(...scores);
+  const pickedIdx = scores.map((_, i) => i).filter((i) => (question.negated ? (scores[i] ?? 0) < threshold : (scores[i] ?? 0) >= threshold));
+  const supported = scores.map((_, i) => i).filter((i) => (scores[i] ?? 0) >= threshold);
+  return {
+    answer: pickedIdx.map((i) => question.options[i]?.letter ?? '').join(''),
+    // How clearly the selected and unselected options separate around the threshold.
+    margin: Math.min(...scores.map((s) => Math.abs(s - threshold))),
+    decisive: supported,
+    evidence: evidenceFrom(supported.map((i) => supports[i] as Support), supported.map((i) => claims[i] ?? ''), weights.evidenceShown),
+    optionScores: optionScoresOf(question.options.map((o) => o.letter), supports),
+  };
 }
 
 /** Two options both strongly and almost equally supported by different passages: name both sources. */
-function detectConflict(options: QuestionOption[], supports: Support[]): string | null {
+function detectConflict(options: QuestionOption[], supports: Support[], weights: SolverWeights): string | null {
   const order = supports.map((s, i) => ({ s, i })).sort((a, b) => b.s.score - a.s.score);
   const [first, second] = order;
   if (!first || !second || !first.s.chunk || !second.s.chunk) return null;
-  if (first.s.score < 0.8 || second.s.score < 0.8 || first.s.score - second.s.score > 0.03) return null;
+  if (first.s.score < weights.conflictSupport || second.s.score < weights.conflictSupport || first.s.score - second.s.score > weights.conflictGap) return null;
   if (first.s.chunk.chunk_id === second.s.chunk.chunk_id) return null;
   const a = options[first.i];
   const b = options[second.i];
   return `证据冲突：选项 ${a?.letter ?? '?'} 见 ${citation(toEvidence(first.s.chunk))}；选项 ${b?.letter ?? '?'} 见 ${citation(toEvidence(second.s.chunk))}`;
 }
 
-function judgeAnswer(question: ParsedQuestion, solver: Solver, weights: SolverWeights, temperature: number): Pick<AnswerResult, 'answer' | 'confidence' | 'evidence' | 'fallback'> & Partial<AnswerResult> {
-  const statement = question.stem.replace(/^[\s\S]*?(判断题|判断)[:：]?/, '').replace(/[（(]\s*[)）]\s*$/, '');
-  const s = solver.support(statement, { ignoreStem: true });
+/** The statement a true/false question asks about: the stem without its 判断题 label and trailing blank. */
+function judgeStatement(stem: string): string {
+  return stem.replace(/^[\s\S]*?(判断题|判断)[:：]?/, '').replace(/[（(]\s*[)）]\s*$/, '');
+}
+
+function judgeDecision(question: ParsedQuestion, statement: string, s: Support | undefined, weights: SolverWeights): Decision {
+  const support = s ?? { score: 0, chunk: null, window: '', terms: [], verbatim: 0 };
   const trueOpt = question.options.find((o) => JUDGE_TRUE.test(o.text)) ?? question.options[0];
   const falseOpt = question.options.find((o) => o !== trueOpt) ?? question.options[1];
-  if (s.score < weights.noEvidence) return { answer: '', confidence: 0.05, evidence: [], fallback: 'no_evidence', message: NO_EVIDENCE_MESSAGE };
   // Contradiction: the statement and its best passage disagree on negation, or on the numbers they state.
-  const negMismatch = NEGATIVE_CUES.test(statement) !== NEGATIVE_CUES.test(s.window);
+  const negMismatch = NEGATIVE_CUES.test(statement) !== NEGATIVE_CUES.test(support.window);
   const nums = (t: string): string[] => normalizeText(t).match(/\d+(?:\.\d+)?/g) ?? [];
   const stNums = nums(statement);
-  const winNums = nums(s.window);
+  const winNums = nums(support.window);
   const numMismatch = stNums.length > 0 && winNums.length > 0 && stNums.some((n) => !winNums.includes(n));
   // True: most of the statement is found in one window, with no contradiction cue. A contradiction in the
   // passage that matches the statement best makes it false, as surely as that passage matches.
   const contradicted = negMismatch || numMismatch;
-  const isTrue = !contradicted && s.score > 0.55;
-  const p = contradicted ? 1 / (1 + Math.exp(-s.score / temperature)) : 1 / (1 + Math.exp(-Math.abs(s.score - 0.55) / temperature));
-  const answer = (isTrue ? trueOpt : falseOpt)?.letter ?? '';
-  const message = !isTrue && (negMismatch || numMismatch) ? `教材原文与题干不一致（${negMismatch ? '肯定/否定相反' : '数字不同'}）` : undefined;
-  return { answer, confidence: round(p), evidence: evidenceFrom([s]), fallback: null, optionScores: { [trueOpt?.letter ?? 'A']: round(s.score) }, ...(message ? { message } : {}) };
+  const isTrue = !contradicted && support.score > weights.judgeTrueSupport;
+  const message = !isTrue && contradicted ? `教材原文与题干不一致（${negMismatch ? '肯定/否定相反' : '数字不同'}）` : undefined;
+  return {
+    answer: (isTrue ? trueOpt : falseOpt)?.letter ?? '',
+    margin: contradicted ? support.score : Math.abs(support.score - weights.judgeTrueSupport),
+    decisive: [0],
+    evidence: evidenceFrom([support], [statement], weights.evidenceShown),
+    optionScores: { [trueOpt?.letter ?? 'A']: round(support.score) },
+    ...(message ? { message } : {}),
+  };
 }
 
-function combinationAnswer(
-  question: ParsedQuestion,
-  solver: Solver,
-  weights: SolverWeights,
-  temperature: number,
-  vocab: number,
-): Pick<AnswerResult, 'answer' | 'confidence' | 'evidence' | 'fallback'> & Partial<AnswerResult> {
-  const supports = question.statements.map((st) => solver.support(st.text));
+function combinationDecision(question: ParsedQuestion, supports: Support[], weights: SolverWeights): Decision | null {
+  const claims = question.statements.map((s) => s.text);
   const scores = supports.map((s) => s.score);
-  const best = Math.max(...scores);
-  if (best < weights.noEvidence || (vocab < weights.onTopicVocabulary && best < 0.5)) {
-    const offTopic = vocab < weights.onTopicVocabulary;
-    return { answer: '', confidence: 0.05, evidence: [], fallback: offTopic ? 'off_topic' : 'no_evidence', message: offTopic ? OFF_TOPIC_MESSAGE : NO_EVIDENCE_MESSAGE };
-  }
   // A statement counts as supported relative to the others: above the mean support of all statements.
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
   const sign = question.negated ? -1 : 1;
@@ -427,16 +611,24 @@ function combinationAnswer(
     return fit;
   });
   const valid = optionFit.filter((f) => Number.isFinite(f));
-  if (valid.length === 0) return { answer: '', confidence: 0.05, evidence: evidenceFrom(supports), fallback: 'no_evidence', message: NO_EVIDENCE_MESSAGE };
+  if (valid.length === 0) return null;
   const idx = argmax(optionFit);
-  const probs = softmax(
-    optionFit.map((f) => (Number.isFinite(f) ? f : Math.min(...valid) - 10)),
-    temperature * 2,
-  );
+  const runnerUp = Math.max(...optionFit.filter((_, i) => i !== idx));
   const chosen = new Set(statementsInOption(question.options[idx]?.text ?? '', question.statements));
-  const optionScores = Object.fromEntries(question.statements.map((st, i) => [st.label, round(scores[i] ?? 0)]));
-  const evidence = evidenceFrom(supports.filter((_, i) => chosen.has(question.statements[i]?.label ?? '') !== question.negated));
-  return { answer: question.options[idx]?.letter ?? '', confidence: round(probs[idx] ?? 0), evidence: evidence.length > 0 ? evidence : evidenceFrom(supports), fallback: null, optionScores };
+  const cited = question.statements.map((_, i) => i).filter((i) => chosen.has(question.statements[i]?.label ?? '') !== question.negated);
+  const evidence = evidenceFrom(cited.map((i) => supports[i] as Support), cited.map((i) => claims[i] ?? ''), weights.evidenceShown);
+  return {
+    answer: question.options[idx]?.letter ?? '',
+    // Per statement, so questions with more statements are not more confident for it.
+    margin: Number.isFinite(runnerUp) ? ((optionFit[idx] ?? 0) - runnerUp) / question.statements.length : 0,
+    decisive: cited,
+    evidence: evidence.length > 0 ? evidence : evidenceFrom(supports, claims, weights.evidenceShown),
+    optionScores: optionScoresOf(question.statements.map((s) => s.label), supports),
+  };
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 function argmax(values: readonly number[]): number {

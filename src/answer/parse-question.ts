@@ -25,21 +25,30 @@ const ASCII_ROMAN = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'
  * Words that make the stem ask for the wrong / excluded choice. Deliberately narrow: `不得`, `不能`
  * are content (the textbook lists prohibited acts), not a reversal of the question.
  */
-const NEGATION = /不正确|不准确|不恰当|不合理|不符合|不属于|不包括|不包含|不涉及|不适用|不是|并非|不对|错误|有误|除外|不可能|\bnot\b|\bexcept\b|\bincorrect\b|\bfalse\b/i;
+const NEGATION = /不正确|不准确|不恰当|不合理|不符合|不属于|不被允许|不包括|不包含|不涉及|不适用|不是|并非|不对|错误|有误|除外|不可能|\bnot\b|\bexcept\b|\bincorrect\b|\bfalse\b/i;
 const MULTI = /多选|多项选择|不定项|多个选项|选出所有|select all|all that apply/i;
 const JUDGE = /判断题|判断[:：]|正确与否|对还是错|是否正确|true or false/i;
 const JUDGE_OPTION = /^(正确|错误|对|错|是|否|√|×|✓|✗|true|false|t|f)$/i;
 
+/** Clauses that ask: they name the choice to make (找出, 选出, 下列, 以下, 哪一项 …). */
+const ASKING = /找出|选出|选择|下列|以下|如下|哪[一个项些种]|何者|which/i;
+/** The asking clause says outright that it wants the right choice. */
+const ASKS_POSITIVE = /(?<!不)(正确|准确|恰当|符合)的(是|有|选项|说法|表述)/;
+
 /**
- * Whether the stem asks for the wrong or excluded choice. Only the clause that holds the blank (or the
- * last clause) is tested: "计价错误偏差达到0.5%时，基金管理人应当（ ）" mentions an error but asks for the right action,
- * while "下列关于基金托管人的说法中，错误的是（ ）" asks for the wrong statement.
+ * Whether the stem asks for the wrong or excluded choice. Negation is read from the clauses that ask: the one
+ * holding the blank (or the last), and every clause naming the choice (找出, 选出, 下列, 以下 …). So
+ * "请从以下选项中找出错误的说法，关于…的描述" asks for the wrong one, while "计价错误偏差达到0.5%时，基金管理人应当（ ）"
+ * mentions an error in a condition but asks for the right action. A blank clause that says 正确的是 wins.
  */
 export function asksForIncorrect(stem: string): boolean {
   const marked = foldWidth(stem).replace(/\([\s]*\)|_{2,}/g, '\u0000');
   const clauses = marked.split(/[,，;；。?？!！:：]/).map((c) => c.trim()).filter((c) => c.length > 0);
   const ask = clauses.find((c) => c.includes('\u0000')) ?? clauses[clauses.length - 1] ?? marked;
-  return NEGATION.test(ask.replace('\u0000', ''));
+  const plainAsk = ask.replace('\u0000', '');
+  if (NEGATION.test(plainAsk)) return true;
+  if (ASKS_POSITIVE.test(plainAsk)) return false;
+  return clauses.some((c) => c !== ask && ASKING.test(c) && NEGATION.test(c.replace('\u0000', '')));
 }
 
 /** Maps full-width ASCII (Ａ, ．, （, ：) and the ideographic space to their half-width forms, one char for one char. */

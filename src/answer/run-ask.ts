@@ -27,6 +27,8 @@ export interface AskOptions {
   /** Defaults to `llm` when an LLM is configured, else `offline`. */
   answerer?: 'offline' | 'llm';
   showContext: boolean;
+  /** Always give a letter: below `answer.abstainBelow` the best guess, marked as a guess (`--guess`). */
+  guess?: boolean;
 }
 
 export interface AskResult {
@@ -85,7 +87,8 @@ export async function openAskSession(options: Omit<AskOptions, 'showContext'>): 
   const endpoint = config.llm && llm ? describeEndpoint(config.llm) : undefined;
   const answer = async (question: ParsedQuestion): Promise<AskResult> => {
     await reopenIfRebuilt();
-    const result = await answerQuestion(question, { retriever, llm, answerer, mode: options.mode, topK: options.topK, rerank: options.rerank, prompts, examName: config.exam.name, ...(analyzer ? { analyzer } : {}) });
+    const result = await answerQuestion(question, { retriever, llm, answerer, mode: options.mode, topK: options.topK, rerank: options.rerank, prompts, examName: config.exam.name, ...(analyzer ? { analyzer } : {}),
+      ...(config.answer.abstainBelow !== undefined ? { abstainBelow: config.answer.abstainBelow } : {}), ...(options.guess ? { guess: true } : {}) });
     // Belt and braces: nothing the LLM path produced may carry the key.
     if (result.message) result.message = redactSecrets(result.message, config);
     if (result.warnings) result.warnings = result.warnings.map((w) => redactSecrets(w, config));

@@ -38,6 +38,8 @@ export interface ExamCopilotConfig {
   retrieval: { rrfK: number; weights: { keyword: number; vector: number }; depth: number; neighbours: number };
   /** User dictionary files for jieba, relative to the root or absolute. */
   userDict: string[];
+  /** Offline answerer: abstain below this calibrated confidence (undefined: the answerer's fitted default). */
+  answer: { abstainBelow?: number | undefined };
   /** The LLM endpoint, or null when none is configured (offline answerer). */
   llm: (EndpointConfig & LlmLimits) | null;
   /** The exam the prompts name (`exam.name`, default 基金从业资格). */
@@ -95,6 +97,7 @@ const fileSchema = z
       .strict()
       .optional(),
     userDict: z.union([z.string(), z.array(z.string())]).optional(),
+    answer: z.object({ abstainBelow: z.number().min(0).max(1) }).partial().strict().optional(),
     llm: endpointFile
       .extend({
         timeoutMs: z.number().int().positive(),
@@ -239,6 +242,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       neighbours: file.retrieval?.neighbours ?? 0,
     },
     userDict: userDictRaw,
+    answer: { abstainBelow: file.answer?.abstainBelow },
     llm,
     exam: { name: file.exam?.name ?? '基金从业资格' },
   };

@@ -73,6 +73,7 @@ export async function openEvalEngine(options: EvalEngineOptions): Promise<EvalEn
         prompts,
         examName: config.exam.name,
         ...(analyzer ? { analyzer } : {}),
+        ...(options.config.answer.abstainBelow !== undefined ? { abstainBelow: options.config.answer.abstainBelow } : {}),
       });
     },
     chunk: (id) => retriever?.chunk(id),

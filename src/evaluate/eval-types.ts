@@ -49,6 +49,9 @@ export interface LoadedDataset {
 /** One retrieved or cited piece of evidence, as stored in a run file. */
 export interface EvidenceRef extends ChunkLocation {
   chunk_type: ChunkType | null;
+  /** The quote shown with a cited item, with the matched terms' ranges (absent for retrieved context). */
+  quote?: string;
+  highlights?: Array<[number, number]>;
 }
 
 /** One finished question in one mode: one line of `<runDir>/<dataset-stem>.<mode>.jsonl`. */
@@ -66,6 +69,10 @@ export interface RunRecord {
   fallback: Fallback;
   message: string | null;
   confidence: number;
+  /** When the answerer abstained: its best letters (the confidence is theirs); null otherwise. Absent in older run files. */
+  guess?: string | null;
+  /** LLM answerer: the confidence the LLM stated, before any cap; null otherwise. */
+  stated_confidence?: number | null;
   /** Question type from the dataset, else from the top retrieved chunk, else null. */
   type: QuestionType | null;
   /** Whether `type` came from the dataset or was inferred from the top evidence. */
@@ -117,9 +124,18 @@ export interface ModeReport {
   /** Number of questions the hit rate is computed over. */
   evidence_gold_count: number;
   by_type: Partial<Record<QuestionType, TypeBreakdown>>;
+  /** Brier, ECE and reliability are over the letter each answer's confidence is about (the guess when it abstained). */
   brier: number;
   ece: number;
   reliability: ReliabilityBin[];
+  /** Accuracy of the most confident 25/50/75/100% of the questions (abstentions ranked with their guess). */
+  selective_accuracy: { coverage: number; accuracy: number | null }[];
+  /** Area under the risk–coverage curve (mean selective risk over k = 1…N; lower is better). */
+  aurc: number;
+  /** The risk–coverage curve, at most ~100 points, for plotting. */
+  risk_coverage: { coverage: number; risk: number }[];
+  /** LLM answerer: calibration of the confidence the LLM stated (null when no record has one). */
+  stated_calibration: { count: number; brier: number; ece: number } | null;
   latency_ms: { p50: number; p95: number };
   tokens: { prompt: number; completion: number } | null;
   /** Every fallback answer (counted incorrect or abstained), so none goes unnoticed. */

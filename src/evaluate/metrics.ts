@@ -39,7 +39,7 @@ export function brierScore(items: readonly { confidence: number; correct: boolea
 }
 
 /** Confidence bins of equal width; a confidence of exactly 1 falls in the last bin. */
-export function reliabilityBins(items: readonly { confidence: number; correct: boolean }[], bins = 10): ReliabilityBin[] {
+export function reliabilityBins(items: readonly { confidence: number; correct: boolean }[], bins = CALIBRATION_BINS): ReliabilityBin[] {
   const acc = Array.from({ length: bins }, () => ({ count: 0, conf: 0, correct: 0 }));
   for (const it of items) {
     const c = clamp01(it.confidence);
@@ -59,7 +59,7 @@ export function reliabilityBins(items: readonly { confidence: number; correct: b
 }
 
 /** Expected calibration error over equal-width bins: Σ (n_b / N) · |accuracy_b − confidence_b|. */
-export function expectedCalibrationError(items: readonly { confidence: number; correct: boolean }[], bins = 10): number {
+export function expectedCalibrationError(items: readonly { confidence: number; correct: boolean }[], bins = CALIBRATION_BINS): number {
   if (items.length === 0) return 0;
   let ece = 0;
   for (const b of reliabilityBins(items, bins)) {
@@ -87,6 +87,63 @@ export function mcnemarExact(b: number, c: number): number {
   let tail = 0;
   for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - n * Math.LN2);
   return Math.min(1, 2 * tail);
+}
+
+/**
+ * Bins of the calibration measures (ECE and the reliability diagram): 15 equal-width bins, as in Guo et al. 2017
+ * ("On Calibration of Modern Neural Networks"), which the calibration targets are stated in.
+ */
+export const CALIBRATION_BINS = 15;
+
+/** One point of the risk–coverage curve: answering the `count` most confident questions. */
+export interface RiskCoveragePoint {
+  count: number;
+  /** count / N. */
+  coverage: number;
+  /** Share of those answers that are wrong. */
+  risk: number;
+}
+
+/**
+ * Most confident first; ties keep the input order (a stable sort), so the curve is reproducible. Items are what
+ * the answerer would say if it had to answer: abstentions count with their best guess and its confidence.
+ */
+function byConfidence<T extends { confidence: number }>(items: readonly T[]): T[] {
+  return items.map((it, i) => ({ it, i })).sort((a, b) => clamp01(b.it.confidence) - clamp01(a.it.confidence) || a.i - b.i).map((x) => x.it);
+}
+
+/** The risk–coverage curve (Geifman & El-Yaniv 2017): selective risk when answering only the k most confident, k = 1…N. */
+export function riskCoverage(items: readonly { confidence: number; correct: boolean }[]): RiskCoveragePoint[] {
+  const sorted = byConfidence(items);
+  const out: RiskCoveragePoint[] = [];
+  let wrong = 0;
+  sorted.forEach((it, k) => {
+    if (!it.correct) wrong++;
+    out.push({ count: k + 1, coverage: (k + 1) / sorted.length, risk: wrong / (k + 1) });
+  });
+  return out;
+}
+
+/**
+ * Area under the risk–coverage curve: the mean selective risk over k = 1…N (Geifman et al. 2019, "Bias-Reduced
+ * Uncertainty Estimation for Deep Neural Classifiers"). Lower is better; a confidence that ranks every right answer
+ * above every wrong one reaches the minimum for its accuracy; 0 for an empty list.
+ */
+export function aurc(items: readonly { confidence: number; correct: boolean }[]): number {
+  const curve = riskCoverage(items);
+  if (curve.length === 0) return 0;
+  return curve.reduce((s, p) => s + p.risk, 0) / curve.length;
+}
+
+/** Coverages at which selective accuracy is reported. */
+export const REPORTED_COVERAGES = [0.25, 0.5, 0.75, 1] as const;
+
+/** Accuracy of the ceil(coverage · N) most confident answers; null for an empty list. */
+export function selectiveAccuracy(items: readonly { confidence: number; correct: boolean }[], coverage: number): number | null {
+  if (items.length === 0) return null;
+  const k = Math.max(1, Math.ceil(Math.min(1, Math.max(0, coverage)) * items.length - 1e-9));
+  const top = byConfidence(items).slice(0, k);
+  return top.filter((it) => it.correct).length / top.length;
 }
 
 function clamp01(x: number): number {
@@ -138,6 +195,15 @@ export function inferType(datasetType: QuestionType | null, retrieved: readonly 
   return { type: top.chunk_type === 'manual_table_rewrite' ? 'table' : 'text', source: 'evidence' };
 }
 
+/**
+ * Whether what the confidence is about was right: a correct answer, or, for an abstention, its best guess.
+ * A fallback answer with a letter stays wrong, as in accuracy.
+ */
+export function letterRight(r: Pick<RunRecord, 'predicted' | 'guess' | 'gold' | 'correct'>): boolean {
+  if (r.predicted !== '') return r.correct;
+  return (r.guess ?? '') !== '' && r.guess === r.gold;
+}
+
 /** Metrics of one mode from its finished records (the run file's content). */
 export function modeMetrics(
   mode: AnswerMode,
@@ -164,7 +230,11 @@ export function modeMetrics(
     if (r.correct) t.correct++;
   }
   for (const t of Object.values(byType)) t.accuracy = t.total > 0 ? t.correct / t.total : null;
-  const calib = records.map((r) => ({ confidence: r.confidence, correct: r.correct }));
+  // Calibration is about the letter the confidence is for: the answer, or the guess of an abstention.
+  const calib = records.map((r) => ({ confidence: r.confidence, correct: letterRight(r) }));
+  const stated = records.filter((r) => typeof r.stated_confidence === 'number').map((r) => ({ confidence: r.stated_confidence ?? 0, correct: letterRight(r) }));
+  const curve = riskCoverage(calib);
+  const step = Math.max(1, Math.ceil(curve.length / 100));
   const latencies = records.map((r) => r.latency_ms);
   const withTokens = records.filter((r) => r.tokens !== null);
   const tokens = withTokens.length === 0 ? null : {
@@ -187,6 +257,10 @@ export function modeMetrics(
     brier: brierScore(calib),
     ece: expectedCalibrationError(calib),
     reliability: reliabilityBins(calib),
+    selective_accuracy: REPORTED_COVERAGES.map((coverage) => ({ coverage, accuracy: selectiveAccuracy(calib, coverage) })),
+    aurc: aurc(calib),
+    risk_coverage: curve.filter((_, i) => i % step === step - 1 || i === curve.length - 1).map((p) => ({ coverage: p.coverage, risk: p.risk })),
+    stated_calibration: stated.length > 0 ? { count: stated.length, brier: brierScore(stated), ece: expectedCalibrationError(stated) } : null,
     latency_ms: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
     tokens,
     fallbacks: records.filter((r) => r.fallback !== null).map((r) => ({ id: r.id, fallback: r.fallback ?? '', message: r.message })),

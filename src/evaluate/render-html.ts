@@ -1,3 +1,4 @@
+import { quoteSegments } from '../answer/evidence.js';
 import type { EvalReport, ModeReport, ReliabilityBin } from './eval-types.js';
 
 /** HTML-escapes text for element content and attribute values. */
@@ -67,6 +68,33 @@ export function reliabilitySvg(modes: readonly ModeReport[]): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 ${size} ${size}" role="img" aria-label="reliability diagram">${parts.join('')}</svg>`;
 }
 
+/** Risk–coverage plot: selective risk (share wrong) of the most confident answers against the share answered, per mode. */
+function riskCoverageSvg(modes: readonly ModeReport[]): string {
+  const size = 300;
+  const pad = 40;
+  const x = (c: number): number => pad + c * (size - pad - 10);
+  const y = (r: number): number => size - pad - r * (size - pad - 10);
+  const parts: string[] = [];
+  parts.push(`<rect x="${pad}" y="10" width="${size - pad - 10}" height="${size - pad - 10}" fill="none" stroke="#ccc"/>`);
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    parts.push(`<text x="${x(t)}" y="${size - pad + 14}" text-anchor="middle" font-size="10">${t}</text><text x="${pad - 4}" y="${y(t) + 3}" text-anchor="end" font-size="10">${t}</text>`);
+  }
+  parts.push(`<text x="${size / 2}" y="${size - 6}" text-anchor="middle" font-size="11">coverage (share answered, most confident first)</text><text x="12" y="${size / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 12 ${size / 2})">risk (share wrong)</text>`);
+  modes.forEach((m, i) => {
+    const colour = MODE_COLOURS[m.mode] ?? '#555';
+    if (m.risk_coverage.length > 0) {
+      parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="2" points="${m.risk_coverage.map((p) => `${x(p.coverage).toFixed(1)},${y(p.risk).toFixed(1)}`).join(' ')}"><title>${esc(`${m.mode}: AURC ${m.aurc.toFixed(3)}`)}</title></polyline>`);
+    }
+    parts.push(`<text x="${size - 14}" y="${24 + i * 14}" text-anchor="end" font-size="11" fill="${colour}">${esc(m.mode)} AURC ${m.aurc.toFixed(3)}</text>`);
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 ${size} ${size}" role="img" aria-label="risk–coverage curve per mode">${parts.join('')}</svg>`;
+}
+
+/** A quote with its matched terms in `<mark>`. */
+function markedHtml(quote: string, highlights: Array<[number, number]> | undefined): string {
+  return quoteSegments(quote, highlights).map((s) => (s.marked ? `<mark>${esc(s.text)}</mark>` : esc(s.text))).join('');
+}
+
 /** A self-contained HTML report (inline CSS and SVG, no scripts or network): summary, charts, comparisons, wrong answers with evidence. */
 export function renderHtmlReport(report: EvalReport): string {
   const rows = report.modes
@@ -75,6 +103,9 @@ export function renderHtmlReport(report: EvalReport): string {
   const comparisons = report.comparisons
     .map((c) => `<tr><td>${esc(c.a)} vs ${esc(c.b)}</td><td class="n">${c.n}</td><td class="n">${c.a_only}</td><td class="n">${c.b_only}</td><td class="n">${c.p_value.toFixed(4)}</td><td>${c.verdict === 'within noise' ? 'within noise' : `<b>${esc(c.verdict)}</b> better`}</td></tr>`)
     .join('\n');
+  const selectiveRows = report.modes
+    .map((m) => `<tr><td><b>${esc(m.mode)}</b></td>${m.selective_accuracy.map((s) => `<td class="n">${pct(s.accuracy)}</td>`).join('')}<td class="n">${m.aurc.toFixed(3)}</td><td class="n">${m.abstained}</td><td class="n">${m.stated_calibration ? `${m.stated_calibration.brier.toFixed(3)} / ${m.stated_calibration.ece.toFixed(3)}` : '–'}</td></tr>`)
+    .join('\n');
   const skipped = report.skipped_modes.map((s) => `<li><b>${esc(s.mode)}</b>: ${esc(s.reason)}</li>`).join('');
   const wrongSections = report.modes
     .map((m, index) => {
@@ -82,9 +113,9 @@ export function renderHtmlReport(report: EvalReport): string {
       const items = wrong
         .map((r) => {
           const ev = (r.evidence.length > 0 ? r.evidence : r.retrieved.slice(0, 3))
-            .map((e) => `<li>${esc([e.book, e.chapter, e.section, e.figure_ref, e.page_start ? `p.${e.page_start}${e.page_end && e.page_end !== e.page_start ? `-${e.page_end}` : ''}` : ''].filter((s) => s).join(' | '))}</li>`)
+            .map((e) => `<li>${esc([e.book, e.chapter, e.section, e.figure_ref, e.page_start ? `p.${e.page_start}${e.page_end && e.page_end !== e.page_start ? `-${e.page_end}` : ''}` : ''].filter((s) => s).join(' | '))}${e.quote ? `<div class="quote">“${markedHtml(e.quote, e.highlights)}”</div>` : ''}</li>`)
             .join('');
-          return `<div class="wrong"><div><span class="id">${esc(r.id)}</span> predicted <b class="bad">${esc(r.predicted || '—')}</b>, gold <b class="good">${esc(r.gold)}</b>, confidence ${r.confidence.toFixed(2)}${r.fallback ? ` <span class="fb">${esc(r.fallback)}</span>` : ''}</div><div class="q">${esc(r.question)}</div>${ev ? `<ul class="ev">${ev}</ul>` : '<div class="ev none">no evidence</div>'}</div>`;
+          return `<div class="wrong"><div><span class="id">${esc(r.id)}</span> predicted <b class="bad">${esc(r.predicted || (r.guess ? `— (guess ${r.guess})` : '—'))}</b>, gold <b class="good">${esc(r.gold)}</b>, confidence ${r.confidence.toFixed(2)}${r.fallback ? ` <span class="fb">${esc(r.fallback)}</span>` : ''}</div><div class="q">${esc(r.question)}</div>${ev ? `<ul class="ev">${ev}</ul>` : '<div class="ev none">no evidence</div>'}</div>`;
         })
         .join('\n');
       return `<details${index === 0 || wrong.length <= 30 ? ' open' : ''}><summary>${esc(m.mode)}: ${wrong.length} wrong or unanswered</summary>${items || '<p>none</p>'}</details>`;
@@ -102,7 +133,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:24px 0 8px;border-bott
 .charts figure{margin:0}.charts figcaption{font-size:12px;color:#555;text-align:center}
 .wrong{border-left:3px solid #d9534f;padding:4px 10px;margin:8px 0;font-size:13px}.q{color:#333;margin:2px 0;white-space:pre-wrap}
 .id{font-family:monospace;background:#eee;padding:0 4px}.bad{color:#c9302c}.good{color:#2b8a3e}.fb{background:#fff3cd;padding:0 4px;font-size:12px}
-.ev{margin:2px 0;color:#555;font-size:12px}.none{font-style:italic}summary{cursor:pointer;font-weight:bold;margin-top:8px}
+.ev{margin:2px 0;color:#555;font-size:12px}.quote{color:#333}mark{background:#ffe58f;padding:0 1px}.none{font-style:italic}summary{cursor:pointer;font-weight:bold;margin-top:8px}
 </style></head><body>
 <h1>Evaluation report</h1>
 <div class="meta">${esc(report.dataset)} · ${report.total} questions · ${report.skipped} rows skipped · answerer ${esc(report.config.answerer)}${report.config.llm_model ? ` (${esc(report.config.llm_model)})` : ''} · embedder ${esc(report.config.embedder)} · top-K ${report.config.top_k} · ${(report.wall_ms / 1000).toFixed(1)} s</div>
@@ -112,8 +143,12 @@ ${rows}</table>
 ${skipped ? `<p>Not run: </p><ul>${skipped}</ul>` : ''}
 <div class="charts">
 <figure>${accuracyChartSvg(report.modes)}<figcaption>Accuracy with 95% Wilson confidence intervals</figcaption></figure>
-<figure>${reliabilitySvg(report.modes)}<figcaption>Reliability diagram (10 confidence bins; diagonal = perfect calibration)</figcaption></figure>
+<figure>${reliabilitySvg(report.modes)}<figcaption>Reliability diagram (15 confidence bins; diagonal = perfect calibration)</figcaption></figure>
+<figure>${riskCoverageSvg(report.modes)}<figcaption>Risk–coverage: answering only the most confident questions</figcaption></figure>
 </div>
+<h2>Selective answering</h2>
+<table><tr><th>mode</th><th>accuracy of the most confident 25%</th><th>50%</th><th>75%</th><th>100%</th><th>AURC</th><th>abstained</th><th>LLM stated confidence: Brier / ECE</th></tr>
+${selectiveRows}</table>
 ${comparisons ? `<h2>Paired comparisons (McNemar exact test)</h2><table><tr><th>modes</th><th>both answered</th><th>only first right</th><th>only second right</th><th>p</th><th>verdict</th></tr>${comparisons}</table>` : ''}
 <h2>Wrong answers with their evidence</h2>
 ${wrongSections}

@@ -60,14 +60,18 @@ export function sampleRows<T>(rows: readonly T[], n: number, seed: number): T[] 
     .map((i) => rows[i] as T);
 }
 
-function evidenceRef(e: ChunkLocation, chunk: Chunk | undefined): EvidenceRef {
-  return { chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null };
+function evidenceRef(e: ChunkLocation & { quote?: string; highlights?: Array<[number, number]> }, chunk: Chunk | undefined): EvidenceRef {
+  return {
+    chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null,
+    ...(e.quote !== undefined ? { quote: e.quote } : {}),
+    ...(e.highlights && e.highlights.length > 0 ? { highlights: e.highlights } : {}),
+  };
 }
 
 /** Turns an answer into the run-file record of one question. */
 export function toRecord(row: EvalRow, result: AnswerResult, fingerprint: string, k: number, chunk: (id: string) => Chunk | undefined): RunRecord {
   const predicted = [...new Set(result.answer.toUpperCase().replace(/[^A-H]/g, ''))].sort().join('');
-  const retrieved = result.context.slice(0, k).map((h) => evidenceRef(h.chunk, h.chunk));
+  const retrieved = result.context.slice(0, k).map((h) => evidenceRef({ chunk_id: h.chunk.chunk_id, book: h.chunk.book, chapter: h.chunk.chapter, section: h.chunk.section, figure_ref: h.chunk.figure_ref, page_start: h.chunk.page_start, page_end: h.chunk.page_end }, h.chunk));
   const evidence = result.evidence.map((e) => evidenceRef(e, chunk(e.chunk_id)));
   const { type, source } = inferType(row.type, retrieved.length > 0 ? retrieved : evidence);
   return {
@@ -83,6 +87,8 @@ export function toRecord(row: EvalRow, result: AnswerResult, fingerprint: string
     fallback: result.fallback,
     message: result.message ?? null,
     confidence: Number.isFinite(result.confidence) ? Math.min(1, Math.max(0, result.confidence)) : 0,
+    guess: predicted === '' && result.guess ? [...new Set(result.guess.answer.toUpperCase().replace(/[^A-H]/g, ''))].sort().join('') : null,
+    stated_confidence: result.statedConfidence ?? null,
     type,
     type_source: source,
     gold_evidence: row.gold,

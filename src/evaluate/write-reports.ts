@@ -34,6 +34,9 @@ export function reportJson(report: EvalReport): unknown {
       by_type: m.by_type,
       brier: round(m.brier),
       ece: round(m.ece),
+      selective_accuracy: m.selective_accuracy.map((s) => ({ coverage: s.coverage, accuracy: s.accuracy === null ? null : round(s.accuracy) })),
+      aurc: round(m.aurc),
+      stated_calibration: m.stated_calibration ? { count: m.stated_calibration.count, brier: round(m.stated_calibration.brier), ece: round(m.stated_calibration.ece) } : null,
       latency_ms: { p50: Math.round(m.latency_ms.p50), p95: Math.round(m.latency_ms.p95) },
       tokens: m.tokens,
       total: m.total,
@@ -67,6 +70,12 @@ export function reportMarkdown(report: EvalReport): string {
   lines.push('| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const m of report.modes) {
     lines.push(`| ${m.mode} | ${m.answerer} | ${pct(m.accuracy)} | ${pct(m.ci95[0])}–${pct(m.ci95[1])} | ${m.correct} | ${m.incorrect} | ${m.abstained} | ${pct(m.evidence_hit_rate)} | ${pct(m.by_type.text?.accuracy ?? null)} | ${pct(m.by_type.table?.accuracy ?? null)} | ${m.brier.toFixed(3)} | ${m.ece.toFixed(3)} | ${Math.round(m.latency_ms.p50)} | ${Math.round(m.latency_ms.p95)} |`);
+  }
+  lines.push('', '## Selective answering', '', 'Accuracy of the most confident share of questions (abstentions ranked with their best guess), and the area under the risk–coverage curve (lower is better).', '');
+  lines.push('| mode | 25% | 50% | 75% | 100% | AURC | abstained | LLM stated confidence Brier / ECE |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const m of report.modes) {
+    const stated = m.stated_calibration ? `${m.stated_calibration.brier.toFixed(3)} / ${m.stated_calibration.ece.toFixed(3)}` : '–';
+    lines.push(`| ${m.mode} | ${m.selective_accuracy.map((s) => pct(s.accuracy)).join(' | ')} | ${m.aurc.toFixed(3)} | ${m.abstained} | ${stated} |`);
   }
   if (report.comparisons.length > 0) {
     lines.push('', '## Paired comparisons (McNemar exact)', '', '| A | B | both answered | only A right | only B right | p | verdict |', '| --- | --- | ---: | ---: | ---: | ---: | --- |');
@@ -125,7 +134,8 @@ export function reportJunit(report: EvalReport): string {
     const time = records.reduce((s, r) => s + r.latency_ms, 0);
     out.push(`  <testsuite name="${xmlEscape(`eval.${m.mode}`)}" tests="${records.length}" failures="${records.filter((r) => !r.correct).length}" errors="0" skipped="0" time="${seconds(time)}">`);
     out.push('    <properties>');
-    for (const [k, v] of [['accuracy', m.accuracy.toFixed(4)], ['ci95', `${m.ci95[0].toFixed(4)}-${m.ci95[1].toFixed(4)}`], ['answerer', m.answerer]] as const) {
+    const selective = m.selective_accuracy.map((s) => [`selective_accuracy_${Math.round(s.coverage * 100)}`, s.accuracy === null ? '' : s.accuracy.toFixed(4)] as const);
+    for (const [k, v] of [['accuracy', m.accuracy.toFixed(4)], ['ci95', `${m.ci95[0].toFixed(4)}-${m.ci95[1].toFixed(4)}`], ['answerer', m.answerer], ['abstained', String(m.abstained)], ...selective, ['aurc', m.aurc.toFixed(4)]] as const) {
       out.push(`      <property name="${k}" value="${xmlEscape(v)}"/>`);
     }
     out.push('    </properties>');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answerQuestion } from '../../src/answer/answer-question.js';
 import type { AnswerDeps } from '../../src/answer/answer-question.js';
-import { NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from '../../src/answer/offline-answerer.js';
+import { DEFAULT_WEIGHTS, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from '../../src/answer/offline-answerer.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
 import { UserError } from '../../src/errors.js';
 import { projectPaths } from '../../src/paths.js';
@@ -70,7 +70,48 @@ void test('off-topic and no-evidence fallbacks carry the seed messages and no le
   const none = await ask('基金托管人通常由（ ）担任。A.保险公司 B.期货公司 C.律师事务所 D.会计师事务所');
   assert.equal(none.fallback, 'no_evidence');
   assert.equal(none.message, NO_EVIDENCE_MESSAGE);
-  assert.ok(none.confidence <= 0.1);
+  // The best letter is kept as a guess, worth no more than chance.
+  assert.ok(none.confidence < 0.3, `confidence ${none.confidence}`);
+  assert.ok(none.guess && /^[A-D]$/.test(none.guess.answer));
+});
+
+void test('abstention threshold: below it no letter (closest passages, a guess); --guess gives the letter; 0 never abstains', async () => {
+  const q = parseQuestion('基金财产由（ ）负责保管。A.基金管理人 B.基金托管人 C.基金销售机构 D.证券交易所');
+  const normal = await answerQuestion(q, deps);
+  assert.equal(normal.answer, 'B');
+  assert.equal(normal.guess, undefined);
+  const c = normal.confidence;
+  // Just above the answer's own confidence: abstain, keep B as the guess, show the closest passages.
+  const strict = await answerQuestion(q, { ...deps, abstainBelow: c + 0.001 });
+  assert.equal(strict.answer, '');
+  assert.equal(strict.fallback, 'no_evidence');
+  assert.equal(strict.message, NO_EVIDENCE_MESSAGE);
+  assert.deepEqual(strict.guess, { answer: 'B', confidence: c });
+  assert.ok(strict.evidence.length > 0);
+  const guessed = await answerQuestion(q, { ...deps, abstainBelow: c + 0.001, guess: true });
+  assert.equal(guessed.answer, 'B');
+  assert.equal(guessed.fallback, null);
+  assert.ok(guessed.guess);
+  // Exactly at the threshold: answered.
+  const edge = await answerQuestion(q, { ...deps, abstainBelow: c });
+  assert.equal(edge.answer, 'B');
+  assert.equal((await answerQuestion(parseQuestion('基金托管人通常由（ ）担任。A.保险公司 B.期货公司 C.律师事务所 D.会计师事务所'), { ...deps, abstainBelow: 0 })).answer, '');
+});
+
+void test('one verdict for no evidence and off topic, shared by the LLM path', () => {
+  assert.equal(evidenceVerdict({ vocabulary: 0.1 }), 'off_topic');
+  assert.equal(evidenceVerdict({ vocabulary: 0.1, passages: 3, support: 0.9 }), null);
+  assert.equal(evidenceVerdict({ vocabulary: 0.9, passages: 0 }), 'no_evidence');
+  assert.equal(evidenceVerdict({ vocabulary: 0.9, passages: 5, support: DEFAULT_WEIGHTS.noEvidence / 2 }), 'no_evidence');
+  assert.equal(evidenceVerdict({ vocabulary: 0.9, passages: 5, support: 0.3 }), null);
+  assert.equal(evidenceVerdict({ vocabulary: DEFAULT_WEIGHTS.onTopicVocabulary }), null);
+});
+
+void test('a question unrelated to the books gets no confident letter', async () => {
+  const r = await ask('下列哪种动物最擅长游泳？A.企鹅 B.骆驼 C.松鼠 D.老鹰');
+  assert.equal(r.answer, '');
+  assert.ok(r.fallback === 'off_topic' || r.fallback === 'no_evidence');
+  assert.ok(r.confidence <= 0.3, `confidence ${r.confidence}`);
 });
 
 void test('an open question (no options) is answered with cited evidence and no letter', async () => {
@@ -82,4 +123,20 @@ void test('an open question (no options) is answered with cited evidence and no 
 
 void test('baseline mode without an LLM is a user error', async () => {
   await assert.rejects(answerQuestion(parseQuestion('基金财产由谁保管 A.甲 B.乙'), { ...deps, mode: 'baseline' }), UserError);
+});
+
+void test('human and JSON output: confidence in words, the negated reading, marked quotes', async () => {
+  const { askJson, formatAnswer } = await import('../../src/cli/report/ask.js');
+  const { confidenceWords } = await import('../../src/answer/answer-json.js');
+  const negated = await ask('请从以下选项中找出错误的说法，关于货币市场工具的描述。A.银行定期存单属于货币市场工具 B.短期国债属于货币市场工具 C.商业票据属于货币市场工具 D.股票期权属于货币市场工具');
+  const text = formatAnswer({ result: negated, warnings: [] }, { showContext: false });
+  assert.match(text, /读作：选错误的一项/);
+  assert.match(text, /Confidence: 0\.\d\d \((high|medium|low|guess)\)/);
+  assert.equal(askJson({ result: negated, warnings: [] }).negated, true);
+  const plain = await ask('基金财产由（ ）负责保管。A.基金管理人 B.基金托管人 C.基金销售机构 D.证券交易所');
+  assert.match(formatAnswer({ result: plain, warnings: [] }, { showContext: false }), /\*\*托管人\*\*|\*\*基金托管人\*\*/);
+  assert.equal(confidenceWords({ confidence: 0.9 }), 'high');
+  assert.equal(confidenceWords({ confidence: 0.6 }), 'medium');
+  assert.equal(confidenceWords({ confidence: 0.4 }), 'low');
+  assert.equal(confidenceWords({ confidence: 0.9, guess: { answer: 'A', confidence: 0.9 } }), 'guess');
 });

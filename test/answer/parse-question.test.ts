@@ -78,3 +78,19 @@ void test('negation is read from the clause that asks, not from content words el
   assert.equal(parseQuestion('基金份额净值计价错误偏差达到0.5%时，基金管理人应当（　）。A.公告 B.不公告 C.仅内部记录 D.等待季报').negated, false);
   assert.equal(parseQuestion('下列说法中，不正确的有（　）。Ⅰ.甲 Ⅱ.乙 Ⅲ.丙 A.Ⅰ、Ⅱ B.Ⅱ、Ⅲ C.Ⅰ、Ⅲ D.Ⅰ、Ⅱ、Ⅲ').negated, true);
 });
+
+void test('negation is read from every asking clause, in any position', () => {
+  // Asking clause first, topic after it.
+  assert.equal(asksForIncorrect('请从以下选项中找出错误的说法，关于基金份额持有人大会的描述。'), true);
+  // Asking clause in the middle, a question mark at the end.
+  assert.equal(asksForIncorrect('在基金销售过程中，有关此问题的各项表述中，以下哪项是错误的？'), true);
+  // 不被允许 in the last clause.
+  assert.equal(asksForIncorrect('当管理股权投资基金的人员进行基金销售时，下列哪一行为是不被允许的？'), true);
+  // 不被允许 in an asking clause before the blank clause.
+  assert.equal(asksForIncorrect('下列行为中不被允许的，是（ ）'), true);
+  // A condition mentioning an error is not an asking clause.
+  assert.equal(asksForIncorrect('计价错误偏差达到0.5%时，基金管理人应当（ ）'), false);
+  // The blank clause says outright it wants the correct one.
+  assert.equal(asksForIncorrect('下列关于错误申报的处理，正确的是（ ）'), false);
+  assert.equal(parseQuestion('请从以下选项中找出错误的说法，关于基金托管人的描述。A.甲 B.乙 C.丙 D.丁').negated, true);
+});

@@ -84,6 +84,11 @@ void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
       assert.equal(m.correct, expectCorrect, `${m.mode}: the model always says ${ALWAYS}`);
       assert.equal(m.fallbacks.length, 0);
       assert.ok(m.tokens && m.tokens.prompt >= 8 * 100, `${m.mode} tokens ${JSON.stringify(m.tokens)}`);
+      // The LLM's stated confidence (0.8 every time) is recorded and its calibration reported.
+      assert.equal(m.stated_calibration?.count, 8);
+      const brier = (expectCorrect * 0.2 ** 2 + (8 - expectCorrect) * 0.8 ** 2) / 8;
+      assert.ok(Math.abs((m.stated_calibration?.brier ?? -1) - brier) < 1e-9, `${m.mode} stated Brier ${m.stated_calibration?.brier}`);
+      assert.ok((report.records[m.mode] ?? []).every((r) => r.stated_confidence === 0.8));
     }
     assert.equal(report.config.llm_model, 'fake-model');
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EvidenceRef, RunRecord } from '../../src/evaluate/eval-types.js';
-import { brierScore, compareModes, evidenceHit, expectedCalibrationError, inferType, mcnemarExact, modeMetrics, percentile, reliabilityBins, wilsonInterval } from '../../src/evaluate/metrics.js';
+import { aurc, brierScore, compareModes, evidenceHit, expectedCalibrationError, inferType, mcnemarExact, modeMetrics, percentile, reliabilityBins, riskCoverage, selectiveAccuracy, wilsonInterval } from '../../src/evaluate/metrics.js';
 
 const close = (actual: number, expected: number, eps = 1e-6): void => assert.ok(Math.abs(actual - expected) < eps, `${actual} ≉ ${expected}`);
 
@@ -47,8 +47,9 @@ void describe('metrics against hand-computed values', () => {
     close(expectedCalibrationError(items), (0.1 + 0.6 + 0.2 + 0.2) / 4);
     // Two answers in one bin: |accuracy 0.5 − mean confidence 0.635| weighted 2/3, plus |1 − 1| for the confidence-1 answer.
     const shared = [{ confidence: 0.65, correct: true }, { confidence: 0.62, correct: false }, { confidence: 1, correct: true }];
-    close(expectedCalibrationError(shared), (2 / 3) * 0.135);
-    const bins = reliabilityBins(shared);
+    close(expectedCalibrationError(shared, 10), (2 / 3) * 0.135);
+    const bins = reliabilityBins(shared, 10);
+    assert.equal(reliabilityBins(shared).length, 15);
     assert.equal(bins.length, 10);
     assert.equal(bins[6]?.count, 2);
     close(bins[6]?.confidence ?? -1, 0.635);
@@ -118,5 +119,35 @@ void describe('metrics against hand-computed values', () => {
     assert.equal(c.verdict, 'within noise'); // p = 0.125
     const d = compareModes('keyword', a, 'hybrid', a.map((r) => ({ ...r, correct: false })));
     assert.equal(d.verdict, 'keyword'); // 6 vs 0: p = 2/64
+  });
+});
+
+void describe('selective answering', () => {
+  // Confidence order: 0.9 right, 0.8 wrong, 0.7 right, 0.6 right, 0.2 wrong (the 0.7 ties are kept in input order).
+  const items = [
+    { confidence: 0.6, correct: true },
+    { confidence: 0.9, correct: true },
+    { confidence: 0.2, correct: false },
+    { confidence: 0.8, correct: false },
+    { confidence: 0.7, correct: true },
+  ];
+  void it('risk–coverage curve and AURC against hand values', () => {
+    const curve = riskCoverage(items);
+    assert.deepEqual(curve.map((p) => p.count), [1, 2, 3, 4, 5]);
+    const risks = [0, 1 / 2, 1 / 3, 1 / 4, 2 / 5];
+    curve.forEach((p, i) => close(p.risk, risks[i] ?? -1));
+    close(aurc(items), (0 + 0.5 + 1 / 3 + 0.25 + 0.4) / 5);
+    assert.equal(aurc([]), 0);
+    // A perfect ranking gives the lowest AURC for the same answers.
+    const perfect = items.map((it) => ({ ...it, confidence: it.correct ? 0.9 : 0.1 }));
+    close(aurc(perfect), (0 + 0 + 0 + 0.25 + 0.4) / 5);
+  });
+  void it('selective accuracy at 25/50/75/100% coverage', () => {
+    // ceil(0.25 · 5) = 2 most confident: 0.9 right, 0.8 wrong.
+    close(selectiveAccuracy(items, 0.25) ?? -1, 1 / 2);
+    close(selectiveAccuracy(items, 0.5) ?? -1, 2 / 3);
+    close(selectiveAccuracy(items, 0.75) ?? -1, 3 / 4);
+    close(selectiveAccuracy(items, 1) ?? -1, 3 / 5);
+    assert.equal(selectiveAccuracy([], 0.5), null);
   });
 });

@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import type { EvalReport, RunRecord } from '../../src/evaluate/eval-types.js';
 import { modeMetrics } from '../../src/evaluate/metrics.js';
 import { renderHtmlReport } from '../../src/evaluate/render-html.js';
-import { reportJson, reportJunit, reportPredictionsCsv, writeReports } from '../../src/evaluate/write-reports.js';
+import { reportJson, reportJunit, reportMarkdown, reportPredictionsCsv, writeReports } from '../../src/evaluate/write-reports.js';
 import { makeTempRoot } from '../helpers/temp-root.js';
 import { parseXml } from './xml-check.js';
 
@@ -86,7 +86,13 @@ void describe('reports', () => {
 
   void it('HTML is self-contained: inline SVG charts, no scripts or external URLs', () => {
     const html = renderHtmlReport(sampleReport());
-    assert.equal((html.match(/<svg /g) ?? []).length, 2);
+    assert.equal((html.match(/<svg /g) ?? []).length, 3); // accuracy, reliability, risk–coverage
+    assert.match(html, /aria-label="risk–coverage curve per mode"/);
+    assert.match(html, /<h2>Selective answering<\/h2>/);
+    assert.match(reportMarkdown(sampleReport()), /## Selective answering[\s\S]*\| 25% \| 50% \| 75% \| 100% \| AURC \|/);
+    const json = reportJson(sampleReport()) as { modes: Array<{ aurc: number; selective_accuracy: Array<{ coverage: number }> }> };
+    assert.deepEqual(json.modes[0]?.selective_accuracy.map((x) => x.coverage), [0.25, 0.5, 0.75, 1]);
+    assert.equal(typeof json.modes[0]?.aurc, 'number');
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
     assert.match(html, /下列说法&lt;不正确&gt;的是/);
     const written = writeReports(sampleReport(), { html: path.join(tmp.root, 'out', 'r.html'), json: path.join(tmp.root, 'out', 'r.json') });

@@ -16,6 +16,7 @@ interface AskFlags {
   agent?: boolean;
   tools?: string;
   showSteps?: boolean;
+  guess?: boolean;
 }
 
 /** `--options`: JSON `{"A":"…"}` / `["…","…"]`, or `A=…;B=…` / `A.… B.…` text. */
@@ -55,6 +56,7 @@ export function registerAsk(program: Command): Command {
     .option('--agent', 'let the LLM read the book with tools (TOC, search, read) before answering; needs an LLM')
     .option('--tools <protocol>', 'with --agent: native, simulated (text protocol for models without tool calls) or auto', 'auto')
     .option('--show-steps', 'with --agent: print the tool calls the agent made')
+    .option('--guess', 'always give a letter: when no option is supported beyond chance, the best guess (marked as a guess)')
     .addHelpText(
       'after',
       `
@@ -86,7 +88,7 @@ A question without options is answered as an open question (cited passages, no l
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
-      const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}) };
+      const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}), ...(flags.guess ? { guess: true } : {}) };
       const agent = flags.agent === true ? await import('../../agent/run-agent-ask.js') : null;
       const agentOptions = { root: globals.root, config, topK, cache: flags.cache, tools };
       if (words.length > 0 || options) {

@@ -1,7 +1,7 @@
 import type { AgentReport } from '../../agent/run-agent-ask.js';
-import { answerJson } from '../../answer/answer-json.js';
+import { answerJson, confidenceWords } from '../../answer/answer-json.js';
 import type { AnswerResult } from '../../answer/answer-types.js';
-import { citation } from '../../answer/evidence.js';
+import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
 import type { Ui } from './ui.js';
 
@@ -13,6 +13,7 @@ export function askJson(out: AskResult & { agent?: AgentReport }): Record<string
   };
 }
 
+
 /** The human answer in the seed format: Answer / Confidence / Evidence (citation line, quote line). */
 export function formatAnswer(out: AskResult & { agent?: AgentReport }, options: { showContext: boolean; showSteps?: boolean; color?: Ui['color'] }): string {
   const r: AnswerResult = out.result;
@@ -21,16 +22,20 @@ export function formatAnswer(out: AskResult & { agent?: AgentReport }, options: 
   const dim = (t: string): string => (c ? c.dim(t) : t);
   const lines: string[] = [];
   const answer = r.answer !== '' ? r.answer : r.question.kind === 'open' ? '（问答题，无选项：见下方依据）' : `（无）${r.message ?? ''}`;
-  lines.push(`${bold('Answer:')} ${answer}`);
-  lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)}`);
-  lines.push(`${bold('Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
+  const guessed = r.guess && r.answer !== '' ? '（猜测）' : '';
+  lines.push(`${bold('Answer:')} ${answer}${guessed}`);
+  if (r.guess && r.answer === '') lines.push(`${bold('Best guess:')} ${r.guess.answer}（猜测，非教材依据）`);
+  if (r.question.negated) lines.push(dim('读作：选错误的一项'));
+  lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)})`);
+  lines.push(`${bold(r.guess ? 'Closest passages:' : 'Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
   for (const e of r.evidence) {
     lines.push(`- ${citation(e)}`);
-    lines.push(`  "${e.quote}"`);
+    lines.push(`  "${markedQuote(e)}"`);
   }
   const how = `mode: ${r.mode} | answerer: ${r.answerer === 'llm' ? `llm${out.endpoint ? ` (${out.endpoint})` : ''}` : 'offline (retrieval-based IR solver)'}${r.fallback ? ` | fallback: ${r.fallback}` : ''}`;
   lines.push(dim(how));
-  if (r.message && (r.fallback || r.answer !== '')) lines.push(dim(`note: ${r.message}`));
+  // A message already shown as the answer is not repeated.
+  if (r.message && (r.fallback || r.answer !== '') && !answer.includes(r.message)) lines.push(dim(`note: ${r.message}`));
   if (options.showSteps && out.agent) {
     lines.push(dim(`agent (${out.agent.protocol} tool calls, ${out.agent.rounds} round${out.agent.rounds === 1 ? '' : 's'}):`));
     for (const s of out.agent.trace) {

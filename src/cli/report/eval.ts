@@ -72,6 +72,11 @@ export function reportEval(ui: Ui, report: EvalReport, extra: { violations: Gate
     );
   }
   for (const m of report.modes) {
+    const sel = m.selective_accuracy.map((s) => `${Math.round(s.coverage * 100)}% ${pct(s.accuracy)}`).join(', ');
+    const stated = m.stated_calibration ? `; LLM stated confidence Brier ${m.stated_calibration.brier.toFixed(3)}, ECE ${m.stated_calibration.ece.toFixed(3)}` : '';
+    ui.out(`${m.mode}: accuracy of the most confident ${sel}; AURC ${m.aurc.toFixed(3)}; abstained ${m.abstained}${stated}`);
+  }
+  for (const m of report.modes) {
     if (m.resumed > 0) ui.info(c.dim(`${m.mode}: ${m.resumed} rows reused from ${m.run_file} (--resume), ${m.answered_now} answered now`));
     if (m.fallbacks.length > 0) {
       const kinds = new Map<string, number>();

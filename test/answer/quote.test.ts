@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { extractQuote, markedQuote, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS, quoteSegments, termRanges } from '../../src/answer/evidence.js';
+
+// A passage as pdf.js gives it: lines wrapped mid-sentence.
+const passage =
+  '第三十六条　基金托管人应当履行下列职责：\n（一）安全保管基金财产；\n（二）按照规定开设基金财\n产的资金账户和证券账户；（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。商业银行担任基金托管人的，由国务院证券监督管理机构会同国务院银行业监督管理机构核准。';
+
+void describe('quote extraction', () => {
+  void it('gives the whole sentence around a short matched clause, joined across line wraps, with the terms marked', () => {
+    const q = extractQuote(passage, '商业银行担任基金托管人的，', ['商业银行', '托管人']);
+    assert.equal(q.text, '商业银行担任基金托管人的，由国务院证券监督管理机构会同国务院银行业监督管理机构核准。');
+    assert.equal(
+      markedQuote({ quote: q.text, highlights: q.highlights }),
+      '**商业银行**担任基金**托管人**的，由国务院证券监督管理机构会同国务院银行业监督管理机构核准。',
+    );
+  });
+
+  void it('keeps a listed item with the clause that introduces it (a clause group)', () => {
+    const q = extractQuote(passage, '（一）安全保管基金财产；', ['保管']);
+    assert.equal(q.text, '第三十六条 基金托管人应当履行下列职责：（一）安全保管基金财产；');
+    assert.ok(q.text.length >= MIN_QUOTE_CHARS);
+  });
+
+  void it('widens a too-short sentence with its neighbour to at least the minimum', () => {
+    const q = extractQuote(
+      '股票不属于货币市场工具。货币市场工具包括银行定期存单、短期国债、商业票据和回购协议。',
+      '股票不属于货币市场工具。',
+      ['股票'],
+    );
+    assert.equal(q.text, '股票不属于货币市场工具。货币市场工具包括银行定期存单、短期国债、商业票据和回购协议。');
+    assert.deepEqual(q.highlights, [[0, 2]]);
+  });
+
+  void it('cuts a long sentence to at most the maximum around the matched term, with ellipses', () => {
+    const long = `${'基金管理人应当按照规定办理基金备案手续，'.repeat(8)}基金托管人负责保管基金财产，${'并按照规定定期公告基金净值信息，'.repeat(8)}。`;
+    const q = extractQuote(long, long, ['托管人']);
+    assert.ok(q.text.length <= MAX_QUOTE_CHARS + 2, `${q.text.length}`);
+    assert.ok(q.text.includes('**') === false);
+    assert.ok(q.text.startsWith('…') && q.text.endsWith('…'), q.text);
+    assert.ok(markedQuote({ quote: q.text, highlights: q.highlights }).includes('**托管人**'));
+  });
+
+  void it('without an anchor, picks the sentence with the most matched terms', () => {
+    const q = extractQuote(passage, '', ['国务院', '核准']);
+    assert.match(q.text, /核准。$/);
+  });
+
+  void it('merges overlapping term ranges and splits segments for renderers', () => {
+    assert.deepEqual(termRanges('基金托管人负责', ['基金托管人', '托管', '负责', '基']), [[0, 7]]);
+    assert.deepEqual(quoteSegments('ab基金cd', [[2, 4]]), [
+      { text: 'ab', marked: false },
+      { text: '基金', marked: true },
+      { text: 'cd', marked: false },
+    ]);
+  });
+});
