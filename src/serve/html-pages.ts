@@ -1,3 +1,4 @@
+import { quoteSegments } from '../answer/evidence.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import type { OutlineEntry } from '../types.js';
 import type { ServedReport } from './served-files.js';
@@ -15,16 +16,12 @@ export function query(fields: Record<string, string | number | undefined>): stri
   return s ? `?${s}` : '';
 }
 
-/**
- * The confidence in words next to the number, so a student reads it at a glance. The bands follow the offline
- * answerer's calibration: above 0.75 it is right about three times in four.
- */
-export function confidenceWords(confidence: number, answered: boolean): string {
-  if (!answered) return '未作答';
-  if (confidence >= 0.75) return '高 (high)';
-  if (confidence >= 0.5) return '中 (medium)';
-  if (confidence >= 0.3) return '低 (low)';
-  return '猜测 (guess)';
+const WORDS_ZH: Readonly<Record<string, string>> = { high: '高 (high)', medium: '中 (medium)', low: '低 (low)', guess: '猜测 (guess)' };
+
+/** The confidence words (`high`, `medium`, `low`, `guess`, from the answer JSON) as the page shows them. */
+export function confidenceLabel(words: string, answered: boolean): string {
+  if (!answered && words !== 'guess') return '未作答';
+  return WORDS_ZH[words] ?? words;
 }
 
 /** One page: a header with navigation, the body, no external resources (works offline and without JavaScript). */
@@ -83,6 +80,8 @@ export interface EvidenceCard {
   figureRef: string;
   pages: string;
   quote: string;
+  /** Character ranges of the option's words inside the quote, marked on the page. */
+  highlights?: Array<[number, number]>;
   /** Link to the source at the cited page, or null when the source cannot be shown. */
   href: string | null;
 }
@@ -95,6 +94,12 @@ export function answerPage(options: {
   llmAvailable: boolean;
   answer: string;
   confidence: number;
+  /** `high` / `medium` / `low` / `guess`, as in the answer JSON. */
+  words: string;
+  /** The stem asks for the incorrect option. */
+  negated: boolean;
+  /** The best letter when the answerer abstained and a guess was asked for. */
+  guess?: string;
   fallback: string | null;
   message?: string;
   evidence: EvidenceCard[];
@@ -104,7 +109,8 @@ export function answerPage(options: {
     .map((e, i) => {
       const where = [e.book, ...e.headings, e.figureRef].filter((x) => x !== '').map(escapeHtml).join(' › ');
       const link = e.href ? `<a class="open" href="${escapeHtml(e.href)}">查看原文 ${escapeHtml(e.pages)}</a>` : `<span class="pages">${escapeHtml(e.pages)}</span>`;
-      return `<li class="evidence"><div class="where">[${i + 1}] ${where}</div><blockquote>${escapeHtml(e.quote)}</blockquote>${link}</li>`;
+      const quote = quoteSegments(e.quote, e.highlights).map((q) => (q.marked ? `<mark>${escapeHtml(q.text)}</mark>` : escapeHtml(q.text))).join('');
+      return `<li class="evidence"><div class="where">[${i + 1}] ${where}</div><blockquote>${quote}</blockquote>${link}</li>`;
     })
     .join('\n');
   const note = options.message ? `<p class="note">${escapeHtml(options.message)}</p>` : '';
@@ -114,8 +120,8 @@ export function answerPage(options: {
     `<h1>回答 Answer</h1>
 <pre class="question">${escapeHtml(options.q)}</pre>
 <section class="result">
-<p class="answer">答案 Answer: <strong id="answer">${escapeHtml(answered ? options.answer : '（无）')}</strong></p>
-<p class="confidence">置信度 Confidence: <span id="confidence">${options.confidence.toFixed(2)}</span> · <span class="label">${escapeHtml(confidenceWords(options.confidence, answered))}</span></p>
+<p class="answer">答案 Answer: <strong id="answer">${escapeHtml(answered ? options.answer : '（无）')}</strong>${options.guess ? ` <span class="guess">最可能 best guess: ${escapeHtml(options.guess)}（猜测，非教材依据）</span>` : ''}</p>
+${options.negated ? '<p class="reading">读作：选错误的一项 (asks for the incorrect option)</p>\n' : ''}<p class="confidence">置信度 Confidence: <span id="confidence">${options.confidence.toFixed(2)}</span> · <span class="label">${escapeHtml(confidenceLabel(options.words, answered))}</span></p>
 ${fallback}${note}
 </section>
 <h2>依据 Evidence</h2>

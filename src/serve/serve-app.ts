@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
-import { answerJson } from '../answer/answer-json.js';
+import { answerJson, confidenceWords } from '../answer/answer-json.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { NotReadyError, UserError, errorMessage } from '../errors.js';
 import { chunkFilter } from '../retrieve/parse-chunk-filter.js';
@@ -182,6 +182,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
           figureRef: e.figure_ref,
           pages: pagesLabel(e),
           quote: e.quote,
+          ...(e.highlights ? { highlights: e.highlights } : {}),
           href: viewHref(chunk, sources, e.quote),
         };
       }),
@@ -195,6 +196,9 @@ export function createServeApp(options: ServeAppOptions): Hono {
         llmAvailable: context.llmAvailable,
         answer: r.answer,
         confidence: r.confidence,
+        words: confidenceWords(r),
+        negated: r.question.negated,
+        ...(r.guess && r.answer === '' ? { guess: r.guess.answer } : {}),
         fallback: r.fallback,
         ...(r.message ? { message: r.message } : {}),
         evidence,
