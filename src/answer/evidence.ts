@@ -1,3 +1,4 @@
+import { formatCitation, quotePages, type CitationParts } from '../ingest/citation.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
@@ -10,22 +11,28 @@ export function shortQuote(text: string, max = MAX_QUOTE_CHARS): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-/** The cited form of a chunk: where it is (book | chapter | section | figure | pages) and a short quote. */
+/**
+ * The cited form of a chunk: where it is (book | heading path | figure | articles | pages) and a short quote. The
+ * pages are those of the quote itself when the chunk spans a page break, so a student opens the right page.
+ */
 export function toEvidence(chunk: Chunk, quote?: string): EvidenceItem {
+  const text = quote ?? chunk.text;
+  const pages = quotePages(chunk, text);
   return {
     chunk_id: chunk.chunk_id,
     book: chunk.book,
+    headings: chunk.headings,
     chapter: chunk.chapter,
     section: chunk.section,
+    articles: chunk.articles,
     figure_ref: chunk.figure_ref,
-    page_start: chunk.page_start,
-    page_end: chunk.page_end,
-    quote: shortQuote(quote ?? chunk.text),
+    page_start: pages.page_start,
+    page_end: pages.page_end,
+    quote: shortQuote(text),
   };
 }
 
-/** `上册 | 第二章 … | 第一节 … | 表2-1 | p.35` (empty parts left out), as shown to users and to the LLM. */
-export function citation(item: Pick<EvidenceItem, 'book' | 'chapter' | 'section' | 'figure_ref' | 'page_start' | 'page_end'>): string {
-  const pages = item.page_start ? (item.page_end && item.page_end !== item.page_start ? `p.${item.page_start}-${item.page_end}` : `p.${item.page_start}`) : '';
-  return [item.book, item.chapter, item.section, item.figure_ref, pages].filter((p) => p !== '').join(' | ');
+/** `上册 | 第二章 … | 第一节 … | 表2-1 | p.35` (empty parts left out), as shown to users and to the LLM: `formatCitation`. */
+export function citation(item: CitationParts): string {
+  return formatCitation(item);
 }

@@ -61,7 +61,12 @@ export function sampleRows<T>(rows: readonly T[], n: number, seed: number): T[] 
 }
 
 function evidenceRef(e: ChunkLocation, chunk: Chunk | undefined): EvidenceRef {
-  return { chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null };
+  const path = e.headings ?? chunk?.headings;
+  const articles = e.articles ?? chunk?.articles;
+  return {
+    chunk_id: e.chunk_id, book: e.book, ...(path ? { headings: path } : {}), chapter: e.chapter, section: e.section, ...(articles ? { articles } : {}),
+    figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null,
+  };
 }
 
 /** Turns an answer into the run-file record of one question. */

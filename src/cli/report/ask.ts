@@ -1,6 +1,7 @@
 import readline from 'node:readline';
 import type { AnswerResult } from '../../answer/answer-types.js';
 import { citation } from '../../answer/evidence.js';
+import { formatCitation } from '../../ingest/citation.js';
 import type { AskResult, AskSession } from '../../answer/run-ask.js';
 import { UserError } from '../../errors.js';
 import type { Ui } from './ui.js';
@@ -11,7 +12,10 @@ export function askJson(out: AskResult): Record<string, unknown> {
   return {
     answer: r.answer,
     confidence: r.confidence,
-    evidence: r.evidence.map((e) => ({ chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, quote: e.quote })),
+    evidence: r.evidence.map((e) => ({
+      chunk_id: e.chunk_id, book: e.book, headings: e.headings ?? [], chapter: e.chapter, section: e.section, articles: e.articles ?? [],
+      figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, citation: formatCitation(e), quote: e.quote,
+    })),
     mode: r.mode,
     answerer: r.answerer,
     fallback: r.fallback,
@@ -44,7 +48,7 @@ export function formatAnswer(out: AskResult, options: { showContext: boolean; co
   if (options.showContext && r.context.length > 0) {
     lines.push(bold('Context (reranked):'));
     r.context.forEach((h, i) => {
-      const cite = [h.chunk.book, h.chunk.chapter, h.chunk.section, h.chunk.figure_ref, h.chunk.page_start ? `p.${h.chunk.page_start}` : ''].filter(Boolean).join(' | ');
+      const cite = formatCitation(h.chunk);
       lines.push(`[${i + 1}] ${cite}  (score ${h.score.toFixed(3)}, ${h.chunk.chunk_id})`);
       lines.push(`    ${h.chunk.text.replace(/\s+/g, ' ').slice(0, 200)}`);
     });
