@@ -127,6 +127,7 @@ export function headingClassifier(targets: readonly OutlineTarget[], body: reado
   const keyCount = new Map<string, number>();
   for (const t of targets) keyCount.set(t.key, (keyCount.get(t.key) ?? 0) + 1);
   const matched = new Set<number>();
+  const topLevel = Math.min(...targets.map((t) => t.level));
   let cursor = 0;
   const matchTarget = (key: string): OutlineTarget | undefined => {
     let coarsest = Number.POSITIVE_INFINITY;
@@ -140,10 +141,10 @@ export function headingClassifier(targets: readonly OutlineTarget[], body: reado
       }
       coarsest = Math.min(coarsest, t.level);
     }
-    // Out of order, or after a heading the body does not print: a title the outline holds once still resynchronises.
+    // Out of order, or after a heading the body does not print: a top-level title the outline holds once resynchronises.
     if (keyCount.get(key) !== 1) return undefined;
     const i = targets.findIndex((t) => t.key === key);
-    if (i < 0 || matched.has(i)) return undefined;
+    if (i < 0 || matched.has(i) || (targets[i]?.level ?? 0) > topLevel) return undefined;
     matched.add(i);
     cursor = i + 1;
     return targets[i];
