@@ -1,4 +1,4 @@
-import { formatCitation, quotePages, type CitationParts } from '../ingest/citation.js';
+import { formatCitation, quoteLocation, type CitationParts } from '../ingest/citation.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
@@ -13,21 +13,21 @@ export function shortQuote(text: string, max = MAX_QUOTE_CHARS): string {
 
 /**
  * The cited form of a chunk: where it is (book | heading path | figure | articles | pages) and a short quote. The
- * pages are those of the quote itself when the chunk spans a page break, so a student opens the right page.
+ * pages and articles are those of the quote itself, so a student opens the right page at the right article.
  */
 export function toEvidence(chunk: Chunk, quote?: string): EvidenceItem {
   const text = quote ?? chunk.text;
-  const pages = quotePages(chunk, text);
+  const at = quoteLocation(chunk, text);
   return {
     chunk_id: chunk.chunk_id,
     book: chunk.book,
     headings: chunk.headings,
     chapter: chunk.chapter,
     section: chunk.section,
-    articles: chunk.articles,
+    articles: at.articles,
     figure_ref: chunk.figure_ref,
-    page_start: pages.page_start,
-    page_end: pages.page_end,
+    page_start: at.page_start,
+    page_end: at.page_end,
     quote: shortQuote(text),
   };
 }

@@ -1,4 +1,5 @@
 import type { Chunk, ChunkLocation } from '../types.js';
+import { articlesInSpan, articleStarts } from './articles.js';
 
 /** What a citation is made of; `headings`/`articles` may be missing in reports written before they existed. */
 export type CitationParts = Pick<ChunkLocation, 'book' | 'chapter' | 'section' | 'figure_ref' | 'page_start' | 'page_end'> & {
@@ -42,12 +43,17 @@ export function pageAtOffset(chunk: Pick<Chunk, 'page_start' | 'pdf_page_start' 
 }
 
 /**
- * The printed pages a quote from a chunk lies on (`page_start`/`page_end`, equal when it sits on one page), found by
- * its text with whitespace ignored and a trailing ellipsis dropped; the chunk's own range when it is not found.
+ * Where a quote from a chunk lies: its printed pages (`page_start`/`page_end`, equal when it sits on one page) and the
+ * articles it quotes from. The quote is found by its text with whitespace ignored and a trailing ellipsis dropped;
+ * when it is not found, the chunk's own pages and articles are returned.
  */
-export function quotePages(chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end' | 'pdf_page_start' | 'page_breaks'>, quote: string): { page_start: string; page_end: string } {
+export function quoteLocation(
+  chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end' | 'pdf_page_start' | 'page_breaks' | 'articles'>,
+  quote: string,
+): { page_start: string; page_end: string; articles: string[] } {
+  const whole = { page_start: chunk.page_start, page_end: chunk.page_end, articles: chunk.articles };
   const needle = quote.replace(/…$/u, '').replace(/\s+/gu, '');
-  if (needle === '' || (chunk.page_breaks ?? []).length === 0) return { page_start: chunk.page_start, page_end: chunk.page_end };
+  if (needle === '') return whole;
   // Offsets of the non-space characters, so a match in the squeezed text maps back to the chunk's own offsets.
   const positions: number[] = [];
   let squeezed = '';
@@ -58,8 +64,22 @@ export function quotePages(chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end'
     squeezed += ch;
   }
   const at = squeezed.indexOf(needle);
-  if (at < 0) return { page_start: chunk.page_start, page_end: chunk.page_end };
-  const first = pageAtOffset(chunk, positions[at] ?? 0);
-  const last = pageAtOffset(chunk, positions[at + needle.length - 1] ?? 0);
-  return { page_start: first.page, page_end: last.page };
+  if (at < 0) return whole;
+  const start = positions[at] ?? 0;
+  const end = positions[at + needle.length - 1] ?? start;
+  // The article running at the chunk's start has its heading before the chunk: it is the chunk's first article.
+  const starts = articleStarts(chunk.text);
+  const running = chunk.articles[0];
+  const withRunning = running !== undefined && starts[0]?.offset !== 0 ? [{ offset: 0, article: running }, ...starts] : starts;
+  return {
+    page_start: pageAtOffset(chunk, start).page,
+    page_end: pageAtOffset(chunk, end).page,
+    articles: articlesInSpan(withRunning, start, end + 1),
+  };
+}
+
+/** The printed pages a quote from a chunk lies on; see `quoteLocation`. */
+export function quotePages(chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end' | 'pdf_page_start' | 'page_breaks'>, quote: string): { page_start: string; page_end: string } {
+  const { page_start, page_end } = quoteLocation({ ...chunk, articles: [] }, quote);
+  return { page_start, page_end };
 }

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { articlesInSpan, articleStarts } from '../../src/ingest/articles.js';
-import { formatCitation, quotePages } from '../../src/ingest/citation.js';
+import { formatCitation, quoteLocation, quotePages } from '../../src/ingest/citation.js';
 import { kindLevelsFromOutline, legacyHeadingFields, numberingKind, pushHeading, type OpenHeading } from '../../src/ingest/headings.js';
 import { noteSegments } from '../../src/ingest/load-notes.js';
 import { segmentsToChunks } from '../../src/ingest/make-chunks.js';
@@ -237,7 +237,13 @@ void describe('article numbers and the page of a quote', () => {
     assert.deepEqual(quotePages(c, '基金托管人应当具备…'), { page_start: '13', page_end: '13' });
     assert.deepEqual(quotePages(c, '担任。第三十三条'), { page_start: '12', page_end: '13' });
     assert.deepEqual(quotePages(c, '不在这一块里的话'), { page_start: '12', page_end: '13' });
-    assert.equal(formatCitation({ ...c, ...quotePages(c, '商业银行担任') }), '基金法 | 第三章 基金托管人 | 第三十二条、第三十三条 | p.12');
+    assert.equal(formatCitation(c), '基金法 | 第三章 基金托管人 | 第三十二条、第三十三条 | p.12-13');
+    // Evidence cites the quote's own page and article.
+    assert.equal(formatCitation({ ...c, ...quoteLocation(c, '商业银行担任') }), '基金法 | 第三章 基金托管人 | 第三十二条 | p.12');
+    assert.deepEqual(quoteLocation(c, '应当具备下列条件').articles, ['第三十三条']);
+    // A chunk that starts inside an article: a quote before the next heading belongs to the running article.
+    const tail = { ...c, text: c.text.slice(3), articles: c.articles, page_breaks: c.page_breaks.map((b) => ({ ...b, offset: b.offset - 3 })) };
+    assert.deepEqual(quoteLocation(tail, '基金托管人由').articles, ['第三十二条']);
   });
 });
 
