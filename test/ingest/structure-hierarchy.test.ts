@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { citation, toEvidence } from '../../src/answer/evidence.js';
 import { articlesInSpan, articleStarts } from '../../src/ingest/articles.js';
 import { formatCitation, quoteLocation, quotePages } from '../../src/ingest/citation.js';
 import { kindLevelsFromOutline, legacyHeadingFields, numberingKind, pushHeading, type OpenHeading } from '../../src/ingest/headings.js';
@@ -244,6 +245,9 @@ void describe('article numbers and the page of a quote', () => {
     // A chunk that starts inside an article: a quote before the next heading belongs to the running article.
     const tail = { ...c, text: c.text.slice(3), articles: c.articles, page_breaks: c.page_breaks.map((b) => ({ ...b, offset: b.offset - 3 })) };
     assert.deepEqual(quoteLocation(tail, '基金托管人由').articles, ['第三十二条']);
+    // What ask shows: the evidence of a quote from the chunk's second page cites that page and that article.
+    const ev = toEvidence(c, '第三十三条 基金托管人应当具备下列条件。');
+    assert.equal(citation(ev), '基金法 | 第三章 基金托管人 | 第三十三条 | p.13');
   });
 });
 
