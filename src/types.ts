@@ -11,12 +11,19 @@ export interface Chunk {
   chunk_id: string;
   /** Book name, e.g. `上册`; derived from the file name unless the config overrides it. */
   book: string;
-  /** Chapter heading as printed, e.g. `第二章 基金的分类`; empty when unknown. */
+  /**
+   * The whole heading path, outermost first, as printed and normalised: `["第五编 婚姻家庭编", "第二章 结婚"]`.
+   * `chapter`, `section` and `subsection` are derived from it for compatibility.
+   */
+  headings: string[];
+  /** Outermost heading, e.g. `第二章 基金的分类` (`headings[0]`); empty when unknown. */
   chapter: string;
-  /** Section heading as printed, e.g. `第一节 开放式基金`; empty when unknown. */
+  /** Second heading of the path, e.g. `第一节 开放式基金` (`headings[1]`); empty when unknown. */
   section: string;
-  /** Subsection heading (`一、…`, `（一）…`, `1.1 …`) where present, else empty. */
+  /** Innermost heading when the path is deeper than two (`一、…`, `第一节 …` under 编 > 章), else empty. */
   subsection: string;
+  /** Article headings (`第三十二条`) whose text the chunk holds, in order; empty for text without articles. */
+  articles: string[];
   /** Figure or table reference such as `表2-1` or `图3-1`; empty for body text. */
   figure_ref: string;
   /** Printed page label of the first page (what a reader cites), or empty when unknown. */
@@ -35,14 +42,28 @@ export interface Chunk {
   /** Character offsets into the source's extracted body text (for CSV rows: into the row's content). */
   char_start: number;
   char_end: number;
+  /** Where a new physical page starts inside `text`, with its printed label; empty when the chunk is on one page. */
+  page_breaks: PageBreak[];
   /** Order of the chunk within its source; neighbours share a section and differ by one. */
   seq: number;
   /** The chunk's own text, with no contextual prefix. */
   text: string;
 }
 
-/** Where a chunk stands, as cited to users (`book | chapter | section | figure | p.N`) and stored in reports. */
-export type ChunkLocation = Pick<Chunk, 'chunk_id' | 'book' | 'chapter' | 'section' | 'figure_ref' | 'page_start' | 'page_end'>;
+/** A page break inside a chunk's text: the character at `offset` is the first one of physical page `pdf_page`. */
+export interface PageBreak {
+  offset: number;
+  /** Printed label of that page (empty when unknown). */
+  page: string;
+  pdf_page: number;
+}
+
+/**
+ * Where a chunk stands, as cited to users (`book | heading path | 第X条 | p.N`, see `formatCitation`) and stored in
+ * reports. `headings` and `articles` are absent in reports written before they existed.
+ */
+export type ChunkLocation = Pick<Chunk, 'chunk_id' | 'book' | 'chapter' | 'section' | 'figure_ref' | 'page_start' | 'page_end'> &
+  Partial<Pick<Chunk, 'headings' | 'articles'>>;
 
 /** One line of `data/docs_for_index.jsonl`: the text both indexes see. */
 export interface IndexDoc {
@@ -67,7 +88,7 @@ export interface OutlineEntry {
 /** Restricts retrieval to part of the corpus. All fields are optional and combine with AND. */
 export interface ChunkFilter {
   book?: string;
-  /** Substring match against the chapter heading. */
+  /** Substring match against any heading of the chunk's path (编, 章, 节, …). */
   chapter?: string;
   /** Inclusive printed page range; chunks whose printed pages are not numeric are excluded when set. */
   pages?: { from: number; to: number };

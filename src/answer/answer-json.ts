@@ -1,3 +1,4 @@
+import { formatCitation } from '../ingest/citation.js';
 import type { AnswerResult } from './answer-types.js';
 
 /** What a caller knows about an answer beyond the result itself. */
@@ -22,11 +23,14 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
     evidence: r.evidence.map((e) => ({
       chunk_id: e.chunk_id,
       book: e.book,
+      headings: e.headings ?? [],
       chapter: e.chapter,
       section: e.section,
+      articles: e.articles ?? [],
       figure_ref: e.figure_ref,
       page_start: e.page_start,
       page_end: e.page_end,
+      citation: formatCitation(e),
       quote: e.quote,
       ...(e.highlights ? { highlights: e.highlights } : {}),
     })),

@@ -1,3 +1,4 @@
+import { formatCitation, quoteLocation, type CitationParts } from '../ingest/citation.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
@@ -142,26 +143,30 @@ export function markedQuote(item: Pick<EvidenceItem, 'quote' | 'highlights'>): s
 }
 
 /**
- * The cited form of a chunk: where it is (book | chapter | section | figure | pages) and a quote. With an `anchor`
- * (the matched window or sentence) the quote is its whole sentence with `terms` marked; without, the chunk's start.
+ * The cited form of a chunk: where it is (book | heading path | figure | articles | pages) and a quote. With an
+ * `anchor` (the matched window or sentence) the quote is its whole sentence with `terms` marked; without, the chunk's
+ * start. The pages and articles are those of the quote itself, so a student opens the right page at the right article.
  */
 export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string[] = []): EvidenceItem {
   const quote = anchor === undefined ? { text: shortQuote(chunk.text), highlights: [] } : extractQuote(chunk.text, anchor, terms);
+  // Ellipses mark a cut quote; the rest is located in the chunk to find its page and article.
+  const at = quoteLocation(chunk, quote.text.replace(/^…|…$/gu, ''));
   return {
     chunk_id: chunk.chunk_id,
     book: chunk.book,
+    headings: chunk.headings,
     chapter: chunk.chapter,
     section: chunk.section,
+    articles: at.articles,
     figure_ref: chunk.figure_ref,
-    page_start: chunk.page_start,
-    page_end: chunk.page_end,
+    page_start: at.page_start,
+    page_end: at.page_end,
     quote: quote.text,
     ...(quote.highlights.length > 0 ? { highlights: quote.highlights } : {}),
   };
 }
 
-/** `上册 | 第二章 … | 第一节 … | 表2-1 | p.35` (empty parts left out), as shown to users and to the LLM. */
-export function citation(item: Pick<EvidenceItem, 'book' | 'chapter' | 'section' | 'figure_ref' | 'page_start' | 'page_end'>): string {
-  const pages = item.page_start ? (item.page_end && item.page_end !== item.page_start ? `p.${item.page_start}-${item.page_end}` : `p.${item.page_start}`) : '';
-  return [item.book, item.chapter, item.section, item.figure_ref, pages].filter((p) => p !== '').join(' | ');
+/** `上册 | 第二章 … | 第一节 … | 表2-1 | p.35` (empty parts left out), as shown to users and to the LLM: `formatCitation`. */
+export function citation(item: CitationParts): string {
+  return formatCitation(item);
 }

@@ -1,4 +1,5 @@
 import { applyExamPriority } from '../retrieve/exam-priority.js';
+import { formatCitation } from '../ingest/citation.js';
 import type { Analyzer } from '../text/analyzer.js';
 import type { Hit } from '../types.js';
 import type { LlmClient } from './llm-client.js';
@@ -55,7 +56,7 @@ export function parseRanking(text: string, count: number): { order: number[]; un
 
 async function rankWindow(hits: Hit[], query: string, options: RerankOptions, warnings: string[], usage: RerankResult['usage']): Promise<Hit[]> {
   const chars = options.passageChars ?? 400;
-  const passages = hits.map((h, i) => `[${i + 1}] ${[h.chunk.book, h.chunk.chapter, h.chunk.section, h.chunk.figure_ref].filter(Boolean).join(' | ')}\n${h.chunk.text.replace(/\s+/g, ' ').slice(0, chars)}`).join('\n\n');
+  const passages = hits.map((h, i) => `[${i + 1}] ${formatCitation({ ...h.chunk, page_start: '', page_end: '' })}\n${h.chunk.text.replace(/\s+/g, ' ').slice(0, chars)}`).join('\n\n');
   const values = { query, passages, count: String(hits.length), fence: evidenceFence(passages, 'passages') };
   // Cache a ranking only when it names at least one passage that was shown.
   const accept = (content: string): boolean => {

@@ -1,4 +1,5 @@
 import { quoteSegments } from '../answer/evidence.js';
+import { formatCitation } from '../ingest/citation.js';
 import type { EvalReport, ModeReport, ReliabilityBin } from './eval-types.js';
 
 /** HTML-escapes text for element content and attribute values. */
@@ -113,7 +114,7 @@ export function renderHtmlReport(report: EvalReport): string {
       const items = wrong
         .map((r) => {
           const ev = (r.evidence.length > 0 ? r.evidence : r.retrieved.slice(0, 3))
-            .map((e) => `<li>${esc([e.book, e.chapter, e.section, e.figure_ref, e.page_start ? `p.${e.page_start}${e.page_end && e.page_end !== e.page_start ? `-${e.page_end}` : ''}` : ''].filter((s) => s).join(' | '))}${e.quote ? `<div class="quote">“${markedHtml(e.quote, e.highlights)}”</div>` : ''}</li>`)
+            .map((e) => `<li>${esc(formatCitation(e))}${e.quote ? `<div class="quote">“${markedHtml(e.quote, e.highlights)}”</div>` : ''}</li>`)
             .join('');
           return `<div class="wrong"><div><span class="id">${esc(r.id)}</span> predicted <b class="bad">${esc(r.predicted || (r.guess ? `— (guess ${r.guess})` : '—'))}</b>, gold <b class="good">${esc(r.gold)}</b>, confidence ${r.confidence.toFixed(2)}${r.fallback ? ` <span class="fb">${esc(r.fallback)}</span>` : ''}</div><div class="q">${esc(r.question)}</div>${ev ? `<ul class="ev">${ev}</ul>` : '<div class="ev none">no evidence</div>'}</div>`;
         })

@@ -61,8 +61,11 @@ export function sampleRows<T>(rows: readonly T[], n: number, seed: number): T[] 
 }
 
 function evidenceRef(e: ChunkLocation & { quote?: string; highlights?: Array<[number, number]> }, chunk: Chunk | undefined): EvidenceRef {
+  const path = e.headings ?? chunk?.headings;
+  const articles = e.articles ?? chunk?.articles;
   return {
-    chunk_id: e.chunk_id, book: e.book, chapter: e.chapter, section: e.section, figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null,
+    chunk_id: e.chunk_id, book: e.book, ...(path ? { headings: path } : {}), chapter: e.chapter, section: e.section, ...(articles ? { articles } : {}),
+    figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null,
     ...(e.quote !== undefined ? { quote: e.quote } : {}),
     ...(e.highlights && e.highlights.length > 0 ? { highlights: e.highlights } : {}),
   };

@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { formatCitation } from '../ingest/citation.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';
 import { renderHtmlReport } from './render-html.js';
@@ -57,8 +58,7 @@ const pct = (x: number | null): string => (x === null ? '–' : `${(x * 100).toF
 
 /** `上册 | 第二章 … | 第一节 … | 表2-1 | p.12-13` */
 export function formatEvidence(e: EvidenceRef): string {
-  const page = e.page_start ? `p.${e.page_start}${e.page_end && e.page_end !== e.page_start ? `-${e.page_end}` : ''}` : '';
-  return [e.book, e.chapter, e.section, e.figure_ref, page].filter((s) => s !== '').join(' | ');
+  return formatCitation(e);
 }
 
 /** Markdown summary: the per-mode table, comparisons, skipped modes and rows, and the wrong answers. */

@@ -5,7 +5,7 @@ import type { Chunk, ChunkFilter, Hit } from '../types.js';
 import { buildFtsQuery, segmentForIndex } from './fts-query.js';
 
 /** Bumped when the table layout changes, so an old database is reported as needing a re-ingest. */
-export const FTS_SCHEMA_VERSION = 1;
+export const FTS_SCHEMA_VERSION = 2;
 
 /**
  * bm25() column weights, in the FTS column order content, book, chapter, section, figure_ref.
@@ -22,12 +22,15 @@ export function printedPageNumber(label: string): number | null {
   return /^\d+$/.test(label.trim()) ? Number(label.trim()) : null;
 }
 
-/** A row of the `chunks` table: every Chunk field plus `row`, the FTS rowid. */
-type ChunkRow = Chunk & { row: number };
+/** The Chunk fields stored as JSON text in the `chunks` table. */
+type JsonFields = 'headings' | 'articles' | 'page_breaks';
+
+/** A row of the `chunks` table: every Chunk field (arrays as JSON text) plus `row`, the FTS rowid. */
+type ChunkRow = Omit<Chunk, JsonFields> & Record<JsonFields, string> & { row: number };
 
 function rowToChunk(r: ChunkRow): Chunk {
-  const { row: _row, ...chunk } = r;
-  return chunk;
+  const { row: _row, headings, articles, page_breaks, ...rest } = r;
+  return { ...rest, headings: JSON.parse(headings) as string[], articles: JSON.parse(articles) as string[], page_breaks: JSON.parse(page_breaks) as Chunk['page_breaks'] };
 }
 
 /**
@@ -48,7 +51,8 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       CREATE TABLE chunks (
         chunk_id TEXT PRIMARY KEY,
         row INTEGER NOT NULL UNIQUE,
-        book TEXT NOT NULL, chapter TEXT NOT NULL, section TEXT NOT NULL, subsection TEXT NOT NULL,
+        book TEXT NOT NULL, headings TEXT NOT NULL, chapter TEXT NOT NULL, section TEXT NOT NULL, subsection TEXT NOT NULL,
+        articles TEXT NOT NULL, page_breaks TEXT NOT NULL,
         figure_ref TEXT NOT NULL, page_start TEXT NOT NULL, page_end TEXT NOT NULL,
         page_start_num INTEGER, page_end_num INTEGER,
         pdf_page_start INTEGER, pdf_page_end INTEGER,
@@ -59,7 +63,8 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       CREATE INDEX chunks_source_seq ON chunks(source, seq);
       CREATE VIRTUAL TABLE chunks_fts USING fts5(content, book, chapter, section, figure_ref, tokenize = 'unicode61 remove_diacritics 2');
     `);
-    const insertChunk = db.prepare(`INSERT INTO chunks VALUES (@chunk_id, @row, @book, @chapter, @section, @subsection, @figure_ref, @page_start, @page_end,
+    const insertChunk = db.prepare(`INSERT INTO chunks VALUES (@chunk_id, @row, @book, @headings, @chapter, @section, @subsection, @articles, @page_breaks,
+      @figure_ref, @page_start, @page_end,
       @page_start_num, @page_end_num, @pdf_page_start, @pdf_page_end, @chunk_type, @exam_priority, @source, @char_start, @char_end, @seq, @text)`);
     const insertFts = db.prepare('INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, ?, ?, ?, ?)');
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
@@ -68,13 +73,15 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
         const row = i + 1;
         const start = printedPageNumber(c.page_start);
         const end = printedPageNumber(c.page_end) ?? start;
-        insertChunk.run({ ...c, row, page_start_num: start, page_end_num: end });
+        const json = { headings: JSON.stringify(c.headings), articles: JSON.stringify(c.articles), page_breaks: JSON.stringify(c.page_breaks) };
+        insertChunk.run({ ...c, ...json, row, page_start_num: start, page_end_num: end });
         insertFts.run(
           row,
           segmentForIndex(analyzer, c.text),
           segmentForIndex(analyzer, c.book),
           segmentForIndex(analyzer, c.chapter),
-          segmentForIndex(analyzer, [c.section, c.subsection].filter(Boolean).join(' ')),
+          // Every heading below the outermost, so the middle levels of a deep path (编 > 分编 > 章 > 节) are searchable too.
+          segmentForIndex(analyzer, c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' ')),
           segmentForIndex(analyzer, c.figure_ref),
         );
         if (onRow && row % 500 === 0) onRow(row);
@@ -116,7 +123,8 @@ export function filterSql(filter: ChunkFilter | undefined): { where: string[]; p
     params.push(filter.book);
   }
   if (filter.chapter) {
-    where.push("c.chapter LIKE ? ESCAPE '\\'");
+    // Any level of the heading path (stored as a JSON array of the titles).
+    where.push("c.headings LIKE ? ESCAPE '\\'");
     params.push(likeContains(filter.chapter));
   }
   if (filter.pages) {

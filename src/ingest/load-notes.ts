@@ -1,17 +1,21 @@
+import { normalizeText } from '../text/normalize-text.js';
+import { pushHeading, type OpenHeading } from './headings.js';
 import type { Segment } from './segment.js';
 
 /**
- * Splits a Markdown or plain-text note into segments. Markdown headings give the path: `#` = chapter,
- * `##` = section, `###` and deeper = subsection. Plain text (or Markdown without headings) is one segment.
+ * Splits a Markdown or plain-text note into segments. Markdown headings give the path (`headings`, every level) and
+ * the compatibility fields: `#` = chapter, `##` = section, `###` and deeper = subsection. Plain text (or Markdown
+ * without headings) is one segment. The text is normalised first (`normalizeText`); offsets are into that text.
  */
 export function noteSegments(text: string, markdown: boolean): Segment[] {
   const segments: Segment[] = [];
   let chapter = '';
   let section = '';
   let subsection = '';
+  let path: OpenHeading[] = [];
   let current: Segment | null = null;
   let offset = 0;
-  const body = text.replace(/^\uFEFF/u, '').replace(/\r\n?/gu, '\n');
+  const body = normalizeText(text.replace(/^\uFEFF/u, '').replace(/\r\n?/gu, '\n'));
   let inFence = false;
   const flush = (): void => {
     if (current && current.text.trim() !== '') segments.push(current);
@@ -26,6 +30,7 @@ export function noteSegments(text: string, markdown: boolean): Segment[] {
       flush();
       const level = h[1].length;
       const title = h[2].trim();
+      path = pushHeading(path, { title, level });
       if (level === 1) [chapter, section, subsection] = [title, '', ''];
       else if (level === 2) [section, subsection] = [title, ''];
       else subsection = title;
@@ -34,7 +39,7 @@ export function noteSegments(text: string, markdown: boolean): Segment[] {
     if (markdown && /^<!--.*-->\s*$/u.test(rawLine)) continue;
     if (!current) {
       if (rawLine.trim() === '') continue;
-      current = { chapter, section, subsection, text: '', start: lineStart, pages: [] };
+      current = { headings: path.map((p) => p.title), chapter, section, subsection, text: '', start: lineStart, pages: [] };
     }
     // Offsets stay true to the file: the segment text is the file's own characters from its start.
     if (rawLine.trim() !== '') current.text = body.slice(current.start, lineStart + rawLine.trimEnd().length);

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
 import type { Warning } from '../types.js';
+import { normalizeText } from '../text/normalize-text.js';
 
 /** One transcription row of `rawdoc/table_explain.csv`. */
 export interface TableRow {
@@ -65,7 +66,7 @@ export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; 
     prevEnd = info.lines;
     const get = (name: string): string => {
       const i = col(name);
-      return i >= 0 ? (record[i] ?? '').trim() : '';
+      return i >= 0 ? normalizeText((record[i] ?? '').trim()) : '';
     };
     const content = get('content');
     const book = get('book');

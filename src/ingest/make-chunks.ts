@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Chunk, ChunkType, IndexDoc } from '../types.js';
+import type { Chunk, ChunkType, IndexDoc, PageBreak } from '../types.js';
+import { articlesInSpan, articleStarts } from './articles.js';
 import { chunkText, type ChunkingOptions } from './chunk-text.js';
 import { pageAt, type Segment } from './segment.js';
 
@@ -27,6 +28,7 @@ export function segmentsToChunks(segments: readonly Segment[], meta: ChunkSource
   const chunks: Chunk[] = [];
   let seq = firstSeq;
   segments.forEach((segment, segIndex) => {
+    const articles = articleStarts(segment.text);
     for (const span of chunkText(segment.text, options)) {
       const p0 = pageAt(segment, span.start);
       const p1 = pageAt(segment, span.end - 1);
@@ -35,9 +37,11 @@ export function segmentsToChunks(segments: readonly Segment[], meta: ChunkSource
       chunks.push({
         chunk_id: chunkId(meta.source, meta.chunkType, start, end, meta.chunkType === 'manual_table_rewrite' ? String(segIndex) : ''),
         book: meta.book,
+        headings: segment.headings,
         chapter: segment.chapter,
         section: segment.section,
         subsection: segment.subsection,
+        articles: articlesInSpan(articles, span.start, span.end),
         figure_ref: segment.figureRef ?? '',
         page_start: p0 === null ? '' : (meta.labels[p0 - 1] ?? ''),
         page_end: p1 === null ? '' : (meta.labels[p1 - 1] ?? ''),
@@ -48,6 +52,7 @@ export function segmentsToChunks(segments: readonly Segment[], meta: ChunkSource
         source: meta.source,
         char_start: start,
         char_end: end,
+        page_breaks: pageBreaks(segment, span.start, span.end, meta.labels),
         seq: seq++,
         text: segment.text.slice(span.start, span.end),
       });
@@ -56,8 +61,19 @@ export function segmentsToChunks(segments: readonly Segment[], meta: ChunkSource
   return chunks;
 }
 
-/** The text both indexes see: `book | chapter | section` (plus ` | figure_ref`), a newline, then the chunk text. */
+/** The page breaks falling inside `[start, end)` of a segment, as offsets into the chunk's text. */
+function pageBreaks(segment: Segment, start: number, end: number, labels: readonly string[]): PageBreak[] {
+  return segment.pages
+    .filter((p) => p.offset > start && p.offset < end)
+    .map((p) => ({ offset: p.offset - start, page: labels[p.pdfPage - 1] ?? '', pdf_page: p.pdfPage }));
+}
+
+/**
+ * The text both indexes see: `book | heading path` (plus ` | figure_ref`), a newline, then the chunk text. A path of
+ * up to two headings reads `book | chapter | section` as before.
+ */
 export function indexDocFor(chunk: Chunk): IndexDoc {
-  const head = [chunk.book, chunk.chapter, chunk.section, chunk.figure_ref].filter((part, i) => i < 3 || part !== '').join(' | ');
+  const path = chunk.headings.length > 2 ? chunk.headings : [chunk.chapter, chunk.section];
+  const head = [chunk.book, ...path, chunk.figure_ref].filter((part, i) => i <= path.length || part !== '').join(' | ');
   return { chunk_id: chunk.chunk_id, text: `${head}\n${chunk.text}` };
 }

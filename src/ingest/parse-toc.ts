@@ -1,4 +1,4 @@
-import { numberingKind, DEFAULT_KIND_LEVELS } from './headings.js';
+import { numberingKind, type HeadingKind } from './headings.js';
 import type { PdfPage } from './pdf-types.js';
 import { parseRoman } from './running-lines.js';
 
@@ -6,8 +6,8 @@ import { parseRoman } from './running-lines.js';
 export interface TocEntry {
   title: string;
   level: number;
-  /** Printed page the TOC gives. */
-  page: string;
+  /** Printed page the TOC gives; null for a 目录 that lists titles only. */
+  page: string | null;
   /** 1-based physical page of the TOC page it was read from. */
   tocPage: number;
 }
@@ -44,20 +44,100 @@ export function isTocPage(lines: readonly { text: string }[]): boolean {
   return false;
 }
 
+const COARSE_KINDS: ReadonlySet<string> = new Set(['part', 'subpart', 'chapter', 'section']);
+
+/** A line that could be a title in a 目录 without page numbers: short, no sentence punctuation. */
+function titleLike(text: string): boolean {
+  return text.length > 0 && text.length <= 30 && !/[。；;，,：:]/u.test(text) && numberingKind(text) !== 'article';
+}
+
+/**
+ * A 目录 that lists titles without page numbers (statute books): under a 目录 title (or continuing such a page),
+ * at least `min` title-like lines, almost all of them, and at least half numbered 编/分编/章/节.
+ */
+function isTitleOnlyTocPage(texts: readonly string[], continues: boolean): boolean {
+  const titled = texts.some((t) => TOC_TITLE.test(t));
+  if (!titled && !continues) return false;
+  const rest = texts.filter((t) => !TOC_TITLE.test(t));
+  const min = titled ? 5 : 2;
+  if (rest.length < min) return false;
+  const like = rest.filter(titleLike).length;
+  const numbered = rest.filter((t) => COARSE_KINDS.has(numberingKind(t) ?? '')).length;
+  return like >= rest.length * 0.9 && numbered >= rest.length * 0.5;
+}
+
+/** Cluster indents (4 pt buckets); returns the rank of each x, or null when indents do not form 2–4 levels. */
+function indentRanks(xs: readonly number[]): ((x: number) => number) | null {
+  const indents = [...new Set(xs.map((x) => Math.round(x / 4)))].sort((a, b) => a - b);
+  const merged: number[] = [];
+  for (const x of indents) if (merged.length === 0 || x - (merged[merged.length - 1] ?? 0) > 1) merged.push(x);
+  if (merged.length < 2 || merged.length > 4) return null;
+  return (x: number): number => {
+    const bucket = Math.round(x / 4);
+    let rank = 0;
+    merged.forEach((m, i) => {
+      if (bucket >= m - 1) rank = i;
+    });
+    return rank;
+  };
+}
+
+const KIND_RANK: Readonly<Record<HeadingKind, number>> = { part: 0, subpart: 1, chapter: 2, section: 3, 'cn-item': 4, 'cn-paren': 5, dec2: 3, dec3: 4 };
+
+/**
+ * Levels of TOC entries: indentation first, then numbering within one indent. Each (indent, numbering kind) pair is a
+ * step, ordered by indent then 编 > 分编 > 章 > 节 > 一、; an unnumbered title shares the coarsest step of its indent.
+ * So a statute 目录 that lists 分编 and 章 at one indent still nests 章 under 分编, and a book whose chapters are
+ * whole laws (law titles unnumbered, the laws' 第X章 indented) puts the laws' chapters at level 2.
+ */
+export function tocLevels(entries: readonly { title: string; x: number }[]): number[] {
+  const rankOf = indentRanks(entries.map((e) => e.x)) ?? ((): number => 0);
+  const steps = new Map<number, Set<number>>();
+  const keyed = entries.map((e) => {
+    const kind = numberingKind(e.title);
+    const indent = rankOf(e.x);
+    const kindRank = kind && kind !== 'article' ? KIND_RANK[kind] : null;
+    let set = steps.get(indent);
+    if (!set) steps.set(indent, (set = new Set()));
+    if (kindRank !== null) set.add(kindRank);
+    return { indent, kindRank };
+  });
+  const order: string[] = [];
+  for (const indent of [...steps.keys()].sort((a, b) => a - b)) {
+    const kinds = [...(steps.get(indent) ?? [])].sort((a, b) => a - b);
+    if (kinds.length === 0) order.push(`${indent}:u`);
+    for (const k of kinds) order.push(`${indent}:${k}`);
+  }
+  return keyed.map(({ indent, kindRank }) => {
+    const coarsest = [...(steps.get(indent) ?? [])].sort((a, b) => a - b)[0];
+    const key = kindRank !== null ? `${indent}:${kindRank}` : coarsest !== undefined ? `${indent}:${coarsest}` : `${indent}:u`;
+    return order.indexOf(key) + 1;
+  });
+}
+
 /**
  * Finds the table-of-contents pages (in the front of the book: within the first 20 pages or 15%) and parses
- * their entries. Levels come from indentation when entries sit at several indents, else from numbering
- * (第X章 = 1, 第X节 = 2, 一、 = 3). A title that wraps onto a line without a page number is joined to the next.
+ * their entries (`tocLevels` gives their levels). A title that wraps onto a line without a page number is joined to
+ * the next. A 目录 without page numbers (statute books) gives entries with a null page: the body headings they match
+ * tell where they start.
  */
 export function parseToc(pages: readonly PdfPage[], dropped: (page: number, line: number) => boolean): { entries: TocEntry[]; tocPages: number[] } {
   const limit = Math.max(20, Math.ceil(pages.length * 0.15));
   const tocPages: number[] = [];
+  const titleOnly = new Set<number>();
   for (const page of pages.slice(0, limit)) {
     const lines = page.lines.filter((_, i) => !dropped(page.index, i));
-    const continues = tocPages.length > 0 && tocPages[tocPages.length - 1] === page.index - 1;
-    if (isTocPage(lines) || (continues && lines.filter((l) => matchEntry(l.text)).length >= Math.max(2, lines.length * 0.4))) tocPages.push(page.index);
+    const last = tocPages[tocPages.length - 1];
+    const continues = last !== undefined && last === page.index - 1;
+    const texts = lines.map((l) => l.text.trim()).filter((t) => t !== '');
+    if (isTocPage(lines) || (continues && !titleOnly.has(last) && lines.filter((l) => matchEntry(l.text)).length >= Math.max(2, lines.length * 0.4))) {
+      tocPages.push(page.index);
+    } else if (isTitleOnlyTocPage(texts, continues && titleOnly.has(last))) {
+      tocPages.push(page.index);
+      titleOnly.add(page.index);
+    }
   }
-  const raw: { title: string; page: string; x: number; tocPage: number }[] = [];
+  const raw: { title: string; page: string | null; x: number; tocPage: number }[] = [];
   for (const index of tocPages) {
     const page = pages[index - 1];
     if (!page) continue;
@@ -66,7 +146,11 @@ export function parseToc(pages: readonly PdfPage[], dropped: (page: number, line
     page.lines.forEach((line, i) => {
       if (dropped(index, i)) return;
       const text = line.text.trim();
-      if (TOC_TITLE.test(text)) return;
+      if (TOC_TITLE.test(text) || text === '') return;
+      if (titleOnly.has(index)) {
+        raw.push({ title: text.replace(/\s+/gu, ' '), page: null, x: line.x, tocPage: index });
+        return;
+      }
       const m = matchEntry(text);
       if (!m) {
         pending = pending === '' ? text : `${pending}${text}`;
@@ -78,26 +162,10 @@ export function parseToc(pages: readonly PdfPage[], dropped: (page: number, line
       pending = '';
     });
   }
-  // Cluster indents (4 pt buckets) so entries at the same indent share a level.
-  const indents = [...new Set(raw.map((r) => Math.round(r.x / 4)))].sort((a, b) => a - b);
-  const merged: number[] = [];
-  for (const x of indents) if (merged.length === 0 || x - (merged[merged.length - 1] ?? 0) > 1) merged.push(x);
-  const byIndent = merged.length > 1 && merged.length <= 4;
-  const entries = raw.map((r): TocEntry => {
-    let level: number;
-    if (byIndent) {
-      const bucket = Math.round(r.x / 4);
-      let rank = 0;
-      merged.forEach((m, i) => {
-        if (bucket >= m - 1) rank = i;
-      });
-      level = Math.min(3, rank + 1);
-    } else {
-      const kind = numberingKind(r.title);
-      level = kind && kind !== 'article' ? Math.min(3, DEFAULT_KIND_LEVELS[kind]) : 1;
-    }
-    const page = parseRoman(r.page) !== null ? r.page.toLowerCase() : String(Number(r.page));
-    return { title: r.title, level, page, tocPage: r.tocPage };
+  const levels = tocLevels(raw);
+  const entries = raw.map((r, i): TocEntry => {
+    const page = r.page === null ? null : parseRoman(r.page) !== null ? r.page.toLowerCase() : String(Number(r.page));
+    return { title: r.title, level: levels[i] ?? 1, page, tocPage: r.tocPage };
   });
   return { entries, tocPages };
 }

@@ -1,4 +1,11 @@
+import { numberingKind } from './headings.js';
 import type { PdfLine, PdfPage } from './pdf-types.js';
+
+/** A 编/分编/章/节 title. */
+function isNumberedTitle(text: string): boolean {
+  const kind = numberingKind(text);
+  return kind === 'part' || kind === 'subpart' || kind === 'chapter' || kind === 'section';
+}
 
 /** A printed page number found in a header or footer. */
 export type PageNumber = { kind: 'arabic'; value: number } | { kind: 'roman'; value: number; text: string };
@@ -20,18 +27,18 @@ export function parseRoman(text: string): number | null {
 }
 
 /**
- * Recognises a line that is only a page number: `5`, `- 5 -`, `— 5 —`, `– 6 –`, `第 5 页`, `第5页 共9页`,
+ * Recognises a line that is only a page number: `5`, `- 5 -`, `— 5 —`, `– 6 –`, `‒ 7 ‒`, `第 5 页`, `第5页 共9页`,
  * `Page 5`, `5 / 20`, or a roman numeral.
  */
 export function parsePageNumberLine(text: string): PageNumber | null {
   const t = text.normalize('NFKC').replace(/\s+/gu, ' ').trim();
   const m =
-    /^[-—–~·•]?\s*(\d{1,4})\s*[-—–~·•]?$/u.exec(t) ??
+    /^[-—–‒−~·•]?\s*(\d{1,4})\s*[-—–‒−~·•]?$/u.exec(t) ??
     /^第\s*(\d{1,4})\s*页(?:\s*[,，/]?\s*共\s*\d+\s*页)?$/u.exec(t) ??
     /^page\s+(\d{1,4})(?:\s+of\s+\d+)?$/iu.exec(t) ??
     /^(\d{1,4})\s*\/\s*\d{1,4}$/u.exec(t);
   if (m?.[1] !== undefined) return { kind: 'arabic', value: Number(m[1]) };
-  const r = /^[-—–~·•]?\s*([ivxlcdm]{1,7})\s*[-—–~·•]?$/iu.exec(t);
+  const r = /^[-—–‒−~·•]?\s*([ivxlcdm]{1,7})\s*[-—–‒−~·•]?$/iu.exec(t);
   if (r?.[1] !== undefined) {
     const value = parseRoman(r[1]);
     if (value !== null) return { kind: 'roman', value, text: r[1] };
@@ -90,8 +97,10 @@ export function findRunningLines(pages: readonly PdfPage[], bodySize: number): R
         candidates.push({ page: page.index, line: i, band, slot: `${band}:${Math.round(l.y / 3)}`, key: runningKey(l.text), l });
       }
     };
+    // Each band takes its own outer two lines: on a page that is nearly empty (the blank verso after the last page
+    // of a part) the footer is also among the top two lines, and must still be seen as a footer.
     take(order.slice(0, 2), 'top');
-    take(order.slice(-2).filter((o) => !order.slice(0, 2).includes(o)), 'bottom');
+    take(order.slice(-2), 'bottom');
   }
   const threshold = Math.max(3, Math.ceil(pagesWithText * 0.3));
   const textPages = new Map<string, Set<number>>();
@@ -114,7 +123,10 @@ export function findRunningLines(pages: readonly PdfPage[], bodySize: number): R
     const slotIsRunning = (slotPages.get(c.slot)?.size ?? 0) >= threshold;
     const repeatsInSlot = (slotTextPages.get(`${c.slot}|${c.key}`)?.size ?? 0) >= 2;
     const smaller = c.l.size < bodySize - 0.3;
-    const running = number !== null || repeated || (slotIsRunning && (repeatsInSlot || smaller));
+    // A smaller line that is itself a numbered title (a 目录 line at the top of its page) is not a running head unless
+    // it repeats: running heads that name a chapter repeat on every page of the chapter.
+    const title = smaller && !repeatsInSlot && !repeated && isNumberedTitle(c.l.text);
+    const running = number !== null || repeated || (slotIsRunning && (repeatsInSlot || (smaller && !title)));
     if (!running) continue;
     let set = result.drop.get(c.page);
     if (!set) result.drop.set(c.page, (set = new Set()));

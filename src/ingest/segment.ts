@@ -1,5 +1,8 @@
 /** A run of body text under one heading path; chunks never cross segments. */
 export interface Segment {
+  /** The heading path, outermost first (`["第五编 婚姻家庭编", "第二章 结婚"]`). */
+  headings: string[];
+  /** Compatibility fields derived from the path (see `legacyHeadingFields`), or the note's `#`/`##`/`###`. */
   chapter: string;
   section: string;
   subsection: string;

@@ -1,8 +1,9 @@
+import { normalizeText } from '../text/normalize-text.js';
 import type { OutlineEntry, Warning } from '../types.js';
-import { kindLevelsFromOutline, numberingKind, titleKey } from './headings.js';
+import { kindLevelsFromOutline, legacyHeadingFields, numberingKind, pushHeading, titleKey, type HeadingKind, type OpenHeading } from './headings.js';
 import { mapPageLabels } from './page-labels.js';
-import { parseToc } from './parse-toc.js';
-import type { PdfLine, RawPdf } from './pdf-types.js';
+import { parseToc, type TocEntry } from './parse-toc.js';
+import type { PdfBookmark, PdfLine, PdfPage, RawPdf } from './pdf-types.js';
 import { isCjkChar } from './rebuild-lines.js';
 import { findRunningLines } from './running-lines.js';
 import type { Segment } from './segment.js';
@@ -33,75 +34,137 @@ export function modalSize(lines: readonly PdfLine[]): number {
   return size;
 }
 
-interface OutlineTarget {
+/** One entry of the outline the body headings are reconciled with (a bookmark or a printed TOC entry). */
+export interface OutlineTarget {
   title: string;
   key: string;
   level: number;
+  /** Printed page the bookmark or TOC gives, when it gives one. */
   page: string | null;
+  /** Physical page the bookmark points at; TOC entries learn theirs from the body heading they match. */
   pdfPage: number | null;
 }
 
+/** A heading found in the body, in reading order. */
+export interface FoundHeading {
+  title: string;
+  level: number;
+  pdfPage: number;
+  /** The outline entry it matched, if any. */
+  target?: OutlineTarget;
+}
+
+/** Step 1: every line's text (and bookmark title) normalised: standard ideographs, no zero-width characters. */
+export function normalizePages(raw: RawPdf): { pages: PdfPage[]; bookmarks: PdfBookmark[] } {
+  const pages = raw.pages.map((p) => ({ ...p, lines: p.lines.map((l) => ({ ...l, text: normalizeText(l.text) })) }));
+  const bookmarks = raw.bookmarks.map((b) => ({ ...b, title: normalizeText(b.title) }));
+  return { pages, bookmarks };
+}
+
+/** What surrounds the body on every page: its font size, the running heads/footers to drop, the printed labels. */
+export interface PageFurniture {
+  bodySize: number;
+  dropped: (page: number, line: number) => boolean;
+  labels: string[];
+  labelOf: (pdfPage: number | null) => string | null;
+  runningTexts: string[];
+}
+
+/** Step 2: the body font size, running heads and footers, and printed page labels (footers, else /PageLabels). */
+export function findPageFurniture(pages: readonly PdfPage[], numPages: number, pageLabels: readonly string[] | null): PageFurniture {
+  const bodySize = modalSize(pages.flatMap((p) => p.lines));
+  const running = findRunningLines(pages, bodySize);
+  const labels = mapPageLabels(numPages, pageLabels, running.numbers);
+  return {
+    bodySize,
+    dropped: (page, line) => running.drop.get(page)?.has(line) === true,
+    labels,
+    labelOf: (pdfPage) => (pdfPage === null ? null : (labels[pdfPage - 1] ?? null) || null),
+    runningTexts: [...running.texts],
+  };
+}
+
+/** Step 4: the outline to reconcile headings with: the PDF's bookmarks when it has them, else the printed TOC. */
+export function outlineTargets(bookmarks: readonly PdfBookmark[], toc: readonly TocEntry[], labelOf: PageFurniture['labelOf']): OutlineTarget[] {
+  if (bookmarks.length > 0) {
+    return bookmarks.map((b) => ({ title: b.title, key: titleKey(b.title), level: b.level, page: labelOf(b.pdfPage), pdfPage: b.pdfPage }));
+  }
+  return toc.map((e) => ({ title: e.title, key: titleKey(e.title), level: e.level, page: e.page, pdfPage: null }));
+}
+
+/** A body page with its running heads/footers removed. */
+export interface BodyPage {
+  page: PdfPage;
+  lines: PdfLine[];
+}
+
+/** Step 5: the pages that carry body text (not the TOC), without running heads and footers. */
+export function bodyPages(pages: readonly PdfPage[], tocPages: readonly number[], dropped: PageFurniture['dropped']): BodyPage[] {
+  const toc = new Set(tocPages);
+  return pages.filter((p) => !toc.has(p.index)).map((page) => ({ page, lines: page.lines.filter((_, i) => !dropped(page.index, i)) }));
+}
+
+/** Kinds that are headings whatever the outline says; `（一）` only when the outline lists such headings. */
+const ALWAYS_HEADING: ReadonlySet<HeadingKind> = new Set(['part', 'subpart', 'chapter', 'section', 'cn-item', 'dec2', 'dec3']);
+
 /**
- * Builds the structure of a parsed PDF: drops running heads/footers and TOC pages, maps printed page labels,
- * recovers the outline (PDF bookmarks, else the printed TOC), detects headings by numbering, font size, bold and
- * TOC match, and cuts the body into segments that never cross a heading.
+ * Step 6: decides which lines are headings and at what level. A line matching an outline entry takes the entry's
+ * level (entries are matched in order, never across a coarser entry, so the many `第一章 一般规定` of a code each
+ * find their own); a numbered line takes its kind's level as the outline uses it; without any numbering or outline,
+ * the three largest font sizes are the levels.
  */
-export function structurePdf(raw: RawPdf, meta: { book: string; source: string }): StructuredSource {
-  const warnings: Warning[] = raw.warnings.map((message) => ({ where: meta.source, message }));
-  const allLines = raw.pages.flatMap((p) => p.lines);
-  const bodySize = modalSize(allLines);
-  const running = findRunningLines(raw.pages, bodySize);
-  const dropped = (page: number, line: number): boolean => running.drop.get(page)?.has(line) === true;
-  const labels = mapPageLabels(raw.numPages, raw.pageLabels, running.numbers);
-  const labelOf = (pdfPage: number | null): string | null => (pdfPage === null ? null : (labels[pdfPage - 1] ?? null) || null);
-  const toc = parseToc(raw.pages, dropped);
-  const tocSet = new Set(toc.tocPages);
-
-  // The outline the headings are reconciled with: bookmarks when the PDF has them, else the printed TOC.
-  const targets: OutlineTarget[] =
-    raw.bookmarks.length > 0
-      ? raw.bookmarks.map((b) => ({ title: b.title, key: titleKey(b.title), level: Math.min(b.level, 3), page: labelOf(b.pdfPage), pdfPage: b.pdfPage }))
-      : toc.entries.map((e) => ({ title: e.title, key: titleKey(e.title), level: e.level, page: e.page, pdfPage: null }));
+export function headingClassifier(targets: readonly OutlineTarget[], body: readonly BodyPage[], bodySize: number): (line: PdfLine) => { level: number; target?: OutlineTarget } | null {
   const kindLevels = kindLevelsFromOutline(targets);
+  const outlineKinds = new Set(targets.map((t) => numberingKind(t.title)));
   const hasOutline = targets.length > 0;
-
+  const bodyLines = body.flatMap((b) => b.lines);
   // Without an outline, unnumbered large-font lines are headings only in documents that use no numbering at all.
-  const bodyLines = raw.pages.filter((p) => !tocSet.has(p.index)).flatMap((p) => p.lines.filter((_, i) => !dropped(p.index, i)));
   const anyNumbered = bodyLines.some((l) => {
     const k = numberingKind(l.text);
-    return (k === 'chapter' || k === 'section') && l.text.length <= 40;
+    return (k === 'chapter' || k === 'section' || k === 'part') && l.text.length <= 40;
   });
   const largeSizes = [...new Set(bodyLines.filter((l) => l.size >= bodySize * 1.2 && l.text.length <= 30).map((l) => l.size))].sort((a, b) => b - a);
-
+  const keyCount = new Map<string, number>();
+  for (const t of targets) keyCount.set(t.key, (keyCount.get(t.key) ?? 0) + 1);
+  const matched = new Set<number>();
+  const topLevel = Math.min(...targets.map((t) => t.level));
   let cursor = 0;
   const matchTarget = (key: string): OutlineTarget | undefined => {
+    let coarsest = Number.POSITIVE_INFINITY;
     for (let i = cursor; i < targets.length; i++) {
-      if (targets[i]?.key === key) {
+      const t = targets[i];
+      if (!t) continue;
+      if (t.key === key && t.level <= coarsest && !matched.has(i)) {
+        matched.add(i);
         cursor = i + 1;
-        return targets[i];
+        return t;
       }
+      coarsest = Math.min(coarsest, t.level);
     }
-    return targets.find((t) => t.key === key);
+    // Out of order, or after a heading the body does not print: a top-level title the outline holds once resynchronises.
+    if (keyCount.get(key) !== 1) return undefined;
+    const i = targets.findIndex((t) => t.key === key);
+    if (i < 0 || matched.has(i) || (targets[i]?.level ?? 0) > topLevel) return undefined;
+    matched.add(i);
+    cursor = i + 1;
+    return targets[i];
   };
 
-  const headingLevel = (line: PdfLine): { level: number; target?: OutlineTarget } | null => {
+  return (line) => {
     const text = line.text.trim();
     if (text.length === 0 || text.length > 40 || /[。；;]$|[，,。]/u.test(text)) return null;
     const kind = numberingKind(text);
     if (kind === 'article') return null;
     const larger = line.size >= bodySize * 1.1 || line.bold;
-    if (hasOutline) {
-      const key = titleKey(text);
-      if (targets.some((t) => t.key === key) && (kind !== null ? line.size >= bodySize - 0.3 : larger)) {
-        const target = matchTarget(key);
-        if (target) return { level: target.level, target };
-      }
+    if (hasOutline && keyCount.has(titleKey(text)) && (kind !== null ? line.size >= bodySize - 0.3 : larger)) {
+      const target = matchTarget(titleKey(text));
+      if (target) return { level: target.level, target };
     }
     if (kind !== null) {
-      const level = kindLevels[kind];
-      if (level > 3 || line.size < bodySize - 0.3) return null;
+      if (!ALWAYS_HEADING.has(kind) && !outlineKinds.has(kind)) return null;
+      if (line.size < bodySize - 0.3) return null;
       if ((kind === 'cn-item' || kind === 'cn-paren' || kind === 'dec2' || kind === 'dec3') && !larger && (text.length > 25 || /[：:、，]/u.test(text.slice(2)))) return null;
-      return { level };
+      return { level: kindLevels[kind] };
     }
     if (!hasOutline && !anyNumbered && line.size >= bodySize * 1.2 && text.length <= 30) {
       const rank = largeSizes.indexOf(line.size);
@@ -109,19 +172,20 @@ export function structurePdf(raw: RawPdf, meta: { book: string; source: string }
     }
     return null;
   };
+}
 
+/**
+ * Step 7: the body cut into segments that never cross a heading, each carrying its heading path. Lines are joined
+ * without a break when the previous one reaches the right margin of its column (a wrapped line), with one otherwise.
+ */
+export function cutSegments(body: readonly BodyPage[], classify: ReturnType<typeof headingClassifier>, bodySize: number): { segments: Segment[]; headings: FoundHeading[] } {
   const segments: Segment[] = [];
-  const found = new Map<OutlineTarget, number>();
-  const foundHeadings: { title: string; level: number; pdfPage: number }[] = [];
-  let chapter = '';
-  let section = '';
-  let subsection = '';
+  const headings: FoundHeading[] = [];
+  let path: OpenHeading[] = [];
   let current: Segment | null = null;
   let offset = 0;
   let prev: PdfLine | null = null;
-  let prevRight = 0;
-  let noTextPages = 0;
-  const startSegment = (): void => {
+  const flush = (): void => {
     if (current && current.text.trim() !== '') {
       segments.push(current);
       offset = current.start + current.text.length + 2;
@@ -129,34 +193,28 @@ export function structurePdf(raw: RawPdf, meta: { book: string; source: string }
     current = null;
     prev = null;
   };
-
-  for (const page of raw.pages) {
-    if (page.itemCount === 0 && !page.error) noTextPages++;
-    if (tocSet.has(page.index)) continue;
-    const lines = page.lines.filter((_, i) => !dropped(page.index, i));
+  for (const { page, lines } of body) {
     // The right margin of full lines, per column, tells a wrapped line from a paragraph end.
     const rightByColumn = new Map<number, number>();
     for (const l of lines) if (Math.abs(l.size - bodySize) < 0.5) rightByColumn.set(l.column, Math.max(rightByColumn.get(l.column) ?? 0, l.right));
     for (const line of lines) {
-      const heading = headingLevel(line);
+      const heading = classify(line);
       if (heading) {
-        startSegment();
+        flush();
         const title = line.text.trim().replace(/\s+/gu, ' ');
-        if (heading.level === 1) [chapter, section, subsection] = [title, '', ''];
-        else if (heading.level === 2) [section, subsection] = [title, ''];
-        else subsection = title;
-        foundHeadings.push({ title, level: heading.level, pdfPage: page.index });
-        if (heading.target && !found.has(heading.target)) found.set(heading.target, page.index);
+        path = pushHeading(path, { title, level: heading.level });
+        headings.push({ title, level: heading.level, pdfPage: page.index, ...(heading.target ? { target: heading.target } : {}) });
         continue;
       }
-      const seg: Segment = current ?? { chapter, section, subsection, text: '', start: offset, pages: [] };
+      const titles = path.map((h) => h.title);
+      const seg: Segment = current ?? { ...legacyHeadingFields(titles), headings: titles, text: '', start: offset, pages: [] };
       current = seg;
       const text = line.text.trim();
       const lastPage = seg.pages[seg.pages.length - 1];
       let sep = '';
       if (seg.text.length > 0) {
         const p: PdfLine | null = prev;
-        const full = p !== null && prevRight >= (rightByColumn.get(p.column) ?? prevRight) - 1.5 * p.size;
+        const full = p !== null && p.right >= (rightByColumn.get(p.column) ?? p.right) - 1.5 * p.size;
         const lastChar = seg.text[seg.text.length - 1];
         if (full && !SENTENCE_END.test(seg.text)) sep = isCjkChar(lastChar) || isCjkChar(text[0]) ? '' : ' ';
         else sep = '\n';
@@ -168,25 +226,57 @@ export function structurePdf(raw: RawPdf, meta: { book: string; source: string }
       if (!lastPage || lastPage.pdfPage !== page.index) seg.pages.push({ offset: seg.text.length + sep.length, pdfPage: page.index });
       seg.text += sep + text;
       prev = line;
-      prevRight = line.right;
     }
-    // A page break ends the line context but not the segment: sections continue across pages.
-    prev = current ? prev : null;
   }
-  startSegment();
+  flush();
+  return { segments, headings };
+}
 
+/**
+ * Step 8: the outline. Each entry keeps the printed page its bookmark or TOC line gives, and its physical page is
+ * where its heading was found in the body; so entries of a 目录 without page numbers get the page where they start,
+ * and never the 目录 page itself. Without an outline, the headings found become it.
+ */
+export function buildOutline(
+  targets: readonly OutlineTarget[],
+  found: readonly FoundHeading[],
+  meta: { book: string; source: string },
+  labelOf: PageFurniture['labelOf'],
+  tocPages: readonly number[],
+): OutlineEntry[] {
+  const toc = new Set(tocPages);
+  if (targets.length === 0) {
+    return found.map((h) => ({ book: meta.book, source: meta.source, title: h.title, level: h.level, page: labelOf(h.pdfPage), pdf_page: h.pdfPage }));
+  }
+  const foundAt = new Map<OutlineTarget, number>();
+  for (const h of found) if (h.target && !foundAt.has(h.target)) foundAt.set(h.target, h.pdfPage);
+  return targets.map((t) => {
+    const bookmarked = t.pdfPage !== null && !toc.has(t.pdfPage) ? t.pdfPage : null;
+    const pdfPage = bookmarked ?? foundAt.get(t) ?? null;
+    // The printed page the bookmark or TOC gives is what the book says; the found heading's page fills the gaps.
+    const page = t.page ?? labelOf(pdfPage);
+    return { book: meta.book, source: meta.source, title: t.title, level: t.level, page, pdf_page: pdfPage };
+  });
+}
+
+/**
+ * Builds the structure of a parsed PDF, step by step: normalise characters; find running heads/footers and printed
+ * page labels; read the printed TOC; choose the outline (bookmarks, else the TOC); keep the body pages; classify
+ * headings; cut the body into heading-bounded segments; place the outline entries.
+ */
+export function structurePdf(raw: RawPdf, meta: { book: string; source: string }): StructuredSource {
+  const warnings: Warning[] = raw.warnings.map((message) => ({ where: meta.source, message }));
+  const { pages, bookmarks } = normalizePages(raw);
+  const furniture = findPageFurniture(pages, raw.numPages, raw.pageLabels);
+  const toc = parseToc(pages, furniture.dropped);
+  const targets = outlineTargets(bookmarks, toc.entries, furniture.labelOf);
+  const body = bodyPages(pages, toc.tocPages, furniture.dropped);
+  const classify = headingClassifier(targets, body, furniture.bodySize);
+  const { segments, headings } = cutSegments(body, classify, furniture.bodySize);
+  const outline = buildOutline(targets, headings, meta, furniture.labelOf, toc.tocPages);
+  const noTextPages = pages.filter((p) => p.itemCount === 0 && !p.error).length;
   if (noTextPages > 0 && noTextPages >= raw.numPages * 0.5) {
     warnings.push({ where: meta.source, message: `no text layer on ${noTextPages} of ${raw.numPages} pages: OCR is not supported; transcribe key pages into rawdoc/table_explain.csv` });
   }
-
-  let outline: OutlineEntry[];
-  if (targets.length > 0) {
-    outline = targets.map((t) => {
-      const pdfPage = t.pdfPage ?? found.get(t) ?? null;
-      return { book: meta.book, source: meta.source, title: t.title, level: t.level, page: t.page ?? labelOf(pdfPage), pdf_page: pdfPage };
-    });
-  } else {
-    outline = foundHeadings.map((h) => ({ book: meta.book, source: meta.source, title: h.title, level: h.level, page: labelOf(h.pdfPage), pdf_page: h.pdfPage }));
-  }
-  return { segments, outline, labels, tocPages: toc.tocPages, runningTexts: [...running.texts], warnings, noTextPages };
+  return { segments, outline, labels: furniture.labels, tocPages: toc.tocPages, runningTexts: furniture.runningTexts, warnings, noTextPages };
 }

@@ -45,9 +45,11 @@ export function tableRowChunks(rows: readonly TableRow[], source: string, option
       chunks.push({
         chunk_id: chunkId(source, 'manual_table_rewrite', span.start, span.end, `row${rowIndex}`),
         book: row.book,
+        headings: [row.chapter, row.section].filter((h) => h !== ''),
         chapter: row.chapter,
         section: row.section,
         subsection: '',
+        articles: [],
         figure_ref: row.figure_ref,
         page_start: row.page,
         page_end: row.page,
@@ -58,6 +60,7 @@ export function tableRowChunks(rows: readonly TableRow[], source: string, option
         source,
         char_start: span.start,
         char_end: span.end,
+        page_breaks: [],
         seq: seq++,
         text,
       });

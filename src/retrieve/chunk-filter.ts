@@ -3,12 +3,13 @@ import type { Chunk, ChunkFilter } from '../types.js';
 
 /**
  * The filter semantics of the keyword index's SQL (`filterSql`), for back ends that filter after the fact:
- * exact book, chapter substring, printed-page overlap (non-numeric pages excluded), chunk type.
+ * exact book, substring of any heading of the path, printed-page overlap (non-numeric pages excluded), chunk type.
  */
 export function matchesFilter(chunk: Chunk, filter: ChunkFilter | undefined): boolean {
   if (!filter) return true;
   if (filter.book && chunk.book !== filter.book) return false;
-  if (filter.chapter && !chunk.chapter.includes(filter.chapter)) return false;
+  const wanted = filter.chapter;
+  if (wanted && !chunk.headings.some((h) => h.includes(wanted))) return false;
   if (filter.chunkType && chunk.chunk_type !== filter.chunkType) return false;
   if (filter.pages) {
     const start = printedPageNumber(chunk.page_start);

@@ -183,8 +183,8 @@ void describe('chunkText', () => {
   });
   void it('never lets a chunk cross a segment boundary, and ids are stable', () => {
     const segs = [
-      { chapter: 'A', section: 'a', subsection: '', text, start: 0, pages: [] },
-      { chapter: 'A', section: 'b', subsection: '', text: '第二节只有一句话。', start: text.length + 2, pages: [] },
+      { headings: ['A', 'a'], chapter: 'A', section: 'a', subsection: '', text, start: 0, pages: [] },
+      { headings: ['A', 'b'], chapter: 'A', section: 'b', subsection: '', text: '第二节只有一句话。', start: text.length + 2, pages: [] },
     ];
     const one = segmentsToChunks(segs, { book: 'b', source: 's.md', chunkType: 'note', labels: [] }, options);
     const two = segmentsToChunks(segs, { book: 'b', source: 's.md', chunkType: 'note', labels: [] }, options);

@@ -11,7 +11,10 @@ export function readFixtureCorpus(): { chunks: Chunk[]; docs: IndexDoc[] } {
   const dir = path.join(fixturesDir, 'retrieve');
   const lines = (file: string): string[] => readFileSync(path.join(dir, file), 'utf8').split('\n').filter((l) => l.trim() !== '');
   return {
-    chunks: lines('chunks.jsonl').map((l) => JSON.parse(l) as Chunk),
+    chunks: lines('chunks.jsonl').map((l) => {
+      const c = JSON.parse(l) as Omit<Chunk, 'headings' | 'articles' | 'page_breaks'>;
+      return { headings: [c.chapter, c.section].filter((h) => h !== ''), articles: [], page_breaks: [], ...c };
+    }),
     docs: lines('docs_for_index.jsonl').map((l) => JSON.parse(l) as IndexDoc),
   };
 }

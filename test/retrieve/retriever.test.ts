@@ -94,7 +94,7 @@ describe('retriever on the fixture corpus', () => {
   it('runSearch returns the JSON shape of the issue', async () => {
     const result = await runSearch({ root: fx.root, config: fx.config, query: '基金托管人的职责', mode: 'hybrid', topK: 3 });
     assert.equal(result.hits.length, 3);
-    assert.deepEqual(Object.keys(result.hits[0]!).sort(), ['book', 'chapter', 'chunk_id', 'chunk_type', 'figure_ref', 'page_end', 'page_start', 'score', 'section', 'text'].sort());
+    assert.deepEqual(Object.keys(result.hits[0]!).sort(), ['articles', 'book', 'chapter', 'chunk_id', 'chunk_type', 'figure_ref', 'headings', 'page_end', 'page_start', 'score', 'section', 'text'].sort());
     assert.equal(result.hits[0]!.chunk_id, 'shangce-0006');
     assert.equal(result.hits[0]!.page_start, '22');
   });

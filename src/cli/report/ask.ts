@@ -3,6 +3,7 @@ import { answerJson, confidenceWords } from '../../answer/answer-json.js';
 import type { AnswerResult } from '../../answer/answer-types.js';
 import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
+import { formatCitation } from '../../ingest/citation.js';
 import type { Ui } from './ui.js';
 
 /** The `--json` shape of one answer (stable: eval and scripts read it); the agent adds its steps. */
@@ -47,7 +48,7 @@ export function formatAnswer(out: AskResult & { agent?: AgentReport }, options: 
   if (options.showContext && r.context.length > 0) {
     lines.push(bold('Context (reranked):'));
     r.context.forEach((h, i) => {
-      const cite = [h.chunk.book, h.chunk.chapter, h.chunk.section, h.chunk.figure_ref, h.chunk.page_start ? `p.${h.chunk.page_start}` : ''].filter(Boolean).join(' | ');
+      const cite = formatCitation(h.chunk);
       lines.push(`[${i + 1}] ${cite}  (score ${h.score.toFixed(3)}, ${h.chunk.chunk_id})`);
       lines.push(`    ${h.chunk.text.replace(/\s+/g, ' ').slice(0, 200)}`);
     });

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import type { SearchResult } from '../../retrieve/run-search.js';
+import { formatCitation } from '../../ingest/citation.js';
 import type { Ui } from './ui.js';
 
 const SNIPPET_CHARS = 110;
@@ -57,7 +58,7 @@ export function reportSearch(ui: Ui, result: SearchResult): void {
     return;
   }
   result.hits.forEach((h, i) => {
-    const where = [h.book, h.chapter, h.section, h.figure_ref].filter(Boolean).join(' | ');
+    const where = formatCitation({ ...h, page_start: '', page_end: '' });
     const type = h.chunk_type === 'text' ? '' : c.magenta(` [${h.chunk_type}]`);
     ui.out(`${c.bold(String(i + 1).padStart(2))}. ${c.cyan(h.score.toFixed(4))}  ${where} | ${pages(h.page_start, h.page_end)}${type}`);
     ui.out(`    ${snippet(h.text, result.query, c)}`);

@@ -1,7 +1,10 @@
 import type { TocResult } from '../../retrieve/run-toc.js';
 import { printable, type Ui } from './ui.js';
 
-/** The outline, indented by level, with printed pages right after the title; JSON: `{ books, entries }`. */
+/**
+ * The outline as a tree (an entry is indented under the nearest earlier entry of a lower level, so a 章 sits under its
+ * 编 even when no 分编 comes between), with printed pages right after the title; JSON: `{ books, entries }`.
+ */
 export function reportToc(ui: Ui, result: TocResult): void {
   if (ui.json) {
     ui.printJson(result);
@@ -15,11 +18,14 @@ export function reportToc(ui: Ui, result: TocResult): void {
   for (const book of result.books) {
     const entries = result.entries.filter((e) => e.book === book);
     ui.out(c.bold(`${printable(book)}${entries[0] ? c.dim(`  (${printable(entries[0].source)})`) : ''}`));
+    const open: number[] = [];
     for (const e of entries) {
-      const indent = '  '.repeat(Math.max(1, e.level));
+      while (open.length > 0 && (open[open.length - 1] ?? 0) >= e.level) open.pop();
+      open.push(e.level);
+      const indent = '  '.repeat(open.length);
       const page = e.page !== null && e.page !== '' ? `p.${e.page}` : e.pdf_page !== null ? c.dim(`pdf p.${e.pdf_page}`) : c.dim('p.?');
       const title = printable(e.title);
-      ui.out(`${indent}${e.level === 1 ? c.bold(title) : title}  ${page}`);
+      ui.out(`${indent}${open.length === 1 ? c.bold(title) : title}  ${page}`);
     }
   }
 }

@@ -1,0 +1,85 @@
+import type { Chunk, ChunkLocation } from '../types.js';
+import { articlesInSpan, articleStarts } from './articles.js';
+
+/** What a citation is made of; `headings`/`articles` may be missing in reports written before they existed. */
+export type CitationParts = Pick<ChunkLocation, 'book' | 'chapter' | 'section' | 'figure_ref' | 'page_start' | 'page_end'> & {
+  headings?: readonly string[] | undefined;
+  articles?: readonly string[] | undefined;
+};
+
+/** `p.7` or `p.7-8`; empty when the page is unknown. */
+export function formatPages(start: string, end: string): string {
+  if (!start) return '';
+  return end && end !== start ? `p.${start}-${end}` : `p.${start}`;
+}
+
+/** `第三十二条`, `第三十二条、第三十三条`, or `第三十二条–第三十五条` for three or more. */
+export function formatArticles(articles: readonly string[]): string {
+  if (articles.length === 0) return '';
+  if (articles.length <= 2) return articles.join('、');
+  return `${articles[0] ?? ''}–${articles[articles.length - 1] ?? ''}`;
+}
+
+/**
+ * The one citation format, shown to students, to the LLM and in reports:
+ * `book | heading path… | figure | 第X条 | p.N` (empty parts left out). Old records without a heading path fall back to
+ * chapter and section.
+ */
+export function formatCitation(item: CitationParts): string {
+  const path = item.headings && item.headings.length > 0 ? item.headings : [item.chapter, item.section];
+  return [item.book, ...path, item.figure_ref, formatArticles(item.articles ?? []), formatPages(item.page_start, item.page_end)]
+    .filter((p) => p !== '')
+    .join(' | ');
+}
+
+/** The printed and physical page holding character `offset` of a chunk's text. */
+export function pageAtOffset(chunk: Pick<Chunk, 'page_start' | 'pdf_page_start' | 'page_breaks'>, offset: number): { page: string; pdf_page: number | null } {
+  let at = { page: chunk.page_start, pdf_page: chunk.pdf_page_start };
+  for (const b of chunk.page_breaks ?? []) {
+    if (b.offset <= offset) at = { page: b.page, pdf_page: b.pdf_page };
+    else break;
+  }
+  return at;
+}
+
+/**
+ * Where a quote from a chunk lies: its printed pages (`page_start`/`page_end`, equal when it sits on one page) and the
+ * articles it quotes from. The quote is found by its text with whitespace ignored and a trailing ellipsis dropped;
+ * when it is not found, the chunk's own pages and articles are returned.
+ */
+export function quoteLocation(
+  chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end' | 'pdf_page_start' | 'page_breaks' | 'articles'>,
+  quote: string,
+): { page_start: string; page_end: string; articles: string[] } {
+  const whole = { page_start: chunk.page_start, page_end: chunk.page_end, articles: chunk.articles };
+  const needle = quote.replace(/…$/u, '').replace(/\s+/gu, '');
+  if (needle === '') return whole;
+  // Offsets of the non-space characters, so a match in the squeezed text maps back to the chunk's own offsets.
+  const positions: number[] = [];
+  let squeezed = '';
+  for (let i = 0; i < chunk.text.length; i++) {
+    const ch = chunk.text[i] ?? '';
+    if (/\s/u.test(ch)) continue;
+    positions.push(i);
+    squeezed += ch;
+  }
+  const at = squeezed.indexOf(needle);
+  if (at < 0) return whole;
+  const start = positions[at] ?? 0;
+  const end = positions[at + needle.length - 1] ?? start;
+  // The article running at the chunk's start has its heading before the chunk: it is the chunk's first article.
+  const starts = articleStarts(chunk.text);
+  const running = chunk.articles[0];
+  const withRunning = running !== undefined && starts[0]?.offset !== 0 ? [{ offset: 0, article: running }, ...starts] : starts;
+  return {
+    page_start: pageAtOffset(chunk, start).page,
+    page_end: pageAtOffset(chunk, end).page,
+    articles: articlesInSpan(withRunning, start, end + 1),
+  };
+}
+
+/** The printed pages a quote from a chunk lies on; see `quoteLocation`. */
+export function quotePages(chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end' | 'pdf_page_start' | 'page_breaks'>, quote: string): { page_start: string; page_end: string } {
+  const { page_start, page_end } = quoteLocation({ ...chunk, articles: [] }, quote);
+  return { page_start, page_end };
+}
