@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import type { EndpointConfig } from '../config/load-config.js';
+import { createLimiter } from '../limiter.js';
 
 /**
  * A chat client for any OpenAI-compatible endpoint, built on the real `openai` package with its own
@@ -112,7 +113,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   const maxWait = options.maxWaitMs ?? 30_000;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, requests: 0, cacheHits: 0 };
   const cache = options.cachePath && !options.noCache ? openCache(options.cachePath) : null;
-  const limit = semaphore(Math.max(1, endpoint.concurrency));
+  const limiter = createLimiter({ concurrency: endpoint.concurrency });
   const redact = (t: string): string => redactKey(t, endpoint.apiKey);
 
   async function callOnce(request: ChatRequest): Promise<ChatResult> {
@@ -169,7 +170,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
           return { ...hit, cached: true };
         }
       }
-      const result = await limit(() => withRetries(request));
+      const result = await limiter.run(() => withRetries(request));
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       // A cut-off reply is not worth replaying.
@@ -241,21 +242,5 @@ function openCache(file: string): ResponseCache {
     close() {
       db.close();
     },
-  };
-}
-
-/** Runs at most `n` tasks at once. */
-function semaphore(n: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
   };
 }

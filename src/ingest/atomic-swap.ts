@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import os from 'node:os';
 import path from 'node:path';
 import { projectPaths } from '../paths.js';
+import { isProcessAlive } from '../process-alive.js';
 
 /** The folders an ingest replaces as one unit. */
 export const SWAPPED_DIRS = ['data', 'index'] as const;
@@ -85,10 +86,5 @@ function lockHeldByOther(lockFile: string): boolean {
   }
   if (holder.pid === undefined || holder.pid === process.pid) return false;
   if (holder.hostname !== undefined && holder.hostname !== os.hostname()) return true;
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return isProcessAlive(holder.pid);
 }

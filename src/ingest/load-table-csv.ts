@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import iconv from 'iconv-lite';
+import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import type { Warning } from '../types.js';
 
 /** One transcription row of `rawdoc/table_explain.csv`. */
@@ -22,19 +22,6 @@ export class TableCsvError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'TableCsvError';
-  }
-}
-
-/**
- * Decodes CSV bytes: UTF-8 (a BOM is dropped) when the bytes are valid UTF-8, else GBK (what Excel on
- * Chinese Windows saves).
- */
-export function decodeCsvBytes(bytes: Buffer): { text: string; encoding: 'utf-8' | 'gbk' } {
-  const body = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), encoding: 'utf-8' };
-  } catch {
-    return { text: iconv.decode(body, 'gbk'), encoding: 'gbk' };
   }
 }
 

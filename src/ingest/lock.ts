@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import { isProcessAlive } from '../process-alive.js';
 import type { Warning } from '../types.js';
 
 /** What the lock file records about its holder. */
@@ -16,15 +17,6 @@ export interface HeldLock {
   release(): void;
   /** A stale lock that was taken over. */
   warnings: Warning[];
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -64,7 +56,7 @@ export function acquireLock(lockFile: string, command: string): HeldLock {
       // An empty or half-written lock: its writer died between create and write.
     }
     const sameHost = holder.hostname === undefined || holder.hostname === os.hostname();
-    if (sameHost && (holder.pid === undefined || !alive(holder.pid))) {
+    if (sameHost && (holder.pid === undefined || !isProcessAlive(holder.pid))) {
       warnings.push({ where: lockFile, message: `took over a stale lock left by process ${holder.pid ?? '?'} (started ${holder.startedAt ?? 'unknown'})` });
       rmSync(lockFile, { force: true });
       continue;

@@ -5,7 +5,8 @@ import { after, describe, it } from 'node:test';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { UserError } from '../../src/errors.js';
-import { decodeCsvBytes, loadDataset, normalizeAnswer, splitOptionsCell } from '../../src/evaluate/load-dataset.js';
+import { loadDataset, normalizeAnswer, splitOptionsCell } from '../../src/evaluate/load-dataset.js';
+import { decodeCsvBytes } from '../../src/text/decode-csv-bytes.js';
 import { fixturesDir, makeTempRoot } from '../helpers/temp-root.js';
 
 const fixtures = path.join(fixturesDir, 'evaluate');
