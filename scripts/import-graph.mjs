@@ -134,7 +134,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const wrong = builderImports(graph);
     for (const c of cycles) console.log(`cycle: ${c.join(' → ')}`);
     for (const e of wrong) console.log(`src/${e.from} imports src/${BUILDER}: reading and answering must not depend on the index builder`);
-    console.log(`${graph.files.length} files, ${graph.edges.length} imports, ${cycles.length} cycles, ${wrong.length} imports of the index builder from ${READERS.join(', ')}`);
+    console.log(
+      `${graph.files.length} files, ${graph.edges.length} imports, ${cycles.length} cycles, ${wrong.length} imports of the index builder from ${READERS.join(', ')}`,
+    );
     process.exitCode = cycles.length + wrong.length > 0 ? 1 : 0;
   } else {
     console.log(renderCrossFolder(graph));

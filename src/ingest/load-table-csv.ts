@@ -31,9 +31,9 @@ export class TableCsvError extends Error {
  */
 export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; warnings: Warning[]; encoding: string } {
   const { text, encoding } = decodeCsvBytes(bytes);
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: { record: string[]; info: { lines: number }; raw: string }[];
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true, trim: false }) as unknown as { record: string[]; info: { lines: number } }[];
+    records = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true, raw: true, trim: false }) as unknown as typeof records;
   } catch (error) {
     throw new TableCsvError(`${where}: not a readable CSV (${(error as Error).message.split('\n')[0] ?? ''}); save it as CSV (UTF-8 or GBK)`);
   }
@@ -45,11 +45,11 @@ export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; 
   const col = (name: string): number => header.indexOf(name);
   const rows: TableRow[] = [];
   const warnings: Warning[] = [];
-  // `info.lines` is the line where the record ends; start lines come from the previous record's end.
-  let prevEnd = records[0]?.info.lines ?? 1;
-  for (const { record, info } of records.slice(1)) {
-    const line = prevEnd + 1;
-    prevEnd = info.lines;
+  for (const { record, info, raw } of records.slice(1)) {
+    // `info.lines` is the line where the record ends; a quoted field can span lines, and skipped blank lines
+    // before the record are part of `raw`, so only the newlines inside the record move its start up.
+    const body = raw.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
+    const line = info.lines - (body.match(/\n/g)?.length ?? 0);
     const get = (name: string): string => {
       const i = col(name);
       return i >= 0 ? (record[i] ?? '').trim() : '';

@@ -16,6 +16,9 @@ export function analyzerFromConfig(root: string, config: ExamCopilotConfig): { a
   const optional = path.resolve(root, DEFAULT_USER_DICT);
   const warnings = missing
     .filter((file) => file !== optional)
-    .map((file) => ({ where: path.relative(root, file) || file, message: 'user dictionary not found; exam terms may be cut into smaller words (create it or remove it from userDict)' }));
+    .map((file) => ({
+      where: path.relative(root, file) || file,
+      message: 'user dictionary not found; exam terms may be cut into smaller words (create it or remove it from userDict)',
+    }));
   return { analyzer: createAnalyzer(lines), warnings };
 }

@@ -12,7 +12,15 @@ const STEM = '基金财产由（　）负责保管。';
 const OPTIONS = { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' };
 
 // @ts-expect-error the analyzer is required: a default one without the user dictionary would cut queries unlike the index
-const missingAnalyzer: AnswerDeps = { retriever: null, llm: null, answerer: 'offline', mode: 'hybrid', topK: 5, rerank: false, prompts: '' };
+const missingAnalyzer: AnswerDeps = {
+  retriever: null,
+  llm: null,
+  answerer: 'offline',
+  mode: 'hybrid',
+  topK: 5,
+  rerank: false,
+  prompts: '',
+};
 void missingAnalyzer;
 
 describe('one answerer factory for ask and eval', () => {
@@ -23,14 +31,38 @@ describe('one answerer factory for ask and eval', () => {
   after(() => fx.cleanup());
 
   it('ask and eval give the same answer, confidence and evidence for the same question', async () => {
-    const asked = await runAsk({ root: fx.root, config: fx.config, question: STEM, options: OPTIONS, mode: 'hybrid', topK: 5, rerank: false, cache: false, showContext: false });
+    const asked = await runAsk({
+      root: fx.root,
+      config: fx.config,
+      question: STEM,
+      options: OPTIONS,
+      mode: 'hybrid',
+      topK: 5,
+      rerank: false,
+      cache: false,
+      showContext: false,
+    });
     const engine = await openEvalEngine({ root: fx.root, config: fx.config, answerer: 'offline', topK: 5, noCache: true, retrieval: true });
     try {
-      const evaluated = await engine.answer({ id: '1', line: 2, question: STEM, options: Object.entries(OPTIONS).map(([letter, text]) => ({ letter, text })), answer: 'A', type: null, gold: null }, 'hybrid');
+      const evaluated = await engine.answer(
+        {
+          id: '1',
+          line: 2,
+          question: STEM,
+          options: Object.entries(OPTIONS).map(([letter, text]) => ({ letter, text })),
+          answer: 'A',
+          type: null,
+          gold: null,
+        },
+        'hybrid',
+      );
       assert.equal(asked.result.answer, 'A');
       assert.equal(evaluated.answer, asked.result.answer);
       assert.equal(evaluated.confidence, asked.result.confidence);
-      assert.deepEqual(evaluated.evidence.map((e) => e.chunk_id), asked.result.evidence.map((e) => e.chunk_id));
+      assert.deepEqual(
+        evaluated.evidence.map((e) => e.chunk_id),
+        asked.result.evidence.map((e) => e.chunk_id),
+      );
       assert.ok(asked.result.evidence.length > 0);
     } finally {
       engine.close();
@@ -49,6 +81,9 @@ describe('one answerer factory for ask and eval', () => {
     } finally {
       answerer.close();
     }
-    await assert.rejects(createAnswerer({ root: fx.root, config: fx.config, answerer: 'llm', retrieval: true, topK: 3, rerank: false, cache: false }), NotReadyError);
+    await assert.rejects(
+      createAnswerer({ root: fx.root, config: fx.config, answerer: 'llm', retrieval: true, topK: 3, rerank: false, cache: false }),
+      NotReadyError,
+    );
   });
 });

@@ -16,7 +16,15 @@ const QUESTION = '基金财产由（　）负责保管。A.基金托管人 B.基
 function run(root: string, args: string[]): { status: number | null; stderr: string } {
   const r = spawnSync(process.execPath, [bin, '--root', root, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', EXAM_COPILOT_VECTOR_BACKEND: 'js', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      EXAM_COPILOT_VECTOR_BACKEND: 'js',
+      EXAM_COPILOT_LLM_MODEL: '',
+      OPENAI_MODEL: '',
+      OPENAI_BASE_URL: '',
+      OPENAI_API_KEY: '',
+    },
     timeout: 120_000,
   });
   return { status: r.status, stderr: r.stderr };
@@ -31,12 +39,19 @@ describe('not-ready conditions exit 5, whichever command meets them', () => {
   let fx: FixtureIndex;
   before(async () => {
     fx = await buildFixtureIndex();
-    writeFileSync(path.join(fx.root, 'set.csv'), `id,question,A,B,C,D,answer\n1,${QUESTION.replace(/A\..*/, '')},基金托管人,基金管理人,基金销售机构,基金份额登记机构,A\n`);
+    writeFileSync(
+      path.join(fx.root, 'set.csv'),
+      `id,question,A,B,C,D,answer\n1,${QUESTION.replace(/A\..*/, '')},基金托管人,基金管理人,基金销售机构,基金份额登记机构,A\n`,
+    );
   });
   after(() => fx.cleanup());
 
   it('"needs an LLM" is 5 from ask and from eval', () => {
-    for (const args of [['ask', '--answerer', 'llm', QUESTION], ['ask', '--mode', 'baseline', QUESTION], ['eval', path.join(fx.root, 'set.csv'), '--answerer', 'llm']]) {
+    for (const args of [
+      ['ask', '--answerer', 'llm', QUESTION],
+      ['ask', '--mode', 'baseline', QUESTION],
+      ['eval', path.join(fx.root, 'set.csv'), '--answerer', 'llm'],
+    ]) {
       const r = run(fx.root, args);
       assert.equal(r.status, 5, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /needs an LLM endpoint/);
@@ -69,6 +84,9 @@ describe('not-ready conditions exit 5, whichever command meets them', () => {
   it('a query vector of another dimension than the index is a not-ready error', () => {
     const index = new FlatVectorIndex(4);
     index.add([new Float32Array([1, 0, 0, 0])]);
-    assert.throws(() => index.search(new Float32Array(3), 1), (error: unknown) => error instanceof NotReadyError && /ingest/.test(error.message));
+    assert.throws(
+      () => index.search(new Float32Array(3), 1),
+      (error: unknown) => error instanceof NotReadyError && /ingest/.test(error.message),
+    );
   });
 });

@@ -38,6 +38,29 @@ void describe('loadDataset', () => {
     assert.match(ds.warnings[3]?.message ?? '', /answer "X" is not an option letter/);
   });
 
+  void it('counts each kind of bad row (empty question, answer not among the options, duplicate id) with file and line', async () => {
+    const file = path.join(tmp.root, 'issues.csv');
+    writeFileSync(
+      file,
+      [
+        'id,question,A,B,C,D,answer',
+        'q1,题干一,甲,乙,丙,丁,A',
+        'q2,   ,甲,乙,丙,丁,B',
+        'q3,三个选项,甲,乙,丙,,D',
+        'q4,多选越界,甲,乙,丙,丁,"A,E"',
+        'q1,重复编号,甲,乙,丙,丁,C',
+        'q6,无答案,甲,乙,丙,丁,',
+        'q7,选项文字作答,正确,错误,,,对',
+      ].join('\n') + '\n',
+    );
+    const ds = await loadDataset(file);
+    assert.deepEqual(ds.issues, { empty_question: 1, answer_not_an_option: 2, duplicate_id: 1, no_answer: 1 });
+    assert.equal(ds.skipped, 4);
+    assert.deepEqual(ds.rows.map((r) => [r.id, r.answer]), [['q1', 'A'], ['q1@6', 'C'], ['q7', 'A']]);
+    assert.deepEqual(ds.warnings.map((w) => w.where), [3, 4, 5, 6, 7].map((line) => `${file}:${line}`));
+    assert.match(ds.warnings[3]?.message ?? '', /duplicate id "q1" \(first on line 2\)/);
+  });
+
   void it('detects UTF-8 with BOM and GBK (what Excel on a Chinese system writes)', async () => {
     const text = '题目,选项A,选项B,选项C,选项D,答案,题型\r\n基金托管人的职责是？,保管基金财产,决定投资,发售份额,制定费率,A,文字\r\n表2-1列出的费用是？,管理费,托管费,销售服务费,以上都是,D,表格\r\n';
     const gbk = path.join(tmp.root, 'gbk.csv');

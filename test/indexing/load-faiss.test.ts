@@ -27,7 +27,11 @@ describe('loading FAISS keeps no hidden state', () => {
   it('EXAM_COPILOT_DISABLE_FAISS=1 is read with the rest of the configuration and forces the JS backend', () => {
     const tmp = makeTempRoot();
     try {
-      assert.equal(loadConfig({ root: tmp.root, env: { EXAM_COPILOT_DISABLE_FAISS: '1', EXAM_COPILOT_VECTOR_BACKEND: 'faiss' } }).config.vector.backend, 'js');
+      assert.equal(
+        loadConfig({ root: tmp.root, env: { EXAM_COPILOT_DISABLE_FAISS: '1', EXAM_COPILOT_VECTOR_BACKEND: 'faiss' } }).config.vector
+          .backend,
+        'js',
+      );
       assert.equal(loadConfig({ root: tmp.root, env: {} }).config.vector.backend, 'auto');
     } finally {
       tmp.cleanup();

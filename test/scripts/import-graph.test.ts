@@ -47,10 +47,16 @@ describe('import graph of src/', () => {
       for (const dir of ['indexing', 'retrieve']) mkdirSync(path.join(src, dir), { recursive: true });
       writeFileSync(path.join(src, 'indexing', 'build-indexes.ts'), "import { a } from './a.js';\nexport const b = a;\n");
       writeFileSync(path.join(src, 'indexing', 'a.ts'), "import type { b } from './build-indexes.js';\nexport const a = 1 as typeof b;\n");
-      writeFileSync(path.join(src, 'retrieve', 'r.ts'), "export async function r() {\n  return (await import('../indexing/build-indexes.js')).b;\n}\n");
+      writeFileSync(
+        path.join(src, 'retrieve', 'r.ts'),
+        "export async function r() {\n  return (await import('../indexing/build-indexes.js')).b;\n}\n",
+      );
       const small = script.readImportGraph(src);
       assert.deepEqual(script.findCycles(small), [['indexing/a.ts', 'indexing/build-indexes.ts', 'indexing/a.ts']]);
-      assert.deepEqual(script.builderImports(small).map((e) => e.from), ['retrieve/r.ts']);
+      assert.deepEqual(
+        script.builderImports(small).map((e) => e.from),
+        ['retrieve/r.ts'],
+      );
     } finally {
       tmp.cleanup();
     }
