@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { UserError } from '../errors.js';
+import { csvRecordLines } from '../text/csv-record-lines.js';
 import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import type { Warning } from '../types.js';
 import type { EvalRow, GoldEvidence, LoadedDataset, QuestionType, RowIssue, RowIssueCounts } from './eval-types.js';
@@ -140,13 +141,10 @@ function readCsvTable(text: string, file: string): RawTable {
   }
   const out: { line: number; cells: string[] }[] = [];
   let header: string[] | null = null;
-  for (const r of records) {
-    // info.lines is where the record ends; a quoted field can span lines.
-    // Skipped empty lines are part of `raw`; only newlines inside the record move its start up.
-    const rawBody = r.raw.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
-    const start = r.info.lines - (rawBody.match(/\n/g)?.length ?? 0);
+  const starts = csvRecordLines(records);
+  for (const [i, r] of records.entries()) {
     if (header === null) header = r.record;
-    else out.push({ line: start, cells: r.record });
+    else out.push({ line: starts[i] ?? 0, cells: r.record });
   }
   if (header === null) throw new UserError(`${file}: the file is empty; it needs a header row (question, A, B, C, D, answer)`);
   return { header, rows: out };

@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { csvRecordLines } from '../text/csv-record-lines.js';
 import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import type { Warning } from '../types.js';
 
@@ -45,11 +46,10 @@ export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; 
   const col = (name: string): number => header.indexOf(name);
   const rows: TableRow[] = [];
   const warnings: Warning[] = [];
-  for (const { record, info, raw } of records.slice(1)) {
-    // `info.lines` is the line where the record ends; a quoted field can span lines, and skipped blank lines
-    // before the record are part of `raw`, so only the newlines inside the record move its start up.
-    const body = raw.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
-    const line = info.lines - (body.match(/\n/g)?.length ?? 0);
+  const lines = csvRecordLines(records);
+  for (const [index, { record }] of records.entries()) {
+    if (index === 0) continue; // the header
+    const line = lines[index] ?? 0;
     const get = (name: string): string => {
       const i = col(name);
       return i >= 0 ? (record[i] ?? '').trim() : '';

@@ -136,3 +136,16 @@ void describe('loader helpers', () => {
     assert.equal(decodeCsvBytes(Buffer.from('基金', 'utf8')).encoding, 'utf-8');
   });
 });
+
+void describe('line numbers in warnings', () => {
+  void it('name the line a bad row starts on after multi-line questions, with LF or CRLF line ends', async () => {
+    const rows = ['id,question,A,B,answer', 'q1,"两行', '题干",甲,乙,A', 'q2,,甲,乙,A', 'q3,"又是', '两行",甲,乙,Z'];
+    for (const [name, eol] of [['lf.csv', '\n'], ['crlf.csv', '\r\n']] as const) {
+      const file = path.join(tmp.root, name);
+      writeFileSync(file, rows.join(eol) + eol);
+      const ds = await loadDataset(file);
+      assert.deepEqual(ds.rows.map((r) => [r.id, r.line]), [['q1', 2]]);
+      assert.deepEqual(ds.warnings.map((w) => w.where), [`${file}:4`, `${file}:5`]);
+    }
+  });
+});

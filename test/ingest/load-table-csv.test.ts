@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { loadTableCsv } from '../../src/ingest/load-table-csv.js';
 
 describe('table transcriptions with bad rows', () => {
-  it('warns about a row with empty content at its own line, also after a blank line and a multi-line cell', () => {
+  it('warns about a row with empty content at its own line, also after a blank line and a multi-line cell, LF or CRLF', () => {
     const csv = [
       'book,chapter,section,figure_ref,content',
       '上册,第一章,第一节,表1-1,内容',
@@ -14,18 +14,20 @@ describe('table transcriptions with bad rows', () => {
       '上册,第一章,第一节,表1-4,  ',
       '',
     ].join('\n');
-    const { rows, warnings } = loadTableCsv(Buffer.from(csv), 'rawdoc/table_explain.csv');
-    assert.deepEqual(
-      rows.map((r) => [r.figure_ref, r.line]),
-      [
-        ['表1-1', 2],
-        ['表1-3', 5],
-      ],
-    );
-    assert.deepEqual(warnings, [
-      { where: 'rawdoc/table_explain.csv:4', message: 'row has no content; skipped' },
-      { where: 'rawdoc/table_explain.csv:7', message: 'row has no content; skipped' },
-    ]);
+    for (const text of [csv, csv.replace(/\n/g, '\r\n')]) {
+      const { rows, warnings } = loadTableCsv(Buffer.from(text), 'rawdoc/table_explain.csv');
+      assert.deepEqual(
+        rows.map((r) => [r.figure_ref, r.line]),
+        [
+          ['表1-1', 2],
+          ['表1-3', 5],
+        ],
+      );
+      assert.deepEqual(warnings, [
+        { where: 'rawdoc/table_explain.csv:4', message: 'row has no content; skipped' },
+        { where: 'rawdoc/table_explain.csv:7', message: 'row has no content; skipped' },
+      ]);
+    }
   });
 
   it('reads the same encodings as validation sets (one decoder): UTF-16LE with BOM', () => {
