@@ -25,11 +25,8 @@ const { values } = parseArgs({
 const dist = (p) => import(path.join(repo, 'dist', 'src', p));
 const { loadConfig } = await dist('config/load-config.js');
 const { runIngest } = await dist('ingest/run-ingest.js');
-const { openRetriever } = await dist('retrieve/open-retriever.js');
-const { analyzerFromConfig } = await dist('indexing/build-indexes.js');
-const { answerQuestion } = await dist('answer/answer-question.js');
+const { createAnswerer } = await dist('answer/create-answerer.js');
 const { questionFromParts } = await dist('answer/parse-question.js');
-const { projectPaths } = await dist('paths.js');
 const { wilsonInterval, brierScore, expectedCalibrationError } = await dist('evaluate/metrics.js');
 
 const modes = values.modes.split(',');
@@ -54,16 +51,15 @@ async function ingestInto(rawFiles) {
 }
 
 async function evaluate(label, root, config, questions) {
-  const retriever = await openRetriever({ root, config });
-  const { analyzer } = analyzerFromConfig(root, config);
-  const prompts = projectPaths(root).prompts;
+  // The factory ask and eval use: the index, its analyzer and corpus statistics, built once.
+  const answerer = await createAnswerer({ root, config, answerer: 'offline', retrieval: true, topK, rerank: false, cache: false });
   for (const mode of modes) {
     const rows = [];
     const t0 = Date.now();
     let fallbacks = 0;
     for (const q of questions) {
       const parsed = questionFromParts(q.question, q.options);
-      const r = await answerQuestion(parsed, { retriever, llm: null, answerer: 'offline', mode, topK, rerank: false, prompts, analyzer });
+      const r = await answerer.answer(parsed, mode);
       if (r.fallback === 'no_evidence' || r.fallback === 'off_topic') fallbacks++;
       rows.push({ ok: r.answer === q.answer, conf: r.confidence, kind: parsed.kind, answered: r.answer !== '' });
     }
@@ -75,7 +71,7 @@ async function evaluate(label, root, config, questions) {
     const ka = answered.filter((r) => r.ok).length;
     console.log(`  ${label} ${mode.padEnd(7)} accuracy ${(100 * k / rows.length).toFixed(1)}% (${k}/${rows.length}, 95% CI ${(100 * lo).toFixed(1)}–${(100 * hi).toFixed(1)})  Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  no-answer ${fallbacks} (accuracy on answered ${answered.length ? (100 * ka / answered.length).toFixed(1) : '-'}% of ${answered.length})  ${ms.toFixed(0)} ms/q`);
   }
-  retriever.close();
+  answerer.close();
 }
 
 function readQuestions(file) {

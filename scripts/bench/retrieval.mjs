@@ -21,9 +21,13 @@ const MODES = ['keyword', 'vector', 'hybrid'];
 
 const { loadConfig } = await import(path.join(repo, 'dist/src/config/load-config.js'));
 const { runIngest } = await import(path.join(repo, 'dist/src/ingest/run-ingest.js'));
-const { buildIndexes, analyzerFromConfig } = await import(path.join(repo, 'dist/src/indexing/build-indexes.js'));
+const { buildIndexes } = await import(path.join(repo, 'dist/src/indexing/build-indexes.js'));
+const { analyzerFromConfig } = await import(path.join(repo, 'dist/src/text/analyzer-from-config.js'));
 const { openRetriever } = await import(path.join(repo, 'dist/src/retrieve/open-retriever.js'));
 const { writeFtsIndex } = await import(path.join(repo, 'dist/src/indexing/fts-index.js'));
+const { applyFaissThreadDefaults } = await import(path.join(repo, 'dist', 'src', 'indexing', 'load-faiss.js'));
+// As the CLI entry does: FAISS's thread libraries read these when they load.
+applyFaissThreadDefaults(process.env);
 const { createVectorIndex } = await import(path.join(repo, 'dist/src/indexing/vector-index.js'));
 const { loadLsa } = await import(path.join(repo, 'dist/src/indexing/embedders/lsa-embedder.js'));
 const { readVectorMeta, writeVectorMeta } = await import(path.join(repo, 'dist/src/indexing/vector-meta.js'));

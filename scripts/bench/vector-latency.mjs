@@ -19,6 +19,9 @@ const Q = opt('queries', 200);
 const K = 10;
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
+const { applyFaissThreadDefaults } = await import(path.join(repo, 'dist', 'src', 'indexing', 'load-faiss.js'));
+// As the CLI entry does: FAISS's thread libraries read these when they load.
+applyFaissThreadDefaults(process.env);
 const { createVectorIndex, faissStatus } = await import(path.join(repo, 'dist', 'src', 'indexing', 'vector-index.js'));
 const { percentile } = await import(path.join(repo, 'dist', 'src', 'evaluate', 'metrics.js'));
 

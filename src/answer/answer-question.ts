@@ -1,7 +1,6 @@
-import { UserError } from '../errors.js';
+import { NotReadyError } from '../errors.js';
 import type { Retriever } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
-import { createAnalyzer } from '../text/analyzer.js';
 import type { Chunk, Hit } from '../types.js';
 import type { AnswerMode, AnswerResult, EvidenceItem, ParsedQuestion } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
@@ -29,8 +28,16 @@ export interface AnswerDeps {
   rerank: boolean;
   /** Loaded prompts, or the folder holding them (`projectPaths(root).prompts`). */
   prompts: PromptSet | string;
-  /** The analyzer the index was built with (user dictionary included); a default one otherwise. */
-  analyzer?: Analyzer;
+  /**
+   * The analyzer the index was built with (user dictionary included). Required: a default analyzer without the
+   * user dictionary would cut queries differently from the index, silently.
+   */
+  analyzer: Analyzer;
+  /**
+   * Statistics of `retriever.chunks` under `analyzer` (`buildCorpusStats`). Callers answering many questions
+   * build them once and pass them (`createAnswerer` does); without them each call builds its own.
+   */
+  stats?: CorpusStats;
   /** Candidates recalled before the LLM rerank (default max(20, 3 × topK)). */
   rerankDepth?: number;
   /** The exam the prompts name (`exam.name`); default 基金从业资格. */
@@ -46,18 +53,9 @@ export interface AnswerDeps {
 /** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
 export const UNSUPPORTED_MAX_CONFIDENCE = 0.5;
 
-// Corpus statistics are a pure function of the retriever's chunks; memoised per retriever so eval's
-// hundreds of calls do not re-tokenise the corpus. Entries vanish with the retriever.
-const statsCache = new WeakMap<Retriever, { analyzer: Analyzer; stats: CorpusStats }>();
-let defaultAnalyzer: Analyzer | undefined;
-
-function corpusFor(retriever: Retriever, analyzer: Analyzer | undefined): { analyzer: Analyzer; stats: CorpusStats } {
-  const cached = statsCache.get(retriever);
-  if (cached && (!analyzer || cached.analyzer === analyzer)) return cached;
-  const a = analyzer ?? (defaultAnalyzer ??= createAnalyzer());
-  const entry = { analyzer: a, stats: buildCorpusStats(retriever.chunks, a) };
-  statsCache.set(retriever, entry);
-  return entry;
+/** The analyzer and corpus statistics for one call: the caller's, or statistics built now from the retriever's chunks. */
+function corpusFor(retriever: Retriever, deps: AnswerDeps): { analyzer: Analyzer; stats: CorpusStats } {
+  return { analyzer: deps.analyzer, stats: deps.stats ?? buildCorpusStats(retriever.chunks, deps.analyzer) };
 }
 
 /** The text used to recall evidence for the whole question: stem, statements and options. */
@@ -85,19 +83,19 @@ function bestQuote(chunk: Chunk, claim: string, analyzer: Analyzer): string {
 /**
  * Answers one parsed question. The offline answerer needs a retriever; the LLM answerer needs an LLM and,
  * except in baseline mode, a retriever. LLM failures never throw: they end in the offline answer with
- * `fallback: 'llm_failed'`. Misconfiguration (baseline without an LLM) is a `UserError`.
+ * `fallback: 'llm_failed'`. Misconfiguration (baseline without an LLM, no index) is a `NotReadyError` (exit 5).
  */
 export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps): Promise<AnswerResult> {
   const started = Date.now();
   const prompts = typeof deps.prompts === 'string' ? loadPrompts(deps.prompts) : deps.prompts;
   if (deps.answerer === 'offline') {
-    if (deps.mode === 'baseline') throw new UserError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL and EXAM_COPILOT_LLM_BASE_URL); use --mode hybrid for the offline answerer');
-    if (!deps.retriever) throw new UserError('the offline answerer needs an index; run `exam-copilot ingest`');
-    const { analyzer, stats } = corpusFor(deps.retriever, deps.analyzer);
+    if (deps.mode === 'baseline') throw new NotReadyError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL and EXAM_COPILOT_LLM_BASE_URL); use --mode hybrid for the offline answerer');
+    if (!deps.retriever) throw new NotReadyError('the offline answerer needs an index; run `exam-copilot ingest`');
+    const { analyzer, stats } = corpusFor(deps.retriever, deps);
     return answerOffline(question, { retriever: deps.retriever, analyzer, stats, mode: deps.mode, topK: deps.topK, ...selective(deps) });
   }
   const llm = deps.llm;
-  if (!llm) throw new UserError('--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
+  if (!llm) throw new NotReadyError('--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
 
   // One budget for every LLM call this question makes (rerank, answer, repair, retries).
   const deadline = createDeadline(deps.deadlineMs ?? llm.deadlineMs);
@@ -113,9 +111,9 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
     }
   }
 
-  if (!deps.retriever) throw new UserError('retrieval modes need an index; run `exam-copilot ingest`');
+  if (!deps.retriever) throw new NotReadyError('retrieval modes need an index; run `exam-copilot ingest`');
   const retriever = deps.retriever;
-  const { analyzer, stats } = corpusFor(retriever, deps.analyzer);
+  const { analyzer, stats } = corpusFor(retriever, deps);
   const query = questionQuery(question);
   const tokens = [...new Set(analyzer.tokens(query))];
   const vocab = tokens.length === 0 ? 0 : tokens.filter((t) => stats.df(t) > 0).length / tokens.length;

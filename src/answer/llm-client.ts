@@ -7,6 +7,7 @@ import type { EndpointConfig } from '../config/load-config.js';
 import { endpointSecrets, redactText, redactUrl } from '../config/redact.js';
 import type { Deadline } from './llm-deadline.js';
 import { createDeadline, formatSeconds } from './llm-deadline.js';
+import { createLimiter } from '../limiter.js';
 
 /**
  * A chat client for any OpenAI-compatible endpoint, built on the real `openai` package with its own
@@ -229,7 +230,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   const secrets = endpointSecrets(endpoint);
   const redact = (t: string): string => redactText(t, secrets);
   const cache = options.cachePath && !options.noCache ? openLlmCache(options.cachePath, { maxEntries: endpoint.cacheMaxEntries, maxBytes: endpoint.cacheMaxBytes, redact }) : null;
-  const limit = semaphore(Math.max(1, endpoint.concurrency));
+  const limiter = createLimiter({ concurrency: Math.max(1, endpoint.concurrency) });
   const shownURL = redactUrl(endpoint.baseURL);
   const where = `LLM ${endpoint.model} @ ${shownURL}`;
   const hasKey = Boolean(endpoint.apiKey) && endpoint.apiKey !== 'not-needed';
@@ -336,7 +337,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       const deadline = callOptions.deadline ?? createDeadline(deadlineMs);
       let result: ChatResult;
       try {
-        result = await limit(() => withRetries(request, deadline));
+        result = await limiter.run(() => withRetries(request, deadline));
       } catch (error) {
         if (error instanceof LlmError && error.kind !== 'response_format' && error.kind !== 'bad_request') {
           consecutiveFailures++;
@@ -510,18 +511,3 @@ export function clearLlmCache(file: string): LlmCacheStats {
   return before;
 }
 
-/** Runs at most `n` tasks at once. */
-function semaphore(n: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}

@@ -1,19 +1,10 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
-import { describeEndpoint, redactSecrets } from '../config/load-config.js';
-import { UserError } from '../errors.js';
-import { analyzerFromConfig } from '../indexing/build-indexes.js';
-import { indexGeneration } from '../ingest/freshness.js';
-import { projectPaths } from '../paths.js';
-import type { Retriever } from '../retrieve/retriever.js';
-import type { Analyzer } from '../text/analyzer.js';
+import { NotReadyError } from '../errors.js';
 import type { Warning } from '../types.js';
-import { answerQuestion } from './answer-question.js';
 import type { AnswerMode, AnswerResult, ParsedQuestion } from './answer-types.js';
-import type { LlmClient } from './llm-client.js';
-import { createLlmClient } from './llm-client.js';
+import { chooseAnswerer } from './choose-answerer.js';
+import { createAnswerer } from './create-answerer.js';
 import { parseQuestion } from './parse-question.js';
-import type { PromptSet } from './prompt-templates.js';
-import { loadPrompts } from './prompt-templates.js';
 
 /** Options of `exam-copilot ask` (one question) and of an ask session (REPL, piped questions). */
 export interface AskOptions {
@@ -48,61 +39,32 @@ export interface AskSession {
   close(): void;
 }
 
-/** Opens what answering needs: the retriever (not in baseline mode), the analyzer, the LLM client and the prompts. */
+/** Opens what answering needs (through `createAnswerer`, as eval does): the index unless baseline, the analyzer, the LLM client and the prompts. */
 export async function openAskSession(options: Omit<AskOptions, 'showContext'>): Promise<AskSession> {
-  const { root, config } = options;
-  const answerer = options.answerer ?? (config.llm ? 'llm' : 'offline');
-  if (answerer === 'llm' && !config.llm) {
-    throw new UserError('--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
-  }
+  const answerer = chooseAnswerer(options.config, options.answerer);
   if (options.mode === 'baseline' && answerer !== 'llm') {
-    throw new UserError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL); use --mode hybrid for the offline answerer');
+    throw new NotReadyError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL); use --mode hybrid for the offline answerer');
   }
-  const paths = projectPaths(root);
-  const prompts: PromptSet = loadPrompts(paths.prompts);
-  const warnings: Warning[] = [];
-  let retriever: Retriever | null = null;
-  let analyzer: Analyzer | undefined;
-  let generation: string | null = null;
-  const open = async (): Promise<Warning[]> => {
-    const { openRetriever } = await import('../retrieve/open-retriever.js');
-    generation = indexGeneration(root);
-    const opened = await openRetriever({ root, config });
-    retriever = opened;
-    ({ analyzer } = analyzerFromConfig(root, config));
-    return [...opened.warnings];
-  };
-  if (options.mode !== 'baseline') warnings.push(...(await open()));
-  /** A REPL or pipe can outlive an index: after another ingest swapped in a new build, reopen it. */
-  const reopenIfRebuilt = async (): Promise<void> => {
-    if (!retriever || indexGeneration(root) === generation) return;
-    retriever.close();
-    retriever = null;
-    await open();
-  };
-  let llm: LlmClient | null = null;
-  if (answerer === 'llm' && config.llm) {
-    llm = createLlmClient({ endpoint: config.llm, cachePath: paths.llmCache, noCache: !options.cache });
-  }
-  const endpoint = config.llm && llm ? describeEndpoint(config.llm) : undefined;
+  const opened = await createAnswerer({
+    root: options.root,
+    config: options.config,
+    answerer,
+    retrieval: options.mode !== 'baseline',
+    topK: options.topK,
+    rerank: options.rerank,
+    cache: options.cache,
+    ...(options.guess ? { guess: true } : {}),
+  });
   const answer = async (question: ParsedQuestion): Promise<AskResult> => {
-    await reopenIfRebuilt();
-    const result = await answerQuestion(question, { retriever, llm, answerer, mode: options.mode, topK: options.topK, rerank: options.rerank, prompts, examName: config.exam.name, ...(analyzer ? { analyzer } : {}),
-      ...(config.answer.abstainBelow !== undefined ? { abstainBelow: config.answer.abstainBelow } : {}), ...(options.guess ? { guess: true } : {}) });
-    // Belt and braces: nothing the LLM path produced may carry the key.
-    if (result.message) result.message = redactSecrets(result.message, config);
-    if (result.warnings) result.warnings = result.warnings.map((w) => redactSecrets(w, config));
-    return { result, ...(endpoint ? { endpoint } : {}), warnings: [] };
+    const result = await opened.answer(question, options.mode);
+    return { result, ...(opened.endpoint ? { endpoint: opened.endpoint } : {}), warnings: [] };
   };
   return {
     answerer,
-    warnings,
+    warnings: [...opened.warnings],
     answer,
     ask: (text, opts) => answer(parseQuestion(text, opts ? { options: opts } : {})),
-    close() {
-      llm?.close();
-      retriever?.close();
-    },
+    close: () => opened.close(),
   };
 }
 

@@ -119,6 +119,9 @@ type FileConfig = z.infer<typeof fileSchema>;
 /** Default user dictionary shipped in rawdoc/ (exam terms jieba would otherwise split). */
 export const DEFAULT_USER_DICT = 'rawdoc/userdict.txt';
 
+/** Reads a value from the merged environment (`.env` under the process environment); blank counts as unset. */
+type EnvLookup = (...names: string[]) => string | undefined;
+
 /**
  * Reads configuration from, in increasing precedence: defaults, `exam-copilot.config.json` in the root,
  * `.env` in the root, and the process environment. Problems that still leave a usable value become
@@ -127,87 +130,9 @@ export const DEFAULT_USER_DICT = 'rawdoc/userdict.txt';
 export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): LoadedConfig {
   const paths = projectPaths(options.root);
   const warnings: Warning[] = [];
-  let file: FileConfig = {};
-  if (existsSync(paths.configFile)) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(paths.configFile, 'utf8'));
-    } catch (error) {
-      throw new UserError(`${paths.configFile}: not valid JSON (${(error as Error).message}); fix the file or remove it`);
-    }
-    const parsed = fileSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-      throw new UserError(`${paths.configFile}: ${where}: ${issue?.message ?? 'invalid'}; see the README's Configuration section`);
-    }
-    file = parsed.data;
-  }
-
-  let dotenv: Record<string, string> = {};
-  if (existsSync(paths.envFile)) {
-    try {
-      dotenv = parseEnv(readFileSync(paths.envFile, 'utf8')) as Record<string, string>;
-    } catch (error) {
-      warnings.push({ where: paths.envFile, message: `ignored: ${(error as Error).message}` });
-    }
-  }
-  // The real environment wins over .env, as dotenv does.
-  const env: Record<string, string | undefined> = { ...dotenv, ...(options.env ?? process.env) };
-  const pick = (...names: string[]): string | undefined => {
-    for (const name of names) {
-      const value = env[name];
-      if (value !== undefined && value.trim() !== '') return value.trim();
-    }
-    return undefined;
-  };
-  const num = (name: string, fallback: number): number => {
-    const value = pick(name);
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) {
-      warnings.push({ where: `env ${name}`, message: `ignored non-numeric value ${JSON.stringify(value)}` });
-      return fallback;
-    }
-    return n;
-  };
-
-  const llmBaseURL = pick('EXAM_COPILOT_LLM_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_BASE') ?? file.llm?.baseURL;
-  const llmApiKey = pick('EXAM_COPILOT_LLM_API_KEY', 'OPENAI_API_KEY') ?? file.llm?.apiKey;
-  const llmModel = pick('EXAM_COPILOT_LLM_MODEL', 'OPENAI_MODEL') ?? file.llm?.model;
-  let llm: ExamCopilotConfig['llm'] = null;
-  if (llmBaseURL || llmApiKey || llmModel) {
-    if (!llmModel) {
-      warnings.push({ where: 'llm', message: 'an LLM endpoint or key is set but no model (EXAM_COPILOT_LLM_MODEL / OPENAI_MODEL); using the offline answerer' });
-    } else {
-      // 30 s: rerank + answer on a hosted endpoint take a few seconds, so this leaves room for one retry, and an
-      // interactive user is better served by the offline answer than by a longer wait.
-      const deadlineMs = num('EXAM_COPILOT_LLM_DEADLINE_MS', file.llm?.deadlineMs ?? 30_000);
-      llm = {
-        baseURL: llmBaseURL ?? 'https://api.openai.com/v1',
-        // Local servers (Ollama, vLLM) accept any key; the openai client insists on one.
-        apiKey: llmApiKey ?? 'not-needed',
-        model: llmModel,
-        timeoutMs: num('EXAM_COPILOT_LLM_TIMEOUT_MS', file.llm?.timeoutMs ?? Math.round(deadlineMs / 2)),
-        deadlineMs,
-        maxRetries: num('EXAM_COPILOT_LLM_MAX_RETRIES', file.llm?.maxRetries ?? 3),
-        concurrency: num('EXAM_COPILOT_LLM_CONCURRENCY', file.llm?.concurrency ?? 4),
-        cacheMaxEntries: file.llm?.cacheMaxEntries ?? 10_000,
-        cacheMaxBytes: file.llm?.cacheMaxBytes ?? 64 * 1024 * 1024,
-      };
-    }
-  }
-
-  const embedderKind = pick('EXAM_COPILOT_EMBEDDER') ?? file.embedder?.kind ?? 'lsa';
-  if (embedderKind !== 'lsa' && embedderKind !== 'transformers' && embedderKind !== 'openai') {
-    throw new UserError(`EXAM_COPILOT_EMBEDDER=${embedderKind}: unknown embedder; use lsa, transformers or openai`);
-  }
-  const embEndpointFile = file.embedder?.endpoint;
-  const embBaseURL = pick('EXAM_COPILOT_EMBEDDING_BASE_URL') ?? embEndpointFile?.baseURL ?? llm?.baseURL;
-  const embModel = pick('EXAM_COPILOT_EMBEDDING_MODEL') ?? embEndpointFile?.model ?? file.embedder?.model;
-  const embApiKey = pick('EXAM_COPILOT_EMBEDDING_API_KEY') ?? embEndpointFile?.apiKey ?? llm?.apiKey ?? 'not-needed';
-
-  const userDictRaw = file.userDict === undefined ? [DEFAULT_USER_DICT] : Array.isArray(file.userDict) ? file.userDict : [file.userDict];
+  const file = readConfigFile(paths.configFile);
+  const pick = environmentLookup(paths.envFile, options.env ?? process.env, warnings);
+  const llm = resolveLlm(file, pick, warnings);
   const chunking = { minChars: 300, maxChars: 800, overlap: 100, ...file.chunking };
   if (chunking.minChars > chunking.maxChars || chunking.overlap >= chunking.minChars) {
     throw new UserError(`${paths.configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`);
@@ -215,41 +140,147 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
 
   const config: ExamCopilotConfig = {
     books: file.books ?? {},
-    chunking,
+    chunking: resolveChunking(file, paths.configFile),
     pdf: {
       pageTimeoutMs: file.pdf?.pageTimeoutMs ?? 15_000,
       fileTimeoutMs: file.pdf?.fileTimeoutMs ?? 300_000,
       password: pick('EXAM_COPILOT_PDF_PASSWORD') ?? file.pdf?.password,
     },
-    embedder: {
-      kind: embedderKind,
-      dimension: file.embedder?.dimension ?? 256,
-      model: pick('EXAM_COPILOT_EMBEDDER_MODEL') ?? file.embedder?.model,
-      modelPath: pick('EXAM_COPILOT_EMBEDDER_PATH') ?? file.embedder?.modelPath,
-      queryPrefix: file.embedder?.queryPrefix,
-      passagePrefix: file.embedder?.passagePrefix,
-      endpoint: embBaseURL && embModel ? { baseURL: embBaseURL, apiKey: embApiKey, model: embModel } : undefined,
-    },
-    vector: {
-      index: file.vector?.index ?? 'flat',
-      backend: (pick('EXAM_COPILOT_VECTOR_BACKEND') as 'auto' | 'faiss' | 'js' | undefined) ?? file.vector?.backend ?? 'auto',
-      hnswM: file.vector?.hnswM ?? 32,
-    },
+    embedder: resolveEmbedder(file, pick, llm),
+    vector: resolveVector(file, pick),
     retrieval: {
       rrfK: file.retrieval?.rrfK ?? 60,
       weights: { keyword: 1, vector: 1, ...file.retrieval?.weights },
       depth: file.retrieval?.depth ?? 50,
       neighbours: file.retrieval?.neighbours ?? 0,
     },
-    userDict: userDictRaw,
+    userDict: file.userDict === undefined ? [DEFAULT_USER_DICT] : Array.isArray(file.userDict) ? file.userDict : [file.userDict],
     answer: { abstainBelow: file.answer?.abstainBelow },
     llm,
     exam: { name: file.exam?.name ?? '基金从业资格' },
   };
-  if (!['auto', 'faiss', 'js'].includes(config.vector.backend)) {
-    throw new UserError(`EXAM_COPILOT_VECTOR_BACKEND=${config.vector.backend}: use auto, faiss or js`);
-  }
   return { config, warnings };
+}
+
+/** Step 1: the config file, validated against the schema; `{}` when there is none. */
+function readConfigFile(configFile: string): FileConfig {
+  if (!existsSync(configFile)) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configFile, 'utf8'));
+  } catch (error) {
+    throw new UserError(`${configFile}: not valid JSON (${(error as Error).message}); fix the file or remove it`);
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+    throw new UserError(`${configFile}: ${where}: ${issue?.message ?? 'invalid'}; see the README's Configuration section`);
+  }
+  return parsed.data;
+}
+
+/** Step 2: `.env` under the real environment (the real environment wins, as dotenv does). */
+function environmentLookup(envFile: string, processEnv: NodeJS.ProcessEnv, warnings: Warning[]): EnvLookup {
+  let dotenv: Record<string, string> = {};
+  if (existsSync(envFile)) {
+    try {
+      dotenv = parseEnv(readFileSync(envFile, 'utf8')) as Record<string, string>;
+    } catch (error) {
+      warnings.push({ where: envFile, message: `ignored: ${(error as Error).message}` });
+    }
+  }
+  const env: Record<string, string | undefined> = { ...dotenv, ...processEnv };
+  return (...names) => {
+    for (const name of names) {
+      const value = env[name];
+      if (value !== undefined && value.trim() !== '') return value.trim();
+    }
+    return undefined;
+  };
+}
+
+/**
+ * A whole number from the environment, at least `min`; anything else is a warning and the fallback.
+ * `min` is 0 for counts where zero means "none" (`EXAM_COPILOT_LLM_MAX_RETRIES=0`: fail on the first error).
+ */
+function envInteger(pick: EnvLookup, name: string, fallback: number, min: number, warnings: Warning[]): number {
+  const value = pick(name);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    warnings.push({ where: `env ${name}`, message: `ignored ${JSON.stringify(value)}: needs a whole number ≥ ${min}; using ${fallback}` });
+    return fallback;
+  }
+  return n;
+}
+
+/** Step 3: the LLM endpoint, or null (offline answerer) when no model is configured. */
+function resolveLlm(file: FileConfig, pick: EnvLookup, warnings: Warning[]): ExamCopilotConfig['llm'] {
+  const baseURL = pick('EXAM_COPILOT_LLM_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_BASE') ?? file.llm?.baseURL;
+  const apiKey = pick('EXAM_COPILOT_LLM_API_KEY', 'OPENAI_API_KEY') ?? file.llm?.apiKey;
+  const model = pick('EXAM_COPILOT_LLM_MODEL', 'OPENAI_MODEL') ?? file.llm?.model;
+  if (!baseURL && !apiKey && !model) return null;
+  if (!model) {
+    warnings.push({ where: 'llm', message: 'an LLM endpoint or key is set but no model (EXAM_COPILOT_LLM_MODEL / OPENAI_MODEL); using the offline answerer' });
+    return null;
+  }
+  // 30 s: rerank + answer on a hosted endpoint take a few seconds, so this leaves room for one retry, and an
+  // interactive user is better served by the offline answer than by a longer wait.
+  const deadlineMs = envInteger(pick, 'EXAM_COPILOT_LLM_DEADLINE_MS', file.llm?.deadlineMs ?? 30_000, 1, warnings);
+  return {
+    baseURL: baseURL ?? 'https://api.openai.com/v1',
+    // Local servers (Ollama, vLLM) accept any key; the openai client insists on one.
+    apiKey: apiKey ?? 'not-needed',
+    model,
+    timeoutMs: envInteger(pick, 'EXAM_COPILOT_LLM_TIMEOUT_MS', file.llm?.timeoutMs ?? Math.round(deadlineMs / 2), 1, warnings),
+    deadlineMs,
+    maxRetries: envInteger(pick, 'EXAM_COPILOT_LLM_MAX_RETRIES', file.llm?.maxRetries ?? 3, 0, warnings),
+    concurrency: envInteger(pick, 'EXAM_COPILOT_LLM_CONCURRENCY', file.llm?.concurrency ?? 4, 1, warnings),
+    cacheMaxEntries: file.llm?.cacheMaxEntries ?? 10_000,
+    cacheMaxBytes: file.llm?.cacheMaxBytes ?? 64 * 1024 * 1024,
+  };
+}
+
+/** Step 4: the embedder; an `openai` embedder defaults to the LLM's endpoint and key. */
+function resolveEmbedder(file: FileConfig, pick: EnvLookup, llm: ExamCopilotConfig['llm']): ExamCopilotConfig['embedder'] {
+  const kind = pick('EXAM_COPILOT_EMBEDDER') ?? file.embedder?.kind ?? 'lsa';
+  if (kind !== 'lsa' && kind !== 'transformers' && kind !== 'openai') {
+    throw new UserError(`EXAM_COPILOT_EMBEDDER=${kind}: unknown embedder; use lsa, transformers or openai`);
+  }
+  const endpointFile = file.embedder?.endpoint;
+  const baseURL = pick('EXAM_COPILOT_EMBEDDING_BASE_URL') ?? endpointFile?.baseURL ?? llm?.baseURL;
+  const model = pick('EXAM_COPILOT_EMBEDDING_MODEL') ?? endpointFile?.model ?? file.embedder?.model;
+  const apiKey = pick('EXAM_COPILOT_EMBEDDING_API_KEY') ?? endpointFile?.apiKey ?? llm?.apiKey ?? 'not-needed';
+  return {
+    kind,
+    dimension: file.embedder?.dimension ?? 256,
+    model: pick('EXAM_COPILOT_EMBEDDER_MODEL') ?? file.embedder?.model,
+    modelPath: pick('EXAM_COPILOT_EMBEDDER_PATH') ?? file.embedder?.modelPath,
+    queryPrefix: file.embedder?.queryPrefix,
+    passagePrefix: file.embedder?.passagePrefix,
+    endpoint: baseURL && model ? { baseURL, apiKey, model } : undefined,
+  };
+}
+
+/** Step 5: the vector backend and index kind. */
+function resolveVector(file: FileConfig, pick: EnvLookup): ExamCopilotConfig['vector'] {
+  // EXAM_COPILOT_DISABLE_FAISS=1 forces the exact JS index (to compare backends, or where the native binding misbehaves).
+  const disabled = pick('EXAM_COPILOT_DISABLE_FAISS') === '1';
+  const backend = disabled ? 'js' : (pick('EXAM_COPILOT_VECTOR_BACKEND') ?? file.vector?.backend ?? 'auto');
+  if (backend !== 'auto' && backend !== 'faiss' && backend !== 'js') {
+    throw new UserError(`EXAM_COPILOT_VECTOR_BACKEND=${backend}: use auto, faiss or js`);
+  }
+  return { index: file.vector?.index ?? 'flat', backend, hnswM: file.vector?.hnswM ?? 32 };
+}
+
+/** Step 6: chunk sizes, checked against each other (the schema checks each alone). */
+function resolveChunking(file: FileConfig, configFile: string): ExamCopilotConfig['chunking'] {
+  const chunking = { minChars: 300, maxChars: 800, overlap: 100, ...file.chunking };
+  if (chunking.minChars > chunking.maxChars || chunking.overlap >= chunking.minChars) {
+    throw new UserError(`${configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`);
+  }
+  return chunking;
 }
 
 /** A printable description of an endpoint that never includes the key. */

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, NotReadyError } from '../errors.js';
 import { projectPaths } from '../paths.js';
 
 /** The verdict of one check. `fail` means a command the user will run is broken; `warn` means degraded. */
@@ -64,6 +64,9 @@ const checkFaiss: Check = async ({ config }) => {
   try {
     const { faissStatus } = await import('../indexing/vector-index.js');
     const status = await faissStatus();
+    if (config.vector.backend === 'js') {
+      return { name: 'faiss', status: 'ok', message: 'vector backend js chosen (vector.backend, EXAM_COPILOT_VECTOR_BACKEND or EXAM_COPILOT_DISABLE_FAISS): the exact JS flat index' };
+    }
     if (status.available) return { name: 'faiss', status: 'ok', message: `native FAISS loaded${status.version ? ` (${status.version})` : ''}` };
     const wanted = config.vector.backend === 'faiss' || config.vector.index === 'hnsw';
     return {
@@ -79,7 +82,7 @@ const checkFaiss: Check = async ({ config }) => {
 
 const checkJieba: Check = async ({ root, config }) => {
   try {
-    const { analyzerFromConfig } = await import('../indexing/build-indexes.js');
+    const { analyzerFromConfig } = await import('../text/analyzer-from-config.js');
     const { readUserDictionary } = await import('../text/analyzer.js');
     const { analyzer, warnings } = analyzerFromConfig(root, config);
     const tokens = analyzer.tokens('基金份额持有人大会');
@@ -125,20 +128,24 @@ const checkIndex: Check = async ({ root, config }) => {
   }
 };
 
-const checkEmbedder: Check = ({ root, config }) => {
+/**
+ * Whether `search`, `ask` and `eval` can open the index with this configuration. It runs the very check they
+ * run (`openRetriever`: embedder kind, model and dimension, the loaded embedder's id, and the analyzer's
+ * dictionary fingerprint against the keyword index), so doctor cannot say "ok" where search exits 5.
+ */
+const checkEmbedder: Check = async ({ root, config }) => {
   const paths = projectPaths(root);
   const configured = config.embedder.kind === 'lsa' ? `lsa (${config.embedder.dimension} dims, fitted at ingest, offline)` : `${config.embedder.kind}${config.embedder.model ? ` ${config.embedder.model}` : ''}`;
-  const metaFile = path.join(paths.faissDir, 'meta.json');
-  if (!existsSync(metaFile)) return Promise.resolve({ name: 'embedder', status: 'ok', message: `configured: ${configured}; no vector index yet` });
+  if (!existsSync(path.join(paths.faissDir, 'meta.json'))) return { name: 'embedder', status: 'ok', message: `configured: ${configured}; no vector index yet` };
   try {
-    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { embedderKind?: string; embedderId?: string; backend?: string; count?: number; dimension?: number };
-    if (meta.embedderKind && meta.embedderKind !== config.embedder.kind) {
-      return Promise.resolve({ name: 'embedder', status: 'fail', message: `index built with ${meta.embedderKind}, config says ${config.embedder.kind}`, fix: 'run `exam-copilot ingest --force` or change the embedder back' });
-    }
+    const { openRetriever } = await import('../retrieve/open-retriever.js');
+    const retriever = await openRetriever({ root, config });
+    retriever.close();
     // LSA caps its dimension at the corpus size, so the index may hold fewer dimensions than configured.
-    return Promise.resolve({ name: 'embedder', status: 'ok', message: `${configured}; index has ${meta.count ?? '?'} vectors of ${meta.dimension ?? '?'} dims (${meta.backend ?? '?'} backend)` });
+    return { name: 'embedder', status: 'ok', message: `${configured}; the index matches it (${retriever.embedderId}, ${retriever.chunks.length} chunks, ${retriever.vectorBackend} backend)` };
   } catch (error) {
-    return Promise.resolve({ name: 'embedder', status: 'fail', message: `${metaFile}: ${errorMessage(error)}`, fix: 'run `exam-copilot ingest --force`' });
+    const fix = error instanceof NotReadyError ? 'run `exam-copilot ingest --force`, or change the embedder or dictionary back' : 'run `exam-copilot ingest --force`';
+    return { name: 'embedder', status: 'fail', message: redactSecrets(errorMessage(error), config), fix };
   }
 };
 

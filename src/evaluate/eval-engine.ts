@@ -1,9 +1,6 @@
 import type { AnswerMode, AnswerResult } from '../answer/answer-types.js';
-import type { LlmClient } from '../answer/llm-client.js';
+import type { AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
-import { projectPaths } from '../paths.js';
-import type { OpenedRetriever } from '../retrieve/open-retriever.js';
-import type { Analyzer } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { EvalRow } from './eval-types.js';
 
@@ -21,7 +18,7 @@ export interface EvalEngine {
 export interface EvalEngineOptions {
   root: string;
   config: ExamCopilotConfig;
-  answerer: 'offline' | 'llm';
+  answerer: AnswererKind;
   topK: number;
   noCache: boolean;
   /** Open the index (false when only baseline runs). */
@@ -31,60 +28,30 @@ export interface EvalEngineOptions {
 }
 
 /**
- * The real engine: the index via `openRetriever`, the LLM client when the answerer is the LLM, and the same
- * `answerQuestion` that `ask` uses, so eval measures exactly what users get. Heavy modules load lazily.
+ * The real engine: `createAnswerer`, the same factory `ask` uses, so eval measures exactly what users get.
+ * Heavy modules load lazily, so importing `run-eval` stays cheap.
  */
 export async function openEvalEngine(options: EvalEngineOptions): Promise<EvalEngine> {
-  const { root, config } = options;
-  const paths = projectPaths(root);
-  const { answerQuestion } = await import('../answer/answer-question.js');
+  const { createAnswerer } = await import('../answer/create-answerer.js');
   const { questionFromParts } = await import('../answer/parse-question.js');
-  const { loadPrompts } = await import('../answer/prompt-templates.js');
-  const prompts = loadPrompts(paths.prompts);
-  let retriever: OpenedRetriever | null = null;
-  let analyzer: Analyzer | undefined;
-  if (options.retrieval) {
-    const { openRetriever } = await import('../retrieve/open-retriever.js');
-    retriever = await openRetriever({ root, config });
-    const { analyzerFromConfig } = await import('../indexing/build-indexes.js');
-    analyzer = analyzerFromConfig(root, config).analyzer;
-  }
-  let llm: LlmClient | null = null;
-  if (options.answerer === 'llm' && config.llm) {
-    const { createLlmClient } = await import('../answer/llm-client.js');
-    llm = createLlmClient({
-      endpoint: { ...config.llm, concurrency: options.concurrency ?? config.llm.concurrency },
-      cachePath: options.noCache ? null : paths.llmCache,
-      noCache: options.noCache,
-    });
-  }
+  const answerer = await createAnswerer({
+    root: options.root,
+    config: options.config,
+    answerer: options.answerer,
+    retrieval: options.retrieval,
+    topK: options.topK,
+    // Eval measures the answer `ask` gives: the LLM path reranks, the offline path has no reranker.
+    rerank: options.answerer === 'llm',
+    cache: !options.noCache,
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    // One run scores one index.
+    reopenOnRebuild: false,
+  });
   return {
-    embedderId: retriever?.embedderId ?? 'none',
-    async answer(row, mode) {
-      const question = questionFromParts(row.question, Object.fromEntries(row.options.map((o) => [o.letter, o.text])));
-      return answerQuestion(question, {
-        retriever,
-        llm,
-        answerer: options.answerer,
-        mode,
-        topK: options.topK,
-        // Eval measures the answer `ask` gives: the LLM path reranks, the offline path has no reranker.
-        rerank: options.answerer === 'llm',
-        prompts,
-        examName: config.exam.name,
-        ...(analyzer ? { analyzer } : {}),
-        ...(options.config.answer.abstainBelow !== undefined ? { abstainBelow: options.config.answer.abstainBelow } : {}),
-      });
-    },
-    chunk: (id) => retriever?.chunk(id),
-    llmNotice() {
-      const circuit = llm?.circuit();
-      if (!circuit?.open) return null;
-      return `the LLM was not called for ${circuit.skipped} more call(s) after ${circuit.reason ?? 'repeated failures'}; those questions were answered offline and marked llm_failed; rerun with --resume to retry them with the LLM`;
-    },
-    close() {
-      retriever?.close();
-      llm?.close();
-    },
+    embedderId: answerer.embedderId,
+    answer: (row, mode) => answerer.answer(questionFromParts(row.question, Object.fromEntries(row.options.map((o) => [o.letter, o.text]))), mode),
+    chunk: (id) => answerer.chunk(id),
+    llmNotice: () => answerer.llmNotice(),
+    close: () => answerer.close(),
   };
 }

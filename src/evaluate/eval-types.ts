@@ -32,6 +32,12 @@ export interface EvalRow {
 }
 
 /** A validation set read from disk: valid rows plus one warning per skipped row. */
+/** The kinds of bad validation rows, each a warning with file and line. */
+export type RowIssue = 'empty_question' | 'too_few_options' | 'no_answer' | 'answer_not_an_option' | 'duplicate_id';
+
+/** How many rows had each kind of problem (kinds that did not occur are absent). */
+export type RowIssueCounts = Partial<Record<RowIssue, number>>;
+
 export interface LoadedDataset {
   file: string;
   format: 'csv' | 'xlsx';
@@ -42,6 +48,8 @@ export interface LoadedDataset {
   warnings: Warning[];
   /** Number of data rows skipped as invalid (each has a warning). */
   skipped: number;
+  /** Bad rows by kind (each also a warning naming file and line); a duplicate id is counted but its row is kept. */
+  issues: RowIssueCounts;
   /** Canonical column name → the header as found, for the report. */
   columns: Record<string, string>;
 }
@@ -172,6 +180,8 @@ export interface EvalReport {
   dataset: string;
   total: number;
   skipped: number;
+  /** Bad rows by kind, as `LoadedDataset.issues`. */
+  row_issues: RowIssueCounts;
   warnings: { where: string; message: string }[];
   modes: ModeReport[];
   skipped_modes: SkippedMode[];

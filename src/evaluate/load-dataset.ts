@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import iconv from 'iconv-lite';
 import { UserError } from '../errors.js';
+import { csvRecordLines } from '../text/csv-record-lines.js';
+import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import type { Warning } from '../types.js';
-import type { EvalRow, GoldEvidence, LoadedDataset, QuestionType } from './eval-types.js';
+import type { EvalRow, GoldEvidence, LoadedDataset, QuestionType, RowIssue, RowIssueCounts } from './eval-types.js';
 
 /** Canonical columns and the header spellings accepted for each (compared after `normalizeHeader`). */
 const ALIASES: Record<string, readonly string[]> = {
@@ -121,21 +122,6 @@ function parseType(raw: string): QuestionType | null | 'unknown' {
   return 'unknown';
 }
 
-/** Decodes CSV bytes: BOM-marked UTF-8/UTF-16, else UTF-8 when the bytes are valid UTF-8, else GB18030 (a superset of GBK, what Excel on a Chinese system writes). */
-export function decodeCsvBytes(bytes: Buffer): { text: string; encoding: string } {
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    return { text: bytes.subarray(3).toString('utf8'), encoding: 'utf-8-bom' };
-  }
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
-    return { text: iconv.decode(bytes.subarray(2), 'utf-16le'), encoding: 'utf-16le' };
-  }
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' };
-  } catch {
-    return { text: iconv.decode(bytes, 'gb18030'), encoding: 'gb18030' };
-  }
-}
-
 /** A raw table: header cells plus data rows with their 1-based starting line. */
 interface RawTable {
   header: string[];
@@ -155,13 +141,10 @@ function readCsvTable(text: string, file: string): RawTable {
   }
   const out: { line: number; cells: string[] }[] = [];
   let header: string[] | null = null;
-  for (const r of records) {
-    // info.lines is where the record ends; a quoted field can span lines.
-    // Skipped empty lines are part of `raw`; only newlines inside the record move its start up.
-    const rawBody = r.raw.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
-    const start = r.info.lines - (rawBody.match(/\n/g)?.length ?? 0);
+  const starts = csvRecordLines(records);
+  for (const [i, r] of records.entries()) {
     if (header === null) header = r.record;
-    else out.push({ line: start, cells: r.record });
+    else out.push({ line: starts[i] ?? 0, cells: r.record });
   }
   if (header === null) throw new UserError(`${file}: the file is empty; it needs a header row (question, A, B, C, D, answer)`);
   return { header, rows: out };
@@ -204,109 +187,113 @@ async function readXlsxTable(file: string): Promise<RawTable> {
 
 /**
  * Reads a validation set (CSV in UTF-8, UTF-8 with BOM or GBK; or the first sheet of an XLSX). Columns are found by
- * name with aliases; bad rows become warnings with their line number and are skipped and counted, never dropped silently.
+ * name with aliases; bad rows become warnings with their line number, are counted by kind, and are skipped (a
+ * duplicate id is kept under a new id), never dropped silently.
  */
 export async function loadDataset(file: string): Promise<LoadedDataset> {
-  const shown = file;
-  const ext = path.extname(file).toLowerCase();
-  let table: RawTable;
-  let encoding: string;
-  let format: 'csv' | 'xlsx';
-  if (ext === '.xlsx' || ext === '.xlsm') {
-    table = await readXlsxTable(file);
-    encoding = 'xlsx';
-    format = 'xlsx';
-  } else {
-    if (ext === '.xls') throw new UserError(`${shown}: old-style .xls is not supported; save it as .xlsx or CSV`);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new UserError(`${shown}: cannot read the validation set (${code === 'ENOENT' ? 'no such file' : (code ?? errorText(error))}); check the path`);
-    }
-    if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b) {
-      throw new UserError(`${shown}: looks like an XLSX workbook; give it the .xlsx extension`);
-    }
-    const decoded = decodeCsvBytes(bytes);
-    encoding = decoded.encoding;
-    format = 'csv';
-    table = readCsvTable(decoded.text, shown);
-  }
-  const cols = mapColumns(table.header, shown);
-  const warnings: Warning[] = [];
-  const rows: EvalRow[] = [];
-  const seenIds = new Map<string, number>();
-  let skipped = 0;
-  let unknownTypes = 0;
-  const cell = (cells: string[], name: string): string => {
-    const i = cols.index[name];
-    return i === undefined ? '' : (cells[i] ?? '').trim();
-  };
-  for (const { line, cells } of table.rows) {
-    const where = `${shown}:${line}`;
-    const skip = (message: string): void => {
-      warnings.push({ where, message: `${message}; row skipped` });
-      skipped++;
-    };
-    const question = cell(cells, 'question');
-    if (question === '') {
-      skip('empty question');
-      continue;
-    }
-    let options = cols.optionCols.map((o) => ({ letter: o.letter, text: (cells[o.col] ?? '').trim() })).filter((o) => o.text !== '');
-    if (options.length === 0 && cols.index.options !== undefined) options = splitOptionsCell(cell(cells, 'options'));
-    if (options.length < 2) {
-      skip(`only ${options.length} option${options.length === 1 ? '' : 's'} (needs at least 2)`);
-      continue;
-    }
-    const rawAnswer = cell(cells, 'answer');
-    const answer = normalizeAnswer(rawAnswer, options);
-    if (answer === null) {
-      skip(rawAnswer === '' ? 'no answer' : `answer ${JSON.stringify(rawAnswer)} is not an option letter`);
-      continue;
-    }
-    const missing = [...answer].filter((l) => !options.some((o) => o.letter === l));
-    if (missing.length > 0) {
-      skip(`answer ${JSON.stringify(rawAnswer)} is not among the options (${options.map((o) => o.letter).join('')})`);
-      continue;
-    }
-    let id = cell(cells, 'id');
-    if (id === '' && cols.unnamedIndex !== null) id = (cells[cols.unnamedIndex] ?? '').trim();
-    if (id === '') id = `L${line}`;
-    const firstLine = seenIds.get(id);
-    if (firstLine !== undefined) {
-      warnings.push({ where, message: `duplicate id ${JSON.stringify(id)} (first on line ${firstLine}); using id ${id}@${line}` });
-      id = `${id}@${line}`;
-    }
-    seenIds.set(id, line);
-    const gold: GoldEvidence = {};
-    for (const key of ['book', 'chapter', 'section', 'page', 'figure_ref'] as const) {
-      const v = cell(cells, key);
-      if (v !== '') gold[key] = v;
-    }
-    const parsedType = parseType(cell(cells, 'type'));
-    if (parsedType === 'unknown') unknownTypes++;
-    rows.push({
-      id,
-      line,
-      question,
-      options,
-      answer,
-      type: parsedType === 'unknown' ? null : parsedType,
-      gold: Object.keys(gold).length > 0 ? gold : null,
-    });
-  }
-  if (unknownTypes > 0) {
-    warnings.push({ where: shown, message: `${unknownTypes} row(s) have a type other than text/table (文字/表格); their type is taken from the top evidence` });
-  }
+  const { table, encoding, format } = await readTable(file);
+  const cols = mapColumns(table.header, file);
+  const { rows, warnings, skipped, issues } = validateRows(table, cols, file);
   if (rows.length === 0) {
-    throw new UserError(`${shown}: no usable question rows${skipped > 0 ? ` (${skipped} skipped: first ${warnings[0]?.where ?? ''} ${warnings[0]?.message ?? ''})` : ''}; check the columns and answers`);
+    throw new UserError(`${file}: no usable question rows${skipped > 0 ? ` (${skipped} skipped: first ${warnings[0]?.where ?? ''} ${warnings[0]?.message ?? ''})` : ''}; check the columns and answers`);
   }
   const columns: Record<string, string> = {};
   for (const [name, col] of Object.entries(cols.index)) columns[name] = table.header[col] ?? '';
   for (const o of cols.optionCols) columns[o.letter] = table.header[o.col] ?? '';
-  return { file: shown, format, encoding, rows, warnings, skipped, columns };
+  return { file, format, encoding, rows, warnings, skipped, issues, columns };
+}
+
+/** Step 1: the raw table, from an XLSX workbook or from CSV bytes in whatever encoding they are. */
+async function readTable(file: string): Promise<{ table: RawTable; encoding: string; format: 'csv' | 'xlsx' }> {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.xlsx' || ext === '.xlsm') return { table: await readXlsxTable(file), encoding: 'xlsx', format: 'xlsx' };
+  if (ext === '.xls') throw new UserError(`${file}: old-style .xls is not supported; save it as .xlsx or CSV`);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UserError(`${file}: cannot read the validation set (${code === 'ENOENT' ? 'no such file' : (code ?? errorText(error))}); check the path`);
+  }
+  if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b) {
+    throw new UserError(`${file}: looks like an XLSX workbook; give it the .xlsx extension`);
+  }
+  const decoded = decodeCsvBytes(bytes);
+  return { table: readCsvTable(decoded.text, file), encoding: decoded.encoding, format: 'csv' };
+}
+
+/** The verdict on one data row: a usable row, or the kind of problem and its one-line message. */
+type RowVerdict = { row: EvalRow; unknownType: boolean } | { issue: RowIssue; message: string };
+
+/** Step 2: checks one row on its own (question, options, answer) and reads its optional columns. */
+function readRow(cells: string[], line: number, cols: ColumnMap): RowVerdict {
+  const cell = (name: string): string => {
+    const i = cols.index[name];
+    return i === undefined ? '' : (cells[i] ?? '').trim();
+  };
+  const question = cell('question');
+  if (question === '') return { issue: 'empty_question', message: 'empty question' };
+  let options = cols.optionCols.map((o) => ({ letter: o.letter, text: (cells[o.col] ?? '').trim() })).filter((o) => o.text !== '');
+  if (options.length === 0 && cols.index.options !== undefined) options = splitOptionsCell(cell('options'));
+  if (options.length < 2) return { issue: 'too_few_options', message: `only ${options.length} option${options.length === 1 ? '' : 's'} (needs at least 2)` };
+  const rawAnswer = cell('answer');
+  const answer = normalizeAnswer(rawAnswer, options);
+  if (answer === null) {
+    return rawAnswer === '' ? { issue: 'no_answer', message: 'no answer' } : { issue: 'answer_not_an_option', message: `answer ${JSON.stringify(rawAnswer)} is not an option letter` };
+  }
+  if ([...answer].some((l) => !options.some((o) => o.letter === l))) {
+    return { issue: 'answer_not_an_option', message: `answer ${JSON.stringify(rawAnswer)} is not among the options (${options.map((o) => o.letter).join('')})` };
+  }
+  let id = cell('id');
+  if (id === '' && cols.unnamedIndex !== null) id = (cells[cols.unnamedIndex] ?? '').trim();
+  if (id === '') id = `L${line}`;
+  const gold: GoldEvidence = {};
+  for (const key of ['book', 'chapter', 'section', 'page', 'figure_ref'] as const) {
+    const v = cell(key);
+    if (v !== '') gold[key] = v;
+  }
+  const parsedType = parseType(cell('type'));
+  return {
+    row: { id, line, question, options, answer, type: parsedType === 'unknown' ? null : parsedType, gold: Object.keys(gold).length > 0 ? gold : null },
+    unknownType: parsedType === 'unknown',
+  };
+}
+
+/** Step 3: every row through `readRow`, then the checks across rows (duplicate ids), counting each kind of problem. */
+function validateRows(table: RawTable, cols: ColumnMap, file: string): { rows: EvalRow[]; warnings: Warning[]; skipped: number; issues: RowIssueCounts } {
+  const warnings: Warning[] = [];
+  const rows: EvalRow[] = [];
+  const issues: RowIssueCounts = {};
+  const count = (issue: RowIssue): void => {
+    issues[issue] = (issues[issue] ?? 0) + 1;
+  };
+  const seenIds = new Map<string, number>();
+  let skipped = 0;
+  let unknownTypes = 0;
+  for (const { line, cells } of table.rows) {
+    const where = `${file}:${line}`;
+    const verdict = readRow(cells, line, cols);
+    if ('issue' in verdict) {
+      warnings.push({ where, message: `${verdict.message}; row skipped` });
+      count(verdict.issue);
+      skipped++;
+      continue;
+    }
+    const { row } = verdict;
+    if (verdict.unknownType) unknownTypes++;
+    const firstLine = seenIds.get(row.id);
+    if (firstLine !== undefined) {
+      warnings.push({ where, message: `duplicate id ${JSON.stringify(row.id)} (first on line ${firstLine}); using id ${row.id}@${line}` });
+      count('duplicate_id');
+      row.id = `${row.id}@${line}`;
+    }
+    seenIds.set(row.id, line);
+    rows.push(row);
+  }
+  if (unknownTypes > 0) {
+    warnings.push({ where: file, message: `${unknownTypes} row(s) have a type other than text/table (文字/表格); their type is taken from the top evidence` });
+  }
+  return { rows, warnings, skipped, issues };
 }
 
 function errorText(error: unknown): string {

@@ -5,6 +5,7 @@ import type { AnswerMode } from '../answer/answer-types.js';
 import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';
 import { renderHtmlReport } from './render-html.js';
 import { spreadsheetText } from './spreadsheet-cell.js';
+import { rowIssueSummary } from './row-issues.js';
 
 /** Where to write each report; any may be omitted. */
 export interface ReportTargets {
@@ -21,6 +22,7 @@ export function reportJson(report: EvalReport): unknown {
     dataset: report.dataset,
     total: report.total,
     skipped: report.skipped,
+    row_issues: report.row_issues,
     warnings: report.warnings,
     modes: report.modes.map((m) => ({
       mode: m.mode,
@@ -65,7 +67,8 @@ export function formatEvidence(e: EvidenceRef): string {
 export function reportMarkdown(report: EvalReport): string {
   const lines: string[] = [];
   lines.push(`# Evaluation: ${report.dataset}`, '');
-  lines.push(`${report.total} questions, ${report.skipped} skipped rows, answerer ${report.config.answerer}${report.config.llm_model ? ` (${report.config.llm_model})` : ''}, top-K ${report.config.top_k}.`, '');
+  const issues = rowIssueSummary(report.row_issues);
+  lines.push(`${report.total} questions, ${report.skipped} skipped rows${issues ? ` (bad rows: ${issues})` : ''}, answerer ${report.config.answerer}${report.config.llm_model ? ` (${report.config.llm_model})` : ''}, top-K ${report.config.top_k}.`, '');
   lines.push('| mode | answerer | accuracy | 95% CI | correct | incorrect | abstained | evidence hit@K | text | table | Brier | ECE | p50 ms | p95 ms |');
   lines.push('| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const m of report.modes) {

@@ -1,8 +1,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_USER_DICT, type ExamCopilotConfig } from '../config/load-config.js';
+import type { ExamCopilotConfig } from '../config/load-config.js';
 import { projectPaths } from '../paths.js';
-import { createAnalyzer, readUserDictionary, type Analyzer } from '../text/analyzer.js';
+import type { Analyzer } from '../text/analyzer.js';
+import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import type { Chunk, IndexDoc, Warning } from '../types.js';
 import { createEmbedder } from './embedders/create-embedder.js';
 import { EmbeddingCache, embedWithCache } from './embedding-cache.js';
@@ -49,20 +50,6 @@ export interface IndexBuildResult {
   analyzer: string;
   timingsMs: { fts: number; embedder: number; embed: number; vector: number; total: number };
   warnings: Warning[];
-}
-
-/**
- * The analyzer for a configuration: jieba plus the packaged starter list of exam terms plus the configured
- * user dictionaries. A missing file is a warning, except the default `rawdoc/userdict.txt`, which is optional.
- */
-export function analyzerFromConfig(root: string, config: ExamCopilotConfig): { analyzer: Analyzer; warnings: Warning[] } {
-  const files = [projectPaths(root).starterDictionary, ...config.userDict.map((f) => path.resolve(root, f))];
-  const { lines, missing } = readUserDictionary(files);
-  const optional = path.resolve(root, DEFAULT_USER_DICT);
-  const warnings = missing
-    .filter((file) => file !== optional)
-    .map((file) => ({ where: path.relative(root, file) || file, message: 'user dictionary not found; exam terms may be cut into smaller words (create it or remove it from userDict)' }));
-  return { analyzer: createAnalyzer(lines), warnings };
 }
 
 /**

@@ -13,7 +13,7 @@
  * Keeping the JS writer byte-identical to FAISS means `index/faiss/index.faiss` is readable by Python's
  * `faiss.read_index` and by faiss-node whichever backend wrote it.
  */
-import { UserError } from '../errors.js';
+import { NotReadyError } from '../errors.js';
 
 /** fourcc of `IndexFlatIP`. */
 export const FOURCC_FLAT_IP = 'IxFI';
@@ -55,8 +55,8 @@ export interface HnswLayout {
   storageOffset: number;
 }
 
-function corrupt(where: string, detail: string): UserError {
-  return new UserError(`${where}: unreadable FAISS index (${detail}); re-run \`exam-copilot ingest\` to rebuild it`);
+function corrupt(where: string, detail: string): NotReadyError {
+  return new NotReadyError(`${where}: unreadable FAISS index (${detail}); re-run \`exam-copilot ingest\` to rebuild it`);
 }
 
 /** The first four bytes as text, or '' when the buffer is shorter. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Warning } from '../types.js';
 import type { FaissIndexHandle, FaissModule } from './load-faiss.js';
 import { patchHnswParams } from './faiss-format.js';
-import { checkDimension, checkK, type VectorIndex, type VectorKind, type VectorSearchResult } from './vector-index.js';
+import { checkDimension, checkK, type VectorIndex, type VectorKind, type VectorSearchResult } from './vector-index-contract.js';
 
 /** Vectors handed to faiss-node per `add` call: it takes plain arrays, so batching bounds the temporary copy. */
 const ADD_BATCH = 8192;

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Warning } from '../types.js';
 import { encodeFlatIP } from './faiss-format.js';
-import { checkDimension, checkK, type VectorIndex, type VectorSearchResult } from './vector-index.js';
+import { checkDimension, checkK, type VectorIndex, type VectorSearchResult } from './vector-index-contract.js';
 
 /**
  * Exact inner-product search in plain JS: the fallback when FAISS's native binding is unavailable.

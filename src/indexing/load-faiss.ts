@@ -44,22 +44,34 @@ export type FaissLoader = () => Promise<FaissLoadResult>;
 export const FAISS_FIX =
   'apt-get install libfaiss-dev libopenblas-dev, then `npm rebuild exam-copilot` (in a checkout: `node scripts/install-faiss.mjs`)';
 
-let cached: Promise<FaissLoadResult> | undefined;
+/**
+ * Thread settings for the libraries behind faiss-node, which read them from the environment when they load.
+ * One query at a time is this tool's pattern. faiss runs an OpenMP team per call, and libgomp's default
+ * spin-waiting made a 0.3 ms HNSW query take 10-20 ms on a busy 2-core machine (measured with
+ * scripts/bench/vector-latency.mjs); passive waiting keeps parallel index builds but stops the spinning.
+ * Debian's pthreads OpenBLAS adds its own spinning workers next to that team; faiss parallelises itself, so
+ * keep BLAS single-threaded.
+ */
+export const FAISS_THREAD_DEFAULTS: Readonly<Record<string, string>> = { OMP_WAIT_POLICY: 'PASSIVE', OPENBLAS_NUM_THREADS: '1' };
 
 /**
- * Loads faiss-node lazily (never at import time, so `--help` stays fast) and remembers the outcome for the
- * process: a native module can be loaded once only anyway. `EXAM_COPILOT_DISABLE_FAISS=1` forces the JS
- * fallback (useful to compare backends).
+ * Fills `FAISS_THREAD_DEFAULTS` into an environment where the user has not set them. The process entry
+ * (`bin/exam-copilot.js`, a benchmark) calls it on `process.env` before anything loads FAISS; loading never
+ * changes the environment by itself.
  */
-export const loadFaiss: FaissLoader = () => {
-  cached ??= Promise.resolve().then(tryLoad);
-  return cached;
-};
+export function applyFaissThreadDefaults(env: NodeJS.ProcessEnv): void {
+  for (const [name, value] of Object.entries(FAISS_THREAD_DEFAULTS)) env[name] ??= value;
+}
+
+/**
+ * Loads faiss-node lazily (never at import time, so `--help` stays fast). Nothing is remembered here: Node's
+ * module cache already loads the native binding once per process, so a second call only re-reads the outcome.
+ * Forcing the JS fallback is a configuration choice (`vector.backend: "js"`, `EXAM_COPILOT_DISABLE_FAISS=1`),
+ * made by `loadConfig`, not read here.
+ */
+export const loadFaiss: FaissLoader = () => Promise.resolve().then(tryLoad);
 
 function tryLoad(): FaissLoadResult {
-  if (process.env.EXAM_COPILOT_DISABLE_FAISS === '1') {
-    return { available: false, reason: 'disabled by EXAM_COPILOT_DISABLE_FAISS=1', fix: 'unset EXAM_COPILOT_DISABLE_FAISS' };
-  }
   const require = createRequire(import.meta.url);
   let packageDir: string;
   try {
@@ -67,13 +79,6 @@ function tryLoad(): FaissLoadResult {
   } catch {
     return { available: false, reason: 'faiss-node is not installed', fix: `npm install (faiss-node is an optional dependency); ${FAISS_FIX}` };
   }
-  // One query at a time is this tool's pattern. faiss runs an OpenMP team per call, and libgomp's default
-  // spin-waiting made a 0.3 ms HNSW query take 10-20 ms on a busy 2-core machine (measured with
-  // scripts/bench/vector-latency.mjs); passive waiting keeps parallel index builds but stops the spinning.
-  // Debian's pthreads OpenBLAS adds its own spinning workers next to that team; faiss parallelises itself, so
-  // keep BLAS single-threaded. Both are read when the libraries load (the require below); user settings win.
-  process.env.OMP_WAIT_POLICY ??= 'PASSIVE';
-  process.env.OPENBLAS_NUM_THREADS ??= '1';
   try {
     const faiss = require('faiss-node') as FaissModule;
     if (typeof faiss.IndexFlatIP !== 'function' || typeof faiss.Index?.read !== 'function') {

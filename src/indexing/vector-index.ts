@@ -8,35 +8,9 @@ import { NotReadyError, UserError } from '../errors.js';
 import type { Warning } from '../types.js';
 import { FOURCC_FLAT_IP, FOURCC_HNSW_FLAT, decodeFlatIP, locateHnsw, readFourcc } from './faiss-format.js';
 import { FAISS_FIX, loadFaiss, type FaissLoader } from './load-faiss.js';
+import type { VectorBackendChoice, VectorIndex, VectorKind } from './vector-index-contract.js';
 
-/** Which implementation serves searches. */
-export type VectorBackend = 'faiss' | 'js';
-/** Exact flat inner product, or approximate HNSW (FAISS only). */
-export type VectorKind = 'flat' | 'hnsw';
-/** Backend choice: `auto` takes FAISS when it loads, else JS. */
-export type VectorBackendChoice = 'auto' | VectorBackend;
-
-/** Nearest neighbours, best first: row ids (insertion order, from 0) and inner-product scores. */
-export interface VectorSearchResult {
-  ids: number[];
-  scores: number[];
-}
-
-/** A vector index over L2-normalised vectors; scores are inner products (= cosine). */
-export interface VectorIndex {
-  readonly backend: VectorBackend;
-  readonly kind: VectorKind;
-  readonly dimension: number;
-  readonly size: number;
-  /** What was decided on the caller's behalf (e.g. HNSW requested but FAISS missing); never printed here. */
-  readonly warnings: readonly Warning[];
-  /** Appends vectors; they get ids `size .. size + n - 1`. */
-  add(vectors: readonly Float32Array[]): void;
-  /** The `k` best rows (fewer when the index holds fewer). */
-  search(query: Float32Array, k: number): VectorSearchResult;
-  /** Writes the index in FAISS's format (creating the parent folder). */
-  write(file: string): void;
-}
+export type { VectorBackend, VectorBackendChoice, VectorIndex, VectorKind, VectorSearchResult } from './vector-index-contract.js';
 
 /** Options of `createVectorIndex`. */
 export interface CreateVectorIndexOptions {
@@ -116,7 +90,7 @@ export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): 
   const buf = readFileSync(file);
   const fourcc = readFourcc(buf);
   if (fourcc !== FOURCC_FLAT_IP && fourcc !== FOURCC_HNSW_FLAT) {
-    throw new UserError(`${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`);
+    throw new NotReadyError(`${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`);
   }
   // Validates the structure whichever backend then loads it, so a corrupt file gives one clear line, not a native error.
   const kind: VectorKind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
@@ -150,18 +124,4 @@ export async function faissStatus(loader: FaissLoader = loadFaiss): Promise<Fais
   const loaded = await loader();
   if (loaded.available) return { available: true, version: loaded.version };
   return { available: false, reason: loaded.reason, fix: loaded.fix };
-}
-
-/** Throws a one-line `UserError` when a vector's length differs from the index dimension. */
-export function checkDimension(vector: Float32Array, dimension: number, what: string): void {
-  if (vector.length !== dimension) {
-    throw new UserError(
-      `vector dimension mismatch: ${what} has ${vector.length} dimensions but the index has ${dimension}; the index was built with another embedder, re-run \`exam-copilot ingest\``,
-    );
-  }
-}
-
-/** Rejects a non-positive or fractional k (a programming error, not user input). */
-export function checkK(k: number): void {
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
 }

@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import iconv from 'iconv-lite';
+import { csvRecordLines } from '../text/csv-record-lines.js';
+import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import type { Warning } from '../types.js';
 import { normalizeText } from '../text/normalize-text.js';
 
@@ -27,27 +28,14 @@ export class TableCsvError extends Error {
 }
 
 /**
- * Decodes CSV bytes: UTF-8 (a BOM is dropped) when the bytes are valid UTF-8, else GBK (what Excel on
- * Chinese Windows saves).
- */
-export function decodeCsvBytes(bytes: Buffer): { text: string; encoding: 'utf-8' | 'gbk' } {
-  const body = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), encoding: 'utf-8' };
-  } catch {
-    return { text: iconv.decode(body, 'gbk'), encoding: 'gbk' };
-  }
-}
-
-/**
  * Parses a table-transcription CSV. A missing required column throws a `TableCsvError` naming the column and
  * the file; a row without content or book becomes a warning naming `file:line` and is skipped.
  */
 export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; warnings: Warning[]; encoding: string } {
   const { text, encoding } = decodeCsvBytes(bytes);
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: { record: string[]; info: { lines: number }; raw: string }[];
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true, trim: false }) as unknown as { record: string[]; info: { lines: number } }[];
+    records = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true, raw: true, trim: false }) as unknown as typeof records;
   } catch (error) {
     throw new TableCsvError(`${where}: not a readable CSV (${(error as Error).message.split('\n')[0] ?? ''}); save it as CSV (UTF-8 or GBK)`);
   }
@@ -59,11 +47,10 @@ export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; 
   const col = (name: string): number => header.indexOf(name);
   const rows: TableRow[] = [];
   const warnings: Warning[] = [];
-  // `info.lines` is the line where the record ends; start lines come from the previous record's end.
-  let prevEnd = records[0]?.info.lines ?? 1;
-  for (const { record, info } of records.slice(1)) {
-    const line = prevEnd + 1;
-    prevEnd = info.lines;
+  const lines = csvRecordLines(records);
+  for (const [index, { record }] of records.entries()) {
+    if (index === 0) continue; // the header
+    const line = lines[index] ?? 0;
     const get = (name: string): string => {
       const i = col(name);
       return i >= 0 ? normalizeText((record[i] ?? '').trim()) : '';

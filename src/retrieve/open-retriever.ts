@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError } from '../errors.js';
-import { analyzerFromConfig } from '../indexing/build-indexes.js';
+import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
 import { readVectorIndex } from '../indexing/vector-index.js';

@@ -60,6 +60,25 @@ describe('loadConfig', () => {
     }
   });
 
+  it('accepts EXAM_COPILOT_LLM_MAX_RETRIES=0 (no retries) and warns about a negative or fractional count', () => {
+    const tmp = makeTempRoot();
+    try {
+      const llmEnv = { EXAM_COPILOT_LLM_MODEL: 'm', EXAM_COPILOT_LLM_MAX_RETRIES: '0' };
+      const zero = loadConfig({ root: tmp.root, env: llmEnv });
+      assert.equal(zero.config.llm?.maxRetries, 0);
+      assert.deepEqual(zero.warnings, []);
+      const negative = loadConfig({ root: tmp.root, env: { ...llmEnv, EXAM_COPILOT_LLM_MAX_RETRIES: '-1', EXAM_COPILOT_LLM_CONCURRENCY: '0' } });
+      assert.equal(negative.config.llm?.maxRetries, 3);
+      assert.equal(negative.config.llm?.concurrency, 4);
+      assert.deepEqual(negative.warnings.map((w) => w.where), ['env EXAM_COPILOT_LLM_MAX_RETRIES', 'env EXAM_COPILOT_LLM_CONCURRENCY']);
+      const fractional = loadConfig({ root: tmp.root, env: { ...llmEnv, EXAM_COPILOT_LLM_TIMEOUT_MS: '2.5' } });
+      assert.equal(fractional.config.llm?.timeoutMs, 60_000);
+      assert.match(fractional.warnings[0]?.message ?? '', /whole number/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('never shows the API key', () => {
     const tmp = makeTempRoot();
     try {

@@ -49,9 +49,10 @@ async function handler(request: RecordedRequest): Promise<ScriptedResponse> {
 
 function llmConfig(): ExamCopilotConfig {
   const { config } = loadConfig({ root, env: { EXAM_COPILOT_LLM_BASE_URL: server.baseURL, EXAM_COPILOT_LLM_MODEL: 'fake-model', EXAM_COPILOT_LLM_API_KEY: 'sk-test', EXAM_COPILOT_LLM_MAX_RETRIES: '0' } });
+  // Zero retries (from the environment, as a user sets it) so an outage fails fast.
   assert.ok(config.llm);
-  // Zero retries so an outage fails fast (the env parser treats 0 as unset).
-  return { ...config, llm: { ...config.llm, maxRetries: 0, timeoutMs: 10_000 } };
+  assert.equal(config.llm.maxRetries, 0);
+  return { ...config, llm: { ...config.llm, timeoutMs: 10_000 } };
 }
 
 before(async () => {

@@ -5,7 +5,8 @@ import { after, describe, it } from 'node:test';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { UserError } from '../../src/errors.js';
-import { decodeCsvBytes, loadDataset, normalizeAnswer, splitOptionsCell } from '../../src/evaluate/load-dataset.js';
+import { loadDataset, normalizeAnswer, splitOptionsCell } from '../../src/evaluate/load-dataset.js';
+import { decodeCsvBytes } from '../../src/text/decode-csv-bytes.js';
 import { fixturesDir, makeTempRoot } from '../helpers/temp-root.js';
 
 const fixtures = path.join(fixturesDir, 'evaluate');
@@ -35,6 +36,29 @@ void describe('loadDataset', () => {
     assert.match(ds.warnings[1]?.message ?? '', /only 1 option/);
     assert.match(ds.warnings[2]?.message ?? '', /answer "D" is not among the options \(ABC\)/);
     assert.match(ds.warnings[3]?.message ?? '', /answer "X" is not an option letter/);
+  });
+
+  void it('counts each kind of bad row (empty question, answer not among the options, duplicate id) with file and line', async () => {
+    const file = path.join(tmp.root, 'issues.csv');
+    writeFileSync(
+      file,
+      [
+        'id,question,A,B,C,D,answer',
+        'q1,题干一,甲,乙,丙,丁,A',
+        'q2,   ,甲,乙,丙,丁,B',
+        'q3,三个选项,甲,乙,丙,,D',
+        'q4,多选越界,甲,乙,丙,丁,"A,E"',
+        'q1,重复编号,甲,乙,丙,丁,C',
+        'q6,无答案,甲,乙,丙,丁,',
+        'q7,选项文字作答,正确,错误,,,对',
+      ].join('\n') + '\n',
+    );
+    const ds = await loadDataset(file);
+    assert.deepEqual(ds.issues, { empty_question: 1, answer_not_an_option: 2, duplicate_id: 1, no_answer: 1 });
+    assert.equal(ds.skipped, 4);
+    assert.deepEqual(ds.rows.map((r) => [r.id, r.answer]), [['q1', 'A'], ['q1@6', 'C'], ['q7', 'A']]);
+    assert.deepEqual(ds.warnings.map((w) => w.where), [3, 4, 5, 6, 7].map((line) => `${file}:${line}`));
+    assert.match(ds.warnings[3]?.message ?? '', /duplicate id "q1" \(first on line 2\)/);
   });
 
   void it('detects UTF-8 with BOM and GBK (what Excel on a Chinese system writes)', async () => {
@@ -110,5 +134,18 @@ void describe('loader helpers', () => {
   void it('falls back from invalid UTF-8 to GB18030', () => {
     assert.equal(decodeCsvBytes(iconv.encode('基金', 'gbk')).text, '基金');
     assert.equal(decodeCsvBytes(Buffer.from('基金', 'utf8')).encoding, 'utf-8');
+  });
+});
+
+void describe('line numbers in warnings', () => {
+  void it('name the line a bad row starts on after multi-line questions, with LF or CRLF line ends', async () => {
+    const rows = ['id,question,A,B,answer', 'q1,"两行', '题干",甲,乙,A', 'q2,,甲,乙,A', 'q3,"又是', '两行",甲,乙,Z'];
+    for (const [name, eol] of [['lf.csv', '\n'], ['crlf.csv', '\r\n']] as const) {
+      const file = path.join(tmp.root, name);
+      writeFileSync(file, rows.join(eol) + eol);
+      const ds = await loadDataset(file);
+      assert.deepEqual(ds.rows.map((r) => [r.id, r.line]), [['q1', 2]]);
+      assert.deepEqual(ds.warnings.map((w) => w.where), [`${file}:4`, `${file}:5`]);
+    }
   });
 });

@@ -30,7 +30,7 @@ function sampleReport(): EvalReport {
   ];
   const mode = modeMetrics('hybrid', records, { k: 5, runFile: 'x.hybrid.jsonl', answeredNow: 3, answerer: 'offline' });
   return {
-    dataset: 'set.csv', total: 3, skipped: 1, warnings: [{ where: 'set.csv:5', message: 'empty question; row skipped' }], modes: [mode], skipped_modes: [{ mode: 'baseline', reason: 'no LLM' }],
+    dataset: 'set.csv', total: 3, skipped: 1, row_issues: { empty_question: 1 }, warnings: [{ where: 'set.csv:5', message: 'empty question; row skipped' }], modes: [mode], skipped_modes: [{ mode: 'baseline', reason: 'no LLM' }],
     comparisons: [], wall_ms: 1234, records: { hybrid: records },
     config: { answerer: 'offline', llm_model: null, embedder: 'lsa', top_k: 5, limit: null, sample: null, seed: null, concurrency: 1, resume: false, run_dir: '/tmp', encoding: 'utf-8' },
   };

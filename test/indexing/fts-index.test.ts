@@ -4,7 +4,7 @@ import { buildFtsQuery } from '../../src/indexing/fts-query.js';
 import { openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
 import { projectPaths } from '../../src/paths.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { analyzerFromConfig } from '../../src/indexing/build-indexes.js';
+import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import path from 'node:path';
 import { createAnalyzer, type Analyzer } from '../../src/text/analyzer.js';
 import { NotReadyError } from '../../src/errors.js';

@@ -3,7 +3,6 @@ import { Option, type Command } from 'commander';
 import { ANSWER_MODES } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
-import { createUi } from '../report/ui.js';
 import { oneOf, outputFile, positiveInt } from './parse-options.js';
 
 interface RawEvalOptions {
@@ -56,6 +55,7 @@ export function registerEval(program: Command): Command {
     .addHelpText('after', '\nExit codes: 0 ran and passed any gate; 4 --fail-under or --max-drop failed; 1 could not run (unreadable dataset, bad --compare file); 5 not ready (no index, no LLM for --answerer llm); 2 usage.')
     .action(async (file: string, raw: RawEvalOptions, command: Command) => {
       const globals = globalOptions(command);
+      const { createUi } = await import('../report/ui.js');
       const ui = createUi(globals);
       const modes = raw.modes?.split(',').map((m) => m.trim()).filter((m) => m !== '').map((m) => oneOf('--modes', m, ANSWER_MODES));
       if (modes !== undefined && modes.length === 0) throw new UsageError('--modes needs at least one mode');

@@ -1,6 +1,7 @@
 import type { AnswerMode } from '../../answer/answer-types.js';
 import type { EvalProgress, EvalReport } from '../../evaluate/eval-types.js';
 import type { GateViolation } from '../../evaluate/gate.js';
+import { rowIssueSummary } from '../../evaluate/row-issues.js';
 import { reportJson } from '../../evaluate/write-reports.js';
 import type { Ui } from './ui.js';
 
@@ -48,7 +49,9 @@ export function reportEval(ui: Ui, report: EvalReport, extra: { violations: Gate
   const head = ['mode', 'answerer', 'accuracy', '95% CI', 'right', 'wrong', 'abst.', `hit@${report.config.top_k}`, 'text', 'table', 'Brier', 'ECE', 'p50/p95 ms'];
   const widths = [9, 8, 9, 14, 6, 6, 6, 8, 7, 7, 6, 6, 12];
   const line = (cells: string[]): string => cells.map((cell, i) => pad(cell, widths[i] ?? 8, i >= 2 && i !== 3)).join('  ');
-  ui.out(c.bold(`${report.dataset}: ${report.total} questions${report.skipped > 0 ? c.yellow(`, ${report.skipped} bad rows skipped`) : ''} (${(report.wall_ms / 1000).toFixed(1)} s)`));
+  const issues = rowIssueSummary(report.row_issues);
+  const bad = issues ? c.yellow(`, bad rows: ${issues}${report.skipped > 0 ? ` (${report.skipped} skipped)` : ''}`) : '';
+  ui.out(c.bold(`${report.dataset}: ${report.total} questions${bad} (${(report.wall_ms / 1000).toFixed(1)} s)`));
   ui.out(c.dim(line(head)));
   const best = Math.max(...report.modes.map((m) => m.accuracy));
   for (const m of report.modes) {

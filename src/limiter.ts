@@ -4,6 +4,7 @@ export interface Limiter {
 }
 
 /**
+ * The one concurrency limiter of the project (the LLM client's requests in flight, eval's questions in flight).
  * A semaphore plus a token bucket (capacity = `concurrency`, refill `perSecond`). The bucket keeps a burst of retries
  * from tripping a provider's requests-per-minute limit; the semaphore bounds the LLM calls in flight.
  */

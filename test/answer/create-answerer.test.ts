@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { AnswerDeps } from '../../src/answer/answer-question.js';
+import { createAnswerer } from '../../src/answer/create-answerer.js';
+import { parseQuestion } from '../../src/answer/parse-question.js';
+import { runAsk } from '../../src/answer/run-ask.js';
+import { NotReadyError } from '../../src/errors.js';
+import { openEvalEngine } from '../../src/evaluate/eval-engine.js';
+import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
+
+const STEM = '基金财产由（　）负责保管。';
+const OPTIONS = { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' };
+
+// @ts-expect-error the analyzer is required: a default one without the user dictionary would cut queries unlike the index
+const missingAnalyzer: AnswerDeps = {
+  retriever: null,
+  llm: null,
+  answerer: 'offline',
+  mode: 'hybrid',
+  topK: 5,
+  rerank: false,
+  prompts: '',
+};
+void missingAnalyzer;
+
+describe('one answerer factory for ask and eval', () => {
+  let fx: FixtureIndex;
+  before(async () => {
+    fx = await buildFixtureIndex();
+  });
+  after(() => fx.cleanup());
+
+  it('ask and eval give the same answer, confidence and evidence for the same question', async () => {
+    const asked = await runAsk({
+      root: fx.root,
+      config: fx.config,
+      question: STEM,
+      options: OPTIONS,
+      mode: 'hybrid',
+      topK: 5,
+      rerank: false,
+      cache: false,
+      showContext: false,
+    });
+    const engine = await openEvalEngine({ root: fx.root, config: fx.config, answerer: 'offline', topK: 5, noCache: true, retrieval: true });
+    try {
+      const evaluated = await engine.answer(
+        {
+          id: '1',
+          line: 2,
+          question: STEM,
+          options: Object.entries(OPTIONS).map(([letter, text]) => ({ letter, text })),
+          answer: 'A',
+          type: null,
+          gold: null,
+        },
+        'hybrid',
+      );
+      assert.equal(asked.result.answer, 'A');
+      assert.equal(evaluated.answer, asked.result.answer);
+      assert.equal(evaluated.confidence, asked.result.confidence);
+      assert.deepEqual(
+        evaluated.evidence.map((e) => e.chunk_id),
+        asked.result.evidence.map((e) => e.chunk_id),
+      );
+      assert.ok(asked.result.evidence.length > 0);
+    } finally {
+      engine.close();
+    }
+  });
+
+  it('answers many questions from one opening, and refuses --answerer llm without an LLM (exit 5)', async () => {
+    const answerer = await createAnswerer({ root: fx.root, config: fx.config, retrieval: true, topK: 3, rerank: false, cache: false });
+    try {
+      assert.equal(answerer.answerer, 'offline');
+      const question = parseQuestion(`${STEM}A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构`);
+      const a = await answerer.answer(question, 'keyword');
+      const b = await answerer.answer(question, 'keyword');
+      assert.equal(a.answer, b.answer);
+      assert.ok(a.evidence.every((e) => answerer.chunk(e.chunk_id) !== undefined));
+    } finally {
+      answerer.close();
+    }
+    await assert.rejects(
+      createAnswerer({ root: fx.root, config: fx.config, answerer: 'llm', retrieval: true, topK: 3, rerank: false, cache: false }),
+      NotReadyError,
+    );
+  });
+});
