@@ -5,6 +5,7 @@ import { NotReadyError, UsageError, UserError } from '../errors.js';
 import { projectPaths } from '../paths.js';
 import type { Chunk, ChunkLocation } from '../types.js';
 import { openEvalEngine, type EvalEngine, type EvalEngineOptions } from './eval-engine.js';
+import { evalWorkerCount, openEvalPool } from './eval-pool.js';
 import type { EvalProgress, EvalReport, EvalRow, EvidenceRef, ModeComparison, ModeReport, RunRecord, SkippedMode } from './eval-types.js';
 import { createLimiter } from './limiter.js';
 import { loadDataset } from './load-dataset.js';
@@ -42,6 +43,8 @@ export interface RunEvalOptions {
   onProgress?: (event: EvalProgress) => void;
   /** Builds the answering engine; tests and benchmarks may pass their own, the CLI uses the default. */
   openEngine?: (options: EvalEngineOptions) => Promise<EvalEngine>;
+  /** Offline: worker threads answering in parallel (default one per core; 1 answers in this thread). */
+  workers?: number;
 }
 
 
@@ -123,8 +126,10 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   });
   if (modes.length === 0) throw new NotReadyError(`no requested mode can run: ${skippedModes.map((s) => `${s.mode}: ${s.reason}`).join('; ')}`);
 
-  const openEngine = options.openEngine ?? openEvalEngine;
-  const concurrency = Math.max(1, options.concurrency ?? (answerer === 'llm' ? (config.llm?.concurrency ?? 4) : 1));
+  // Offline answering is CPU-bound: a pool of worker threads (eval-pool.ts) answers on every core.
+  const workers = answerer === 'offline' && !options.openEngine && modes.some((m) => m !== 'baseline') ? evalWorkerCount(rows.length * modes.length, options.workers) : 1;
+  const openEngine = options.openEngine ?? (workers > 1 ? (o: EvalEngineOptions) => openEvalPool({ ...o, workers }) : openEvalEngine);
+  const concurrency = Math.max(1, options.concurrency ?? (answerer === 'llm' ? (config.llm?.concurrency ?? 4) : workers > 1 ? workers * 2 : 1));
   const needsRetriever = modes.some((m) => m !== 'baseline');
   let engine: EvalEngine;
   try {
