@@ -5,7 +5,8 @@
 //      (offline answerer); the run files are kept in the printed folder so two runs can be diffed;
 //   3. ingest of the whole law library (1,512 Markdown files): wall time and peak RSS of the process;
 //   4. search latency p50/p95 per mode on that library with the STARD dev queries (a loop in one process, k = 10).
-// Usage: node scripts/bench/speed.mjs ../shared/bench [--skip ask,eval,library,search] [--runs 7]
+// Usage: node scripts/bench/speed.mjs ../shared/bench [--skip ask,eval,library,search] [--runs 7] [--library-root DIR]
+//   --library-root: search an already ingested library root instead of the one step 3 builds.
 // Imports the compiled code from dist/ (run `npx tsc -p tsconfig.json` first). Writes only to temp folders.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -83,8 +84,8 @@ if (!skip.has('eval')) {
 }
 
 // (3) library ingest: a separate process, so its peak RSS is its own.
-const libRoot = path.join(out, 'law-library');
-if (!skip.has('library')) {
+const libRoot = path.resolve(opt('--library-root', path.join(out, 'law-library')));
+if (!skip.has('library') && !args.includes('--library-root')) {
   mkdirSync(libRoot, { recursive: true });
   const wrapper = `process.on('exit', () => process.stderr.write('\\nPEAK_RSS_KB ' + process.resourceUsage().maxRSS + '\\n'));
 const { main } = await import(${JSON.stringify(path.join(repo, 'dist/src/cli/main.js'))});
