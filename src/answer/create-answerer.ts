@@ -4,6 +4,7 @@ import { indexGeneration } from '../ingest/freshness.js';
 import { projectPaths } from '../paths.js';
 import type { OpenedRetriever } from '../retrieve/open-retriever.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
+import { memoizeAnalyzer } from '../text/memoize-analyzer.js';
 import type { Chunk, Warning } from '../types.js';
 import { answerQuestion } from './answer-question.js';
 import type { AnswerMode, AnswerResult, ParsedQuestion } from './answer-types.js';
@@ -36,6 +37,8 @@ export interface CreateAnswererOptions {
    * Default true; eval turns it off so one run scores one index.
    */
   reopenOnRebuild?: boolean;
+  /** Cache this many token lists by text (eval's workers tokenise each stem and window once across modes). */
+  tokenCacheEntries?: number;
 }
 
 /**
@@ -68,7 +71,9 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const answerer = chooseAnswerer(config, options.answerer);
   const paths = projectPaths(root);
   const prompts = loadPrompts(paths.prompts);
-  const { analyzer, warnings } = analyzerFromConfig(root, config);
+  const built = analyzerFromConfig(root, config);
+  const analyzer = options.tokenCacheEntries ? memoizeAnalyzer(built.analyzer, options.tokenCacheEntries) : built.analyzer;
+  const warnings = built.warnings;
   // Assigned inside openIndex (a closure), so declared with its full type for the compiler's flow analysis.
   let retriever = null as OpenedRetriever | null;
   let generation: string | null = null;

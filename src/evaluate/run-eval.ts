@@ -6,6 +6,7 @@ import { NotReadyError, UsageError, UserError } from '../errors.js';
 import { projectPaths } from '../paths.js';
 import type { Chunk, ChunkLocation } from '../types.js';
 import { openEvalEngine, type EvalEngine, type EvalEngineOptions } from './eval-engine.js';
+import { evalWorkerCount, openEvalPool } from './eval-pool.js';
 import type { EvalProgress, EvalReport, EvalRow, EvidenceRef, ModeComparison, ModeReport, RunRecord, SkippedMode } from './eval-types.js';
 import { loadDataset } from './load-dataset.js';
 import { compareModes, inferType, modeMetrics } from './metrics.js';
@@ -43,6 +44,8 @@ export interface RunEvalOptions {
   onProgress?: (event: EvalProgress) => void;
   /** Builds the answering engine; tests and benchmarks may pass their own, the CLI uses the default. */
   openEngine?: (options: EvalEngineOptions) => Promise<EvalEngine>;
+  /** Offline: worker threads answering in parallel (default one per core; 1 answers in this thread). */
+  workers?: number;
 }
 
 
@@ -126,8 +129,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const rows = selectRows(dataset.rows, options);
   const answerer = chooseAnswerer(config, options.answerer);
   const chosen = chooseModes(options.modes, answerer, config);
-  const concurrency = Math.max(1, options.concurrency ?? (answerer === 'llm' ? (config.llm?.concurrency ?? 4) : 1));
-  const { engine, modes } = await openEngineForModes(options, chosen, { answerer, topK, concurrency });
+  // Offline answering is CPU-bound: a pool of worker threads (eval-pool.ts) answers on every core.
+  const workers =
+    answerer === 'offline' && !options.openEngine && chosen.modes.some((m) => m !== 'baseline') ? evalWorkerCount(rows.length * chosen.modes.length, options.workers) : 1;
+  const concurrency = Math.max(1, options.concurrency ?? (answerer === 'llm' ? (config.llm?.concurrency ?? 4) : workers > 1 ? workers * 2 : 1));
+  const { engine, modes } = await openEngineForModes(options, chosen, { answerer, topK, concurrency }, workers);
 
   const runDir = path.resolve(options.runDir ?? path.join(projectPaths(options.root).state, 'runs'));
   // Two evals appending to the same run files would interleave their rows: the second one stops here.
@@ -218,8 +224,9 @@ async function openEngineForModes(
   options: RunEvalOptions,
   chosen: { modes: AnswerMode[]; skipped: SkippedMode[]; explicit: boolean },
   settings: { answerer: AnswererKind; topK: number; concurrency: number },
+  workers: number,
 ): Promise<{ engine: EvalEngine; modes: AnswerMode[] }> {
-  const openEngine = options.openEngine ?? openEvalEngine;
+  const openEngine = options.openEngine ?? (workers > 1 ? (o: EvalEngineOptions) => openEvalPool({ ...o, workers }) : openEvalEngine);
   const base = { root: options.root, config: options.config, ...settings, noCache: options.noCache === true };
   try {
     return { engine: await openEngine({ ...base, retrieval: chosen.modes.some((m) => m !== 'baseline') }), modes: chosen.modes };

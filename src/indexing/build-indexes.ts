@@ -84,23 +84,30 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
   rmSync(faissDir, { recursive: true, force: true });
   mkdirSync(faissDir, { recursive: true });
   const texts = docs.map((d) => d.text);
-  progress({ stage: 'fit', done: 0, total: 1 });
-  const { embedder, reused } = await createEmbedder(config, {
+  progress({ stage: 'fit', done: 0, total: texts.length });
+  const { embedder, reused, corpusVectors } = await createEmbedder(config, {
     root: options.root,
     indexDir,
     analyzer,
     textsForFit: texts,
+    onFitProgress: (done, total) => progress({ stage: 'fit', done, total }),
     ...(options.previousIndexDir ? { previousIndexDir: options.previousIndexDir } : {}),
   });
-  progress({ stage: 'fit', done: 1, total: 1 });
+  progress({ stage: 'fit', done: texts.length, total: texts.length });
   const t2 = performance.now();
 
-  const cache = new EmbeddingCache(projectPaths(options.root).embeddingCache);
   let embedded: Awaited<ReturnType<typeof embedWithCache>>;
-  try {
-    embedded = await embedWithCache(embedder, texts, cache, (done, total) => progress({ stage: 'embed', done, total }));
-  } finally {
-    cache.close();
+  if (corpusVectors) {
+    // A fresh LSA fit embedded the corpus as it fitted; its id is new, so the cache could not hold these anyway.
+    embedded = { vectors: corpusVectors, embedded: corpusVectors.length, cached: 0 };
+    progress({ stage: 'embed', done: texts.length, total: texts.length });
+  } else {
+    const cache = new EmbeddingCache(projectPaths(options.root).embeddingCache);
+    try {
+      embedded = await embedWithCache(embedder, texts, cache, (done, total) => progress({ stage: 'embed', done, total }));
+    } finally {
+      cache.close();
+    }
   }
   const t3 = performance.now();
 

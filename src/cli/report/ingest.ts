@@ -1,27 +1,51 @@
 import type { IngestProgress, IngestResult } from '../../ingest/ingest-types.js';
 import { printable, type Ui } from './ui.js';
 
-/** A spinner driven by ingest progress events: file i/n and page p/N on a TTY, nothing elsewhere. */
-export function ingestProgress(ui: Ui): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
+/** Seconds as `1m05s` / `42s`. */
+function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+/** A text progress bar of `width` cells. */
+export function progressBar(done: number, total: number, width = 20): string {
+  const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : 0;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+}
+
+/**
+ * The progress line for one event: a bar, the count, the rate (files/s while parsing, chunks/s while indexing)
+ * and the ETA of the current phase, measured from the phase's first event. Pure, so it can be tested.
+ */
+export function ingestProgressLine(event: IngestProgress, phase: { name: string; startedMs: number; startDone: number }, nowMs: number, file: string): string {
+  const rate = (done: number): number => (done - phase.startDone) / Math.max((nowMs - phase.startedMs) / 1000, 1e-3);
+  const eta = (done: number, total: number): string => {
+    const r = rate(done);
+    return done > phase.startDone && r > 0 ? ` · ETA ${duration((total - done) / r)}` : '';
+  };
+  switch (event.kind) {
+    case 'file':
+      return `ingest ${progressBar(event.index - 1, event.total)} ${event.index}/${event.total} files${event.index > 1 ? ` · ${rate(event.index - 1).toFixed(1)} files/s` : ''}${eta(event.index - 1, event.total)} · ${event.source}`;
+    case 'page':
+      return `ingest ${file}: page ${event.page}/${event.pages}`;
+    case 'stage':
+      return `ingest: ${event.stage}${event.detail ? ` (${event.detail})` : ''}`;
+    case 'index':
+      return `ingest: index ${event.stage} ${progressBar(event.done, event.total)} ${event.done}/${event.total} chunks${event.done > phase.startDone ? ` · ${Math.round(rate(event.done))} chunks/s` : ''}${eta(event.done, event.total)}`;
+  }
+}
+
+/** A spinner driven by ingest progress events: files with a bar, rate and ETA, then each index stage in chunks/s; nothing off a TTY. */
+export function ingestProgress(ui: Ui, now: () => number = Date.now): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
   const spinner = ui.spinner('ingest: scanning sources');
   let file = '';
+  let phase = { name: '', startedMs: now(), startDone: 0 };
   return {
     onProgress: (event) => {
-      switch (event.kind) {
-        case 'file':
-          file = `[${event.index}/${event.total}] ${event.source}`;
-          spinner.update(`ingest ${file}`);
-          break;
-        case 'page':
-          spinner.update(`ingest ${file}: page ${event.page}/${event.pages}`);
-          break;
-        case 'stage':
-          spinner.update(`ingest: ${event.stage}${event.detail ? ` (${event.detail})` : ''}`);
-          break;
-        case 'index':
-          spinner.update(`ingest: index ${event.stage} ${event.done}/${event.total}`);
-          break;
-      }
+      const name = event.kind === 'index' ? `index:${event.stage}` : event.kind === 'file' ? 'files' : phase.name;
+      if (name !== phase.name) phase = { name, startedMs: now(), startDone: event.kind === 'index' ? event.done : event.kind === 'file' ? event.index - 1 : 0 };
+      if (event.kind === 'file') file = `[${event.index}/${event.total}] ${event.source}`;
+      spinner.update(ingestProgressLine(event, phase, now(), file));
     },
     done: (result) => {
       if (result.upToDate) spinner.succeed('ingest: everything is up to date (use --force to rebuild)');

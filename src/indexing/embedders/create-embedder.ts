@@ -4,7 +4,7 @@ import { NotReadyError } from '../../errors.js';
 import { projectPaths } from '../../paths.js';
 import type { Analyzer } from '../../text/analyzer.js';
 import type { Embedder } from '../../types.js';
-import { fitLsa, loadLsa, lsaCorpusHash, savedLsaCorpusHash } from './lsa-embedder.js';
+import { fitLsa, loadLsa, lsaCorpusHash, savedLsaCorpusHash, type LsaFitOptions } from './lsa-embedder.js';
 
 /** Where a fitted embedder keeps its state inside an index folder. */
 export function embedderStateDir(indexDir: string): string {
@@ -23,12 +23,19 @@ export interface CreateEmbedderOptions {
   textsForFit?: readonly string[];
   /** The index being replaced; an LSA fit of the identical corpus is reused from it rather than refitted. */
   previousIndexDir?: string;
+  /** LSA fitting progress (documents read), for ingest's progress line. */
+  onFitProgress?: (done: number, total: number) => void;
 }
 
 export interface CreatedEmbedder {
   embedder: Embedder;
   /** True when LSA reused the previous fit. */
   reused: boolean;
+  /**
+   * Embeddings of `textsForFit`, in order, when fitting produced them anyway (a fresh LSA fit): the caller
+   * need not embed the corpus again.
+   */
+  corpusVectors?: Float32Array[];
 }
 
 /**
@@ -41,9 +48,10 @@ export async function createEmbedder(config: ExamCopilotConfig, options: CreateE
     case 'lsa': {
       const dir = embedderStateDir(options.indexDir);
       if (!options.textsForFit) return { embedder: loadLsa(dir, options.analyzer), reused: false };
+      const fitOptions: LsaFitOptions = { dimension: e.dimension };
       if (options.previousIndexDir) {
         const previousDir = embedderStateDir(options.previousIndexDir);
-        if (savedLsaCorpusHash(previousDir) === lsaCorpusHash(options.analyzer, options.textsForFit, e.dimension)) {
+        if (savedLsaCorpusHash(previousDir) === lsaCorpusHash(options.analyzer, options.textsForFit, fitOptions)) {
           try {
             const model = loadLsa(previousDir, options.analyzer);
             model.save(dir);
@@ -53,9 +61,9 @@ export async function createEmbedder(config: ExamCopilotConfig, options: CreateE
           }
         }
       }
-      const model = fitLsa(options.analyzer, options.textsForFit, e.dimension);
+      const { model, vectors } = fitLsa(options.analyzer, options.textsForFit, fitOptions, options.onFitProgress);
       model.save(dir);
-      return { embedder: model, reused: false };
+      return { embedder: model, reused: false, corpusVectors: vectors };
     }
     case 'transformers': {
       const { createTransformersEmbedder } = await import('./transformers-embedder.js');

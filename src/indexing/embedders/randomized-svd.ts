@@ -30,34 +30,56 @@ function gaussian(rand: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
-/** Y = X · W, with W `cols × l` column-major (array of columns); Y returned column-major `rows × l`. */
-function multiply(x: CsrMatrix, w: Float64Array[]): Float64Array[] {
-  const l = w.length;
-  const y = Array.from({ length: l }, () => new Float64Array(x.rows));
+/**
+ * Y = X · W for a dense `W` stored row-major (`cols × l`); Y row-major `rows × l`. Row-major keeps the inner
+ * loop over one contiguous row of W and of Y, which is what makes this fast in JavaScript: the column-major
+ * form touched l separate arrays per non-zero and spent its time in cache misses.
+ */
+export function multiplyDense(x: CsrMatrix, w: Float64Array, l: number): Float64Array {
+  const y = new Float64Array(x.rows * l);
   for (let i = 0; i < x.rows; i++) {
     const end = x.rowStart[i + 1]!;
+    const yo = i * l;
     for (let p = x.rowStart[i]!; p < end; p++) {
-      const j = x.indices[p]!;
+      const wo = x.indices[p]! * l;
       const v = x.values[p]!;
-      for (let c = 0; c < l; c++) y[c]![i]! += v * w[c]![j]!;
+      for (let c = 0; c < l; c++) y[yo + c]! += v * w[wo + c]!;
     }
   }
   return y;
 }
 
-/** Z = Xᵀ · Q, with Q column-major `rows × l`; Z column-major `cols × l`. */
-function multiplyTransposed(x: CsrMatrix, q: Float64Array[]): Float64Array[] {
-  const l = q.length;
-  const z = Array.from({ length: l }, () => new Float64Array(x.cols));
+/** Z = Xᵀ · Q for a dense `Q` stored row-major (`rows × l`); Z row-major `cols × l`. */
+export function multiplyTransposedDense(x: CsrMatrix, q: Float64Array, l: number): Float64Array {
+  const z = new Float64Array(x.cols * l);
   for (let i = 0; i < x.rows; i++) {
     const end = x.rowStart[i + 1]!;
+    const qo = i * l;
     for (let p = x.rowStart[i]!; p < end; p++) {
-      const j = x.indices[p]!;
+      const zo = x.indices[p]! * l;
       const v = x.values[p]!;
-      for (let c = 0; c < l; c++) z[c]![j]! += v * q[c]![i]!;
+      for (let c = 0; c < l; c++) z[zo + c]! += v * q[qo + c]!;
     }
   }
   return z;
+}
+
+/** Row-major `m × l` → `l` columns of length `m`. */
+function toColumns(a: Float64Array, m: number, l: number): Float64Array[] {
+  const cols = Array.from({ length: l }, () => new Float64Array(m));
+  for (let i = 0; i < m; i++) for (let c = 0; c < l; c++) cols[c]![i] = a[i * l + c]!;
+  return cols;
+}
+
+/** `l` columns of length `m` → row-major `m × l`. */
+function toRows(cols: readonly Float64Array[], m: number): Float64Array {
+  const l = cols.length;
+  const a = new Float64Array(m * l);
+  for (let c = 0; c < l; c++) {
+    const col = cols[c]!;
+    for (let i = 0; i < m; i++) a[i * l + c] = col[i]!;
+  }
+  return a;
 }
 
 function dot(a: Float64Array, b: Float64Array): number {
@@ -132,27 +154,39 @@ export function symmetricEigen(matrix: Float64Array, n: number): { values: Float
   return { values, vectors };
 }
 
-/** Rank-`rank` truncated SVD of `x` (only V and Σ are kept: LSA folds documents and queries in with V). */
+/**
+ * Rank-`rank` truncated SVD of `x` (only V and Σ are kept: LSA folds documents and queries in with V).
+ * Subspace iteration runs on the row (document) side: Y ← X (Xᵀ Y), re-orthonormalised each time, so the
+ * O(m·l²) orthonormalisations cost rows, not the (usually larger) vocabulary. Σ and U come from the small
+ * l × l matrix Qᵀ X Xᵀ Q, and V = Xᵀ Q U Σ⁻¹ is one more sparse product.
+ */
 export function randomizedSvd(x: CsrMatrix, rank: number, options: { oversample?: number; powerIterations?: number; seed?: number } = {}): TruncatedSvd {
   const l = Math.max(1, Math.min(rank + (options.oversample ?? 10), x.rows, x.cols));
   const rand = seededRandom(options.seed ?? 42);
-  const omega = Array.from({ length: l }, () => {
-    const col = new Float64Array(x.cols);
-    for (let j = 0; j < x.cols; j++) col[j] = gaussian(rand);
-    return col;
-  });
-  let y = multiply(x, omega);
-  orthonormalize(y);
-  for (let it = 0; it < (options.powerIterations ?? 3); it++) {
-    const z = multiplyTransposed(x, y);
-    orthonormalize(z);
-    y = multiply(x, z);
-    orthonormalize(y);
+  const omega = new Float64Array(x.cols * l);
+  // Column by column, so the random stream (and the fit) does not depend on the storage layout.
+  for (let c = 0; c < l; c++) for (let j = 0; j < x.cols; j++) omega[j * l + c] = gaussian(rand);
+  const orthonormalRows = (a: Float64Array): Float64Array => {
+    const cols = toColumns(a, x.rows, l);
+    orthonormalize(cols);
+    return toRows(cols, x.rows);
+  };
+  let q = orthonormalRows(multiplyDense(x, omega, l));
+  for (let it = 0; it < (options.powerIterations ?? 2); it++) {
+    q = orthonormalRows(multiplyDense(x, multiplyTransposedDense(x, q, l), l));
   }
-  // Bᵀ = Xᵀ Q (cols × l); B Bᵀ = Qᵀ X Xᵀ Q is small (l × l), and its eigenvectors give B's left singular vectors.
-  const bt = multiplyTransposed(x, y);
+  // C = Qᵀ X Xᵀ Q (l × l): its eigenvectors are B's left singular vectors (B = Qᵀ X), its eigenvalues σ².
+  const y = multiplyDense(x, multiplyTransposedDense(x, q, l), l);
   const c = new Float64Array(l * l);
-  for (let i = 0; i < l; i++) for (let j = i; j < l; j++) c[i * l + j] = c[j * l + i] = dot(bt[i]!, bt[j]!);
+  for (let i = 0; i < x.rows; i++) {
+    const o = i * l;
+    for (let a = 0; a < l; a++) {
+      const qa = q[o + a]!;
+      if (qa === 0) continue;
+      for (let b = 0; b < l; b++) c[a * l + b]! += qa * y[o + b]!;
+    }
+  }
+  for (let a = 0; a < l; a++) for (let b = a + 1; b < l; b++) c[a * l + b] = c[b * l + a] = (c[a * l + b]! + c[b * l + a]!) / 2;
   const { values, vectors } = symmetricEigen(c, l);
   const keep: number[] = [];
   const top = Math.sqrt(Math.max(values[0] ?? 0, 0));
@@ -161,17 +195,18 @@ export function randomizedSvd(x: CsrMatrix, rank: number, options: { oversample?
     if (s > 1e-8 * Math.max(top, 1e-300)) keep.push(i);
   }
   const r = keep.length;
-  const v = new Float64Array(x.cols * r);
-  const singularValues = new Float64Array(r);
-  keep.forEach((e, outCol) => {
-    const s = Math.sqrt(values[e]!);
-    singularValues[outCol] = s;
-    // V[:, e] = Bᵀ u_e / σ_e
-    for (let j = 0; j < x.cols; j++) {
+  const singularValues = Float64Array.from(keep, (e) => Math.sqrt(values[e]!));
+  // W = Q U Σ⁻¹ (rows × r), then V = Xᵀ W (cols × r).
+  const w = new Float64Array(x.rows * Math.max(r, 1));
+  for (let i = 0; i < x.rows; i++) {
+    const o = i * l;
+    for (let k = 0; k < r; k++) {
+      const e = keep[k]!;
       let sum = 0;
-      for (let i = 0; i < l; i++) sum += bt[i]![j]! * vectors[i * l + e]!;
-      v[j * r + outCol] = sum / s;
+      for (let a = 0; a < l; a++) sum += q[o + a]! * vectors[a * l + e]!;
+      w[i * r + k] = sum / singularValues[k]!;
     }
-  });
+  }
+  const v = r > 0 ? multiplyTransposedDense(x, w, r) : new Float64Array(0);
   return { v, singularValues, rank: r };
 }

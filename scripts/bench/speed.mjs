@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// Speed benchmark, in one run:
+//   1. one offline `ask` vs the CLI's own start-up (`--version`), whole processes, paired, median of 7;
+//   2. `eval` answers/s: the 436 FinanceIQ questions over fund-laws-combined.pdf in keyword, vector and hybrid
+//      (offline answerer); the run files are kept in the printed folder so two runs can be diffed;
+//   3. ingest of the whole law library (1,512 Markdown files): wall time and peak RSS of the process;
+//   4. search latency p50/p95 per mode on that library with the STARD dev queries (a loop in one process, k = 10).
+// Usage: node scripts/bench/speed.mjs ../shared/bench [--skip ask,eval,library,search] [--runs 7] [--library-root DIR]
+//   --library-root: search an already ingested library root instead of the one step 3 builds.
+// Imports the compiled code from dist/ (run `npx tsc -p tsconfig.json` first). Writes only to temp folders.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const repo = path.resolve(import.meta.dirname, '..', '..');
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
+};
+const bench = path.resolve(opt('--bench', args[0] && !args[0].startsWith('--') ? args[0] : path.join(repo, '..', 'shared', 'bench')));
+const skip = new Set(opt('--skip', '').split(',').filter(Boolean));
+const runs = Number(opt('--runs', '7'));
+const bin = path.join(repo, 'bin', 'exam-copilot.js');
+const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' };
+
+const { loadConfig } = await import(path.join(repo, 'dist/src/config/load-config.js'));
+const { runIngest } = await import(path.join(repo, 'dist/src/ingest/run-ingest.js'));
+const { runEval } = await import(path.join(repo, 'dist/src/evaluate/run-eval.js'));
+const { openRetriever } = await import(path.join(repo, 'dist/src/retrieve/open-retriever.js'));
+const { percentile } = await import(path.join(repo, 'dist/src/evaluate/metrics.js'));
+
+const median = (xs) => percentile(xs, 0.5);
+const out = mkdtempSync(path.join(os.tmpdir(), 'bench-speed-'));
+console.log(`exam-copilot speed benchmark: ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, temp ${out}`);
+const results = [];
+
+// A root holding fund-laws-combined.pdf, for ask and eval.
+const fundRoot = path.join(out, 'fund-laws');
+if (!skip.has('ask') || !skip.has('eval')) {
+  mkdirSync(path.join(fundRoot, 'rawdoc'), { recursive: true });
+  cpSync(path.join(bench, 'fund-laws', 'pdf-combined', 'fund-laws-combined.pdf'), path.join(fundRoot, 'rawdoc', 'fund-laws-combined.pdf'));
+  cpSync(path.join(repo, 'rawdoc', 'userdict.txt'), path.join(fundRoot, 'rawdoc', 'userdict.txt'));
+  const t = performance.now();
+  const r = await runIngest({ root: fundRoot, config: { ...loadConfig({ root: fundRoot, env: {} }).config, llm: null } });
+  console.log(`fund-laws-combined.pdf: ${r.totals.chunks} chunks, ingest ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+
+// (1) ask vs --version, paired whole-process runs.
+if (!skip.has('ask')) {
+  const question = '基金托管人应当履行的职责不包括（ ）。A.安全保管基金财产 B.办理与基金托管业务活动有关的信息披露事项 C.对基金财务会计报告出具意见 D.决定基金收益分配方案';
+  const wall = (argv) => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, [bin, ...argv], { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+    return performance.now() - t;
+  };
+  wall(['--version']);
+  wall(['--root', fundRoot, 'ask', '--answerer', 'offline', question]); // warm the file cache
+  const version = [];
+  const ask = [];
+  for (let i = 0; i < runs; i++) {
+    version.push(wall(['--version']));
+    ask.push(wall(['--root', fundRoot, 'ask', '--answerer', 'offline', question]));
+  }
+  const ratios = ask.map((a, i) => a / version[i]);
+  results.push({ measure: 'ask (offline, hybrid) wall ms, median', value: median(ask).toFixed(0) });
+  results.push({ measure: '--version wall ms, median', value: median(version).toFixed(0) });
+  results.push({ measure: 'ask / --version (median of paired ratios)', value: median(ratios).toFixed(2) });
+}
+
+// (2) eval answers/s.
+if (!skip.has('eval')) {
+  const config = { ...loadConfig({ root: fundRoot, env: {} }).config, llm: null };
+  const runDir = path.join(out, 'eval-runs');
+  const t = performance.now();
+  const report = await runEval({ root: fundRoot, config, file: path.join(bench, 'financeiq-fund', 'dev.csv'), modes: ['keyword', 'vector', 'hybrid'], answerer: 'offline', runDir });
+  const seconds = (performance.now() - t) / 1000;
+  const answers = report.total * report.modes.length;
+  results.push({ measure: `eval answers/s (${report.total} questions × ${report.modes.length} modes, ${answers} answers in ${seconds.toFixed(1)} s)`, value: (answers / seconds).toFixed(1) });
+  results.push({ measure: 'eval accuracy keyword / vector / hybrid', value: report.modes.map((m) => m.accuracy.toFixed(3)).join(' / ') });
+  console.log(`eval run files (diff them across versions, ignoring latency_ms and finished_at): ${runDir}`);
+}
+
+// (3) library ingest: a separate process, so its peak RSS is its own.
+const libRoot = path.resolve(opt('--library-root', path.join(out, 'law-library')));
+if (!skip.has('library') && !args.includes('--library-root')) {
+  mkdirSync(libRoot, { recursive: true });
+  const wrapper = `process.on('exit', () => process.stderr.write('\\nPEAK_RSS_KB ' + process.resourceUsage().maxRSS + '\\n'));
+const { main } = await import(${JSON.stringify(path.join(repo, 'dist/src/cli/main.js'))});
+await main([process.argv[0], 'exam-copilot', '--root', ${JSON.stringify(libRoot)}, 'ingest', ${JSON.stringify(path.join(bench, 'law-library'))}]);`;
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const seconds = (performance.now() - t) / 1000;
+  const rss = Number(/PEAK_RSS_KB (\d+)/.exec(r.stderr)?.[1] ?? NaN);
+  const summary = /total\s+\S+ failed\s+(\d+)\s+(\d+)/.exec(r.stdout);
+  results.push({ measure: `library ingest wall s (${summary ? `${summary[2]} chunks` : `exit ${r.status}`})`, value: seconds.toFixed(1) });
+  results.push({ measure: 'library ingest peak RSS MB', value: (rss / 1024).toFixed(0) });
+  if (r.status !== 0 && r.status !== 3) console.log(r.stderr.slice(-2000));
+}
+
+// (4) search latency on the library, STARD dev queries.
+if (!skip.has('search') && existsSync(path.join(libRoot, 'index'))) {
+  const lines = readFileSync(path.join(bench, 'stard-civil', 'dev.tsv'), 'utf8').split('\n').filter(Boolean).slice(1);
+  const queries = lines.map((l) => l.split('\t')[1]);
+  const config = loadConfig({ root: libRoot, env: {} }).config;
+  const retriever = await openRetriever({ root: libRoot, config });
+  try {
+    for (const mode of ['keyword', 'vector', 'hybrid']) {
+      for (const q of queries.slice(0, 5)) await retriever.search(q, { mode, k: 10 });
+      const times = [];
+      for (const q of queries) {
+        const t = performance.now();
+        await retriever.search(q, { mode, k: 10 });
+        times.push(performance.now() - t);
+      }
+      results.push({ measure: `search ${mode} p50 / p95 ms (${queries.length} STARD queries, ${retriever.chunks.length} chunks)`, value: `${percentile(times, 0.5).toFixed(1)} / ${percentile(times, 0.95).toFixed(1)}` });
+    }
+  } finally {
+    retriever.close();
+  }
+}
+
+console.log(`\n| measure | value |\n|---|---|`);
+for (const r of results) console.log(`| ${r.measure} | ${r.value} |`);
+if (!args.includes('--keep')) rmSync(out, { recursive: true, force: true });
+else console.log(`kept ${out}`);

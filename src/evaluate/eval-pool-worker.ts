@@ -1,0 +1,65 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { createAnswerer, type Answerer } from '../answer/create-answerer.js';
+import { questionFromParts } from '../answer/parse-question.js';
+import type { Chunk } from '../types.js';
+import type { EvalWorkerData, EvalWorkerReply, EvalWorkerRequest, SerializedError } from './eval-pool.js';
+
+/**
+ * One thread of the eval pool (`eval-pool.ts`): opens its own retriever and answers rows with the offline
+ * answerer, exactly as the in-process engine does, and replies with the result plus the chunks its evidence cites.
+ */
+
+function serialize(error: unknown): SerializedError {
+  if (error instanceof Error) {
+    const exitCode = (error as { exitCode?: unknown }).exitCode;
+    return { name: error.name, message: error.message, ...(typeof exitCode === 'number' ? { exitCode: exitCode as SerializedError['exitCode'] } : {}) };
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('eval-pool-worker runs only as a worker thread');
+  const data = workerData as EvalWorkerData;
+  const post = (reply: EvalWorkerReply): void => port.postMessage(reply);
+  let answerer: Answerer;
+  try {
+    // The same factory as ask and the in-process engine; a token cache because each row is tokenised in every mode.
+    answerer = await createAnswerer({
+      root: data.root,
+      config: data.config,
+      answerer: 'offline',
+      retrieval: true,
+      topK: data.topK,
+      rerank: false,
+      cache: false,
+      reopenOnRebuild: false,
+      tokenCacheEntries: 200_000,
+    });
+  } catch (error) {
+    post({ type: 'open-failed', error: serialize(error) });
+    return;
+  }
+  port.on('message', (request: EvalWorkerRequest) => {
+    if (request.type === 'close') {
+      answerer.close();
+      port.close();
+      return;
+    }
+    const question = questionFromParts(request.row.question, Object.fromEntries(request.row.options.map((o) => [o.letter, o.text])));
+    answerer
+      .answer(question, request.mode)
+      .then((result) => {
+        const cited = new Map<string, Chunk>();
+        for (const e of result.evidence) {
+          const c = answerer.chunk(e.chunk_id);
+          if (c) cited.set(c.chunk_id, c);
+        }
+        post({ type: 'answer', id: request.id, result, chunks: [...cited.values()] });
+      })
+      .catch((error: unknown) => post({ type: 'failed', id: request.id, error: serialize(error) }));
+  });
+  post({ type: 'ready', embedderId: answerer.embedderId });
+}
+
+void main();
