@@ -2,7 +2,6 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AnswerMode, AnswerResult } from '../answer/answer-types.js';
 import { NotReadyError, UsageError, UserError, type ExitCodeValue } from '../errors.js';
-import type { Analyzer } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { EvalEngine, EvalEngineOptions } from './eval-engine.js';
 import type { EvalRow } from './eval-types.js';
