@@ -39,6 +39,8 @@ export interface Chunk {
   seq: number;
   /** The chunk's own text, with no contextual prefix. */
   text: string;
+  /** Present (true) when some of the text was read by OCR from a scanned page: quotes may hold recognition errors. */
+  ocr?: true;
 }
 
 /** Where a chunk stands, as cited to users (`book | chapter | section | figure | p.N`) and stored in reports. */

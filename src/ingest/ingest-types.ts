@@ -14,13 +14,15 @@ export interface IngestOptions {
   strict?: boolean;
   /** PDF password (overrides `config.pdf.password`). */
   password?: string;
+  /** OCR of scanned pages (overrides `config.ingest.ocr`; default `auto`). */
+  ocr?: 'auto' | 'always' | 'never';
   onProgress?: (event: IngestProgress) => void;
 }
 
 /** Progress events for the reporter's spinner. */
 export type IngestProgress =
   | { kind: 'file'; index: number; total: number; source: string }
-  | { kind: 'page'; source: string; page: number; pages: number }
+  | { kind: 'page'; source: string; page: number; pages: number; ocr?: boolean }
   | { kind: 'stage'; stage: 'scan' | 'write' | 'index' | 'swap'; detail?: string }
   | { kind: 'index'; stage: string; done: number; total: number };
 
@@ -37,6 +39,8 @@ export interface IngestFileResult {
   warnings: Warning[];
   error?: string;
   elapsedMs: number;
+  /** PDFs: pages read by OCR, and how many of them came from the OCR cache. */
+  ocr?: { pages: number; cached: number };
 }
 
 /** The data `runIngest` returns (the CLI renders it or prints it as JSON). */

@@ -11,7 +11,8 @@ import { noteSegments } from './load-notes.js';
 import { acquireLock, type HeldLock } from './lock.js';
 import { indexDocFor, segmentsToChunks } from './make-chunks.js';
 import { configFingerprint, PARSER_VERSION, readManifest, type Manifest, type ManifestSource } from './manifest.js';
-import { parsePdf, PdfParseError } from './parse-pdf.js';
+import { markOcrChunks, OCR_DPI } from './ocr/mark-ocr-chunks.js';
+import { parsePdf, PdfParseError, scannedFailure } from './parse-pdf.js';
 import { scanSources, type SourceFile } from './scan-sources.js';
 import { structurePdf } from './structure-pdf.js';
 import { tableRowChunks } from './table-chunks.js';
@@ -148,15 +149,25 @@ const parseChangedSources: IngestStep = async (ctx) => {
       let record: ManifestSource;
       let chunks: Chunk[];
       let outline: OutlineEntry[] = [];
+      let ocrCounts: IngestFileResult['ocr'];
       if (file.kind === 'pdf') {
+        const ocrMode = ctx.options.ocr ?? config.ingest?.ocr ?? 'auto';
         const raw = await parsePdf(file.file, {
           password: password(ctx),
           pageTimeoutMs: config.pdf.pageTimeoutMs,
           fileTimeoutMs: config.pdf.fileTimeoutMs,
-          onPage: (page, pages) => ctx.options.onProgress?.({ kind: 'page', source: file.source, page, pages }),
+          onPage: (page, pages, ocr) => ctx.options.onProgress?.({ kind: 'page', source: file.source, page, pages, ocr }),
+          ocr: { mode: ocrMode, cacheDir: ctx.paths.ocrCache, sha256: file.sha256, dpi: OCR_DPI, pageTimeoutMs: config.ingest?.ocrPageTimeoutMs ?? 120_000 },
         });
+        const scanned = scannedFailure(raw, ocrMode);
+        if (scanned !== null) {
+          fail(ctx, file, book, scanned, started);
+          continue;
+        }
         const structured = structurePdf(raw, meta);
         chunks = segmentsToChunks(structured.segments, { ...meta, chunkType: 'text', labels: structured.labels }, config.chunking);
+        markOcrChunks(chunks, raw.pages);
+        if (raw.ocr && raw.ocr.pages > 0) ocrCounts = { pages: raw.ocr.pages, cached: raw.ocr.cached };
         outline = structured.outline;
         if (chunks.length === 0 && structured.warnings.length === 0) structured.warnings.push({ where: file.source, message: 'no body text found' });
         record = { source: file.source, kind: 'pdf', sha256: file.sha256, size: file.size, book, pages: raw.numPages, chunks: chunks.length, tableRows: 0, status: 'ok', warnings: structured.warnings, labels: structured.labels };
@@ -167,7 +178,7 @@ const parseChangedSources: IngestStep = async (ctx) => {
         record = { source: file.source, kind: file.kind ?? 'txt', sha256: file.sha256, size: file.size, book, pages: 0, chunks: chunks.length, tableRows: 0, status: 'ok', warnings: [] };
       }
       ctx.built.set(file.source, { record, chunks, outline });
-      ctx.files.push({ source: file.source, kind: file.kind, book, status: 'ok', pages: record.pages, chunks: chunks.length, tableRows: 0, warnings: record.warnings, elapsedMs: Date.now() - started });
+      ctx.files.push({ source: file.source, kind: file.kind, book, status: 'ok', pages: record.pages, chunks: chunks.length, tableRows: 0, warnings: record.warnings, elapsedMs: Date.now() - started, ...(ocrCounts ? { ocr: ocrCounts } : {}) });
     } catch (error) {
       if (error instanceof UserError) throw error;
       if (error instanceof PdfParseError) fail(ctx, file, book, pdfFailureMessage(error), started);

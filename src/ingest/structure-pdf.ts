@@ -176,7 +176,7 @@ export function structurePdf(raw: RawPdf, meta: { book: string; source: string }
   startSegment();
 
   if (noTextPages > 0 && noTextPages >= raw.numPages * 0.5) {
-    warnings.push({ where: meta.source, message: `no text layer on ${noTextPages} of ${raw.numPages} pages: OCR is not supported; transcribe key pages into rawdoc/table_explain.csv` });
+    warnings.push({ where: meta.source, message: `no text found on ${noTextPages} of ${raw.numPages} pages (blank, or images where OCR found no text); transcribe key pages into rawdoc/table_explain.csv` });
   }
 
   let outline: OutlineEntry[];

@@ -1,19 +1,43 @@
 import type { IngestProgress, IngestResult } from '../../ingest/ingest-types.js';
 import type { Ui } from './ui.js';
 
-/** A spinner driven by ingest progress events: file i/n and page p/N on a TTY, nothing elsewhere. */
-export function ingestProgress(ui: Ui): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
+/**
+ * The page part of the progress line: `page 12/30`, and once a few seconds have passed, the rate and the time
+ * left (`, 0.8 pages/s, ETA 23 s`), marked `(OCR)` while pages are being OCR'd. Rates come from the pages
+ * of the current file, read since `startedMs`.
+ */
+export function pageProgressText(event: { page: number; pages: number; ocr?: boolean }, pagesDone: number, startedMs: number, nowMs: number): string {
+  const elapsed = (nowMs - startedMs) / 1000;
+  let text = `page ${event.page}/${event.pages}${event.ocr ? ' (OCR)' : ''}`;
+  if (elapsed >= 2 && pagesDone > 0) {
+    const rate = pagesDone / elapsed;
+    const left = Math.max(0, event.pages - event.page) / rate;
+    text += `, ${rate >= 10 ? rate.toFixed(0) : rate.toFixed(1)} pages/s, ETA ${left >= 90 ? `${Math.round(left / 60)} min` : `${Math.round(left)} s`}`;
+  }
+  return text;
+}
+
+/** A spinner driven by ingest progress events: file i/n, page p/N, pages/s and ETA on a TTY, nothing elsewhere. */
+export function ingestProgress(
+  ui: Ui,
+  now: () => number = Date.now,
+): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
   const spinner = ui.spinner('ingest: scanning sources');
   let file = '';
+  let fileStarted = now();
+  let pagesDone = 0;
   return {
     onProgress: (event) => {
       switch (event.kind) {
         case 'file':
           file = `[${event.index}/${event.total}] ${event.source}`;
+          fileStarted = now();
+          pagesDone = 0;
           spinner.update(`ingest ${file}`);
           break;
         case 'page':
-          spinner.update(`ingest ${file}: page ${event.page}/${event.pages}`);
+          pagesDone++;
+          spinner.update(`ingest ${file}: ${pageProgressText(event, pagesDone, fileStarted, now())}`);
           break;
         case 'stage':
           spinner.update(`ingest: ${event.stage}${event.detail ? ` (${event.detail})` : ''}`);
@@ -59,6 +83,9 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
     ui.out(status === 'failed' ? c.red(text) : r[0] === 'total' ? c.bold(text) : text);
   }
   for (const f of result.files) if (f.error) ui.error(f.error);
+  for (const f of result.files) {
+    if (f.ocr) ui.info(`${f.source}: ${f.ocr.pages} pages read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`);
+  }
   for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of result.warnings) ui.warn(`${w.where}: ${w.message}`);
   if (result.index) ui.info(`index: ${result.index.ftsRows} FTS rows, ${result.index.vectors} vectors (${result.index.embedderId}, ${result.index.vectorBackend}; ${result.index.embedded} embedded, ${result.index.cached} cached)`);
