@@ -7,7 +7,8 @@
 //   - pages/s of the OCR ingest, of a re-ingest served from the OCR cache, and of a text-layer ingest of the same
 //     book's original PDF (fund-laws/pdf-combined/基金从业法律法规汇编-无书签.pdf, first 30 pages) when present.
 //
-// Usage: node scripts/bench/ocr.mjs [bench-dir] [--pages N] [--reuse-ocr]   (needs `npm run build` and the OCR packages)
+// Usage: node scripts/bench/ocr.mjs [bench-dir] [--pages N] [--reuse-ocr] [--robustness]
+//   (needs `npm run build` and the OCR packages)
 // The OCR results are kept in <tmp>/exam-copilot-ocr-bench-cache; `--reuse-ocr` starts from them, to re-measure
 // structure and recall after a change without OCR'ing again (the first pages/s figure is then not an OCR speed).
 import { spawnSync } from 'node:child_process';
@@ -98,6 +99,64 @@ function makeRoot(pdf, name) {
     }
   } else copyFileSync(pdf, target);
   return root;
+}
+
+// `--robustness`: every PDF of <bench>/pdfs and <bench>/pdfs-extra through the parser with OCR on (auto), as
+// robustness.mjs does with it off: each must end with text or a clean error, never a crash or a hang.
+if (args.includes('--robustness')) {
+  const { createHash } = await import('node:crypto');
+  const { readdirSync } = await import('node:fs');
+  const { parsePdf, PdfParseError } = await import(dist('ingest/parse-pdf.js'));
+  const { structurePdf } = await import(dist('ingest/structure-pdf.js'));
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-ocr-robust-'));
+  const counts = { ok: 0, 'clean error': 0, crash: 0, timeout: 0 };
+  let ocrPages = 0;
+  const t0 = performance.now();
+  try {
+    for (const dir of ['pdfs', 'pdfs-extra']) {
+      const folder = path.join(bench, dir);
+      if (!existsSync(folder)) continue;
+      for (const name of readdirSync(folder).filter((n) => n.toLowerCase().endsWith('.pdf')).sort()) {
+        const file = path.join(folder, name);
+        const started = performance.now();
+        const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+        const options = { pageTimeoutMs: 10_000, fileTimeoutMs: 30_000, ocr: { mode: 'auto', cacheDir, sha256, dpi: 150, pageTimeoutMs: 120_000 } };
+        let watchdog;
+        // Generous: OCR time is outside the file limit, so allow each page its OCR limit on top.
+        const hang = new Promise((resolve) => (watchdog = setTimeout(() => resolve('hang'), 30 * 60_000)));
+        let outcome;
+        let detail = '';
+        try {
+          const raw = await Promise.race([parsePdf(file, options), hang]);
+          if (raw === 'hang') outcome = 'timeout';
+          else {
+            const st = structurePdf(raw, { book: 'x', source: name });
+            outcome = 'ok';
+            ocrPages += raw.ocr?.pages ?? 0;
+            const chars = st.segments.reduce((n, seg) => n + seg.text.length, 0);
+            detail = `${raw.numPages} pages, ${raw.ocr?.pages ?? 0} OCR'd, ${chars} chars${raw.ocr?.pages ? `: ${JSON.stringify(st.segments.map((x) => x.text).join(' ').slice(0, 60))}` : ''}`;
+          }
+        } catch (error) {
+          if (error instanceof PdfParseError) {
+            outcome = 'clean error';
+            detail = `${error.kind}: ${error.message}`.slice(0, 80);
+          } else {
+            outcome = 'crash';
+            detail = String(error?.stack ?? error).split('\n')[0];
+          }
+        } finally {
+          clearTimeout(watchdog);
+        }
+        counts[outcome]++;
+        console.log(`${dir}/${name}\t${outcome}\t${((performance.now() - started) / 1000).toFixed(1)} s\t${detail}`);
+      }
+    }
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  console.log(`\nfiles ${total} with OCR auto: ok ${counts.ok}, clean error ${counts['clean error']}, crash ${counts.crash}, timeout ${counts.timeout}; ${ocrPages} pages OCR'd; ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  process.exit(counts.crash + counts.timeout > 0 ? 1 : 0);
 }
 
 const root = makeRoot(scanned, '证券投资基金法-扫描版.pdf');

@@ -135,6 +135,7 @@ async function run(input: PdfWorkerInput): Promise<void> {
     // Labels and bookmarks are optional aids; a broken outline must not lose the text.
   }
   send({ type: 'open', numPages: doc.numPages, pageLabels, bookmarks });
+  const ocr: OcrSession = { options: input.ocr, engine: null, unavailable: null };
   for (let index = input.startPage; index <= doc.numPages; index++) {
     send({ type: 'page-start', index });
     try {
@@ -156,7 +157,7 @@ async function run(input: PdfWorkerInput): Promise<void> {
           bold: /bold|heavy|black|semibold/iu.test(`${fontName} ${family}`),
         });
       }
-      const read = await maybeOcr(doc, page, index, pieces, y1);
+      const read = await maybeOcr(ocr, doc, page, index, pieces, y1);
       const lines = rebuildLines(read.pieces, x1 - x0);
       const itemCount = read.pieces.filter((p) => p.str.trim() !== '').length;
       send({ type: 'page', page: { index, width: x1 - x0, height: y1, lines, itemCount, ...(read.ocr ? { ocr: read.ocr } : {}), ...(read.needsOcr ? { needsOcr: true } : {}) } });
@@ -173,9 +174,12 @@ async function run(input: PdfWorkerInput): Promise<void> {
 
 const input = workerData as PdfWorkerInput;
 
-/** The OCR engine, loaded on the first page that needs it; `error` once it failed to load. */
-let engine: Promise<{ engine: OcrEngine } | { error: string }> | null = null;
-let unavailable: string | null = null;
+/** OCR state of one worker run: the engine, loaded on the first page that needs it, or why it could not load. */
+interface OcrSession {
+  options: NonNullable<PdfWorkerInput['ocr']> | undefined;
+  engine: Promise<{ engine: OcrEngine } | { error: string }> | null;
+  unavailable: string | null;
+}
 
 /**
  * Decides whether a page is read from its text layer or by OCR. A page without a usable text layer (or
@@ -183,6 +187,7 @@ let unavailable: string | null = null;
  * and recognised. OCR lines replace the text layer when they carry more text (with `always`, whenever there are any).
  */
 async function maybeOcr(
+  session: OcrSession,
   doc: PdfJsDocument,
   page: PdfJsPage,
   index: number,
@@ -190,19 +195,19 @@ async function maybeOcr(
   pageHeight: number,
 ): Promise<{ pieces: TextPiece[]; ocr?: 'recognized' | 'cached'; needsOcr?: boolean }> {
   const usable = usableTextLayer(pieces);
-  const options = input.ocr;
+  const options = session.options;
   if (!options || options.mode === 'never' || (options.mode === 'auto' && usable)) return usable ? { pieces } : { pieces, needsOcr: true };
-  if (unavailable !== null) return usable ? { pieces } : { pieces, needsOcr: true };
+  if (session.unavailable !== null) return usable ? { pieces } : { pieces, needsOcr: true };
   send({ type: 'ocr-start', index });
   const { openOcrCache } = await import('./ocr/ocr-cache.js');
   const cache = openOcrCache(options.cacheDir, options.sha256, options.dpi);
   let result = cache.read(index);
   let how: 'recognized' | 'cached' = 'cached';
   if (!result) {
-    engine ??= import('./ocr/ocr-engine.js').then((m) => m.loadOcrEngine());
-    const loaded = await engine;
+    session.engine ??= import('./ocr/ocr-engine.js').then((m) => m.loadOcrEngine());
+    const loaded = await session.engine;
     if ('error' in loaded) {
-      unavailable = loaded.error;
+      session.unavailable = loaded.error;
       send({ type: 'ocr-unavailable', reason: loaded.error });
       return usable ? { pieces } : { pieces, needsOcr: true };
     }
