@@ -42,6 +42,8 @@ if (!status.available) {
 }
 
 const squash = (t) => t.normalize('NFKC').replace(/\s+/gu, '');
+// For CER, 目录 leader dots are layout, not text: the truth has dozens per line, OCR reads a few or none.
+const squashForCer = (t) => squash(t).replace(/[.·…]{2,}/gu, '');
 const truth = readFileSync(truthFile, 'utf8')
   .split('\n')
   .filter((l) => l.trim() !== '')
@@ -176,6 +178,8 @@ try {
   const [sha] = spawnSync('ls', [cacheRoot], { encoding: 'utf8' }).stdout.trim().split('\n');
   let errors = 0;
   let truthChars = 0;
+  let bodyErrors = 0;
+  let bodyChars = 0;
   console.log('pdf page\ttruth chars\tCER');
   for (const page of truth) {
     if (page.pdf_page > first.pages) break;
@@ -185,11 +189,15 @@ try {
     const text = rebuildLines(ocrBoxesToPieces(entry.result, heightPt), widthPt)
       .map((l) => l.text)
       .join('\n');
-    const want = squash(page.text);
-    const got = squash(text);
+    const want = squashForCer(page.text);
+    const got = squashForCer(text);
     const e = levenshtein(got, want);
     errors += e;
     truthChars += want.length;
+    if (page.pdf_page >= 7) {
+      bodyErrors += e;
+      bodyChars += want.length;
+    }
     console.log(`${page.pdf_page}\t${want.length}\t${(e / Math.max(1, want.length)).toFixed(4)}`);
   }
 
@@ -212,7 +220,8 @@ try {
   const ocrChunks = chunks.filter((c) => c.ocr === true).length;
 
   console.log(`\npages\t${first.pages}`);
-  console.log(`CER (all pages, whitespace ignored)\t${(errors / Math.max(1, truthChars)).toFixed(4)}`);
+  console.log(`CER (all pages, whitespace and leader dots ignored)\t${(errors / Math.max(1, truthChars)).toFixed(4)}`);
+  console.log(`CER (body pages 7-${first.pages})\t${(bodyErrors / Math.max(1, bodyChars)).toFixed(4)}`);
   console.log(`body 4-gram recall (pdf pages 7-${first.pages})\t${(found / Math.max(1, total)).toFixed(4)}\t(${found}/${total})`);
   console.log(`第三十二条\t${art ? `printed page ${art.page_start} (pdf ${art.pdf_page_start}), under ${[...new Set(path32)].join(' > ')}` : 'not found'}`);
   console.log(`chunks\t${chunks.length} (${ocrChunks} marked ocr)`);

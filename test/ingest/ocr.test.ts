@@ -53,6 +53,11 @@ describe('OCR boxes become text pieces for the structure pipeline', () => {
     assert.ok(p.y > 850 - 70 && p.y < 850 - 50, String(p.y));
   });
 
+  it('turns the dots OCR leaves of a 目录 leader into a leader, and keeps real punctuation', () => {
+    const texts = ocrBoxesToPieces(page([box('第五章基金的公开募集．：', 200, 100, 400, 40), box('第十五章附则.', 200, 200, 400, 40), box('应当具备下列条件：', 200, 300, 400, 40), box('see p. 5.', 200, 400, 400, 40)]), 850).map((p) => p.str);
+    assert.deepEqual(texts, ['第五章基金的公开募集……', '第十五章附则……', '应当具备下列条件：', 'see p. 5.']);
+  });
+
   it('de-skews a tilted page so the lines of one row share a baseline and a left margin', () => {
     const angle = (0.6 * Math.PI) / 180;
     const tilted = [box('甲'.repeat(30), 150, 300, 900, 40, angle), box('乙'.repeat(10), 150 - 600 * Math.sin(angle), 900, 300, 40, angle)];

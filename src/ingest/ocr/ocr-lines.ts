@@ -36,6 +36,13 @@ const MIN_SCORE = 0.5;
 
 const CJK_PAIR_SPACE = /([\u2E80-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF\u3000-\u303F]) (?=[\u2E80-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF\u3000-\u303F])/gu;
 
+/**
+ * What OCR makes of a 目录 leader (`. . . .` between title and page number): a short run of dots and colons
+ * after the title. Chinese text never puts a Western dot after an ideograph, so such a run becomes a
+ * leader that the table-of-contents parser recognises, instead of ending the chapter title.
+ */
+const LEADER_RESIDUE = /(?<=[\u3400-\u9FFF\uF900-\uFAFF）)])\s*[.．·•…‥:：]*[.．·•…‥][.．·•…‥:：\s]*$/u;
+
 const dist = (a: [number, number], b: [number, number]): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
 /**
@@ -71,7 +78,7 @@ export function ocrBoxesToPieces(result: OcrPageResult, pageHeightPt: number): T
   const pieces: TextPiece[] = [];
   for (const b of result.boxes) {
     if (b.score < MIN_SCORE || b.box.length !== 4) continue;
-    const text = b.text.replace(CJK_PAIR_SPACE, '$1').trim();
+    const text = b.text.replace(CJK_PAIR_SPACE, '$1').trim().replace(LEADER_RESIDUE, '……');
     if (text === '') continue;
     const [p0, p1, p2, p3] = b.box as [[number, number], [number, number], [number, number], [number, number]];
     const width = (dist(p0, p1) + dist(p3, p2)) / 2;
