@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OcrEngine } from './ocr/ocr-engine.js';
-import { ocrBoxesToPieces, meaningfulChars, usableTextLayer, type OcrPageResult } from './ocr/ocr-lines.js';
+import { cleanOcrLine, ocrBoxesToPieces, meaningfulChars, usableTextLayer, type OcrPageResult } from './ocr/ocr-lines.js';
 import type { RenderableDocument, RenderablePage } from './ocr/render-page.js';
 import { rebuildLines } from './rebuild-lines.js';
 import type { OcrMode, PdfBookmark, PdfFailureKind, PdfPage, TextPiece } from './pdf-types.js';
@@ -159,6 +159,7 @@ async function run(input: PdfWorkerInput): Promise<void> {
       }
       const read = await maybeOcr(ocr, doc, page, index, pieces, y1);
       const lines = rebuildLines(read.pieces, x1 - x0);
+      if (read.ocr) for (const line of lines) line.text = cleanOcrLine(line.text);
       const itemCount = read.pieces.filter((p) => p.str.trim() !== '').length;
       send({ type: 'page', page: { index, width: x1 - x0, height: y1, lines, itemCount, ...(read.ocr ? { ocr: read.ocr } : {}), ...(read.needsOcr ? { needsOcr: true } : {}) } });
       page.cleanup();

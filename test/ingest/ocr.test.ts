@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { IngestProgress, IngestResult } from '../../src/ingest/ingest-types.js';
 import { openOcrCache } from '../../src/ingest/ocr/ocr-cache.js';
 import { loadOcrEngine, ocrAvailability } from '../../src/ingest/ocr/ocr-engine.js';
-import { ocrBoxesToPieces, pageSkew, snapOcrSizes, usableTextLayer, type OcrBox, type OcrPageResult } from '../../src/ingest/ocr/ocr-lines.js';
+import { cleanOcrLine, ocrBoxesToPieces, pageSkew, snapOcrSizes, usableTextLayer, type OcrBox, type OcrPageResult } from '../../src/ingest/ocr/ocr-lines.js';
 import { scannedFailure } from '../../src/ingest/parse-pdf.js';
 import type { PdfLine, PdfPage, RawPdf } from '../../src/ingest/pdf-types.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
@@ -54,8 +54,17 @@ describe('OCR boxes become text pieces for the structure pipeline', () => {
   });
 
   it('turns the dots OCR leaves of a 目录 leader into a leader, and keeps real punctuation', () => {
-    const texts = ocrBoxesToPieces(page([box('第五章基金的公开募集．：', 200, 100, 400, 40), box('第十五章附则.', 200, 200, 400, 40), box('应当具备下列条件：', 200, 300, 400, 40), box('see p. 5.', 200, 400, 400, 40)]), 850).map((p) => p.str);
-    assert.deepEqual(texts, ['第五章基金的公开募集……', '第十五章附则……', '应当具备下列条件：', 'see p. 5.']);
+    const lines = ['第五章基金的公开募集．： 9', '第十五章附则. 23', '第一章总则： 25', '第六章公益信托，· 75', '第九章基金份额持有人权利行使.', '应当具备下列条件：', 'see p. 5.', '比例为5.5'];
+    assert.deepEqual(lines.map(cleanOcrLine), [
+      '第五章基金的公开募集……9',
+      '第十五章附则……23',
+      '第一章总则……25',
+      '第六章公益信托……75',
+      '第九章基金份额持有人权利行使……',
+      '应当具备下列条件：',
+      'see p. 5.',
+      '比例为5.5',
+    ]);
   });
 
   it('de-skews a tilted page so the lines of one row share a baseline and a left margin', () => {

@@ -38,10 +38,19 @@ const CJK_PAIR_SPACE = /([\u2E80-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF\u3000-\u303F])
 
 /**
  * What OCR makes of a 目录 leader (`. . . .` between title and page number): a short run of dots and colons
- * after the title. Chinese text never puts a Western dot after an ideograph, so such a run becomes a
- * leader that the table-of-contents parser recognises, instead of ending the chapter title.
+ * after the title, often as a box of its own. Chinese text never puts a Western dot after an ideograph, so
+ * such a run (at the end of the line, or before a final page number) becomes a leader that the
+ * table-of-contents parser recognises, instead of ending the chapter title.
  */
-const LEADER_RESIDUE = /(?<=[\u3400-\u9FFF\uF900-\uFAFF）)])\s*[.．·•…‥:：]*[.．·•…‥][.．·•…‥:：\s]*$/u;
+const LEADER_RESIDUE = /(?<=[\u3400-\u9FFF\uF900-\uFAFF）)])\s*[.．·•…‥:：]*[.．·•…‥][.．·•…‥:：]*\s*(?=(?:\d{1,4}|[ivxlcdm]{1,7})?$)/iu;
+
+/** Before a final page number, dots, colons and commas after a title are all leader remnants. */
+const LEADER_BEFORE_NUMBER = /(?<=[\u3400-\u9FFF\uF900-\uFAFF）)])\s*[.．·•…‥:：,，]+\s*(?=(?:\d{1,4}|[ivxlcdm]{1,7})$)/iu;
+
+/** Cleans one rebuilt line of an OCR'd page (see `LEADER_RESIDUE`). */
+export function cleanOcrLine(text: string): string {
+  return text.replace(LEADER_RESIDUE, '……').replace(LEADER_BEFORE_NUMBER, '……');
+}
 
 const dist = (a: [number, number], b: [number, number]): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
@@ -78,7 +87,7 @@ export function ocrBoxesToPieces(result: OcrPageResult, pageHeightPt: number): T
   const pieces: TextPiece[] = [];
   for (const b of result.boxes) {
     if (b.score < MIN_SCORE || b.box.length !== 4) continue;
-    const text = b.text.replace(CJK_PAIR_SPACE, '$1').trim().replace(LEADER_RESIDUE, '……');
+    const text = b.text.replace(CJK_PAIR_SPACE, '$1').trim();
     if (text === '') continue;
     const [p0, p1, p2, p3] = b.box as [[number, number], [number, number], [number, number], [number, number]];
     const width = (dist(p0, p1) + dist(p3, p2)) / 2;
