@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { PdfWorkerInput, PdfWorkerMessage } from './pdf-worker.js';
+import { createOcrClient, type OcrClient } from './ocr/ocr-client.js';
+import type { PdfWorkerInput, PdfWorkerMessage, PdfWorkerReply } from './pdf-worker.js';
 import { OCR_INSTALL_HINT } from './ocr/ocr-engine.js';
 import { snapOcrSizes } from './ocr/ocr-lines.js';
 import type { OcrMode, PdfFailureKind, PdfPage, RawPdf } from './pdf-types.js';
@@ -52,14 +53,29 @@ export async function parsePdf(file: string, options: ParsePdfOptions): Promise<
   const started = Date.now();
   const pages = new Map<number, PdfPage>();
   const warnings: string[] = [];
+  const ocr = { pages: 0, cached: 0, unavailable: undefined as string | undefined, busyMs: 0 };
+  const ocrClient = createOcrClient();
+  try {
+    return await parseWith(file, options, ocrClient, { started, pages, warnings, ocr });
+  } finally {
+    ocrClient.kill();
+  }
+}
+
+async function parseWith(
+  file: string,
+  options: ParsePdfOptions,
+  ocrClient: OcrClient,
+  state: { started: number; pages: Map<number, PdfPage>; warnings: string[]; ocr: { pages: number; cached: number; unavailable: string | undefined; busyMs: number } },
+): Promise<RawPdf> {
+  const { started, pages, warnings, ocr } = state;
   let numPages = 0;
   let pageLabels: string[] | null = null;
   let bookmarks: RawPdf['bookmarks'] = [];
   let startPage = 1;
-  const ocr = { pages: 0, cached: 0, unavailable: undefined as string | undefined, busyMs: 0 };
   for (;;) {
     const workerOcr = options.ocr ? { mode: options.ocr.mode, cacheDir: options.ocr.cacheDir, sha256: options.ocr.sha256, dpi: options.ocr.dpi } : undefined;
-    const outcome = await runWorker({ file, password: options.password, startPage, ocr: workerOcr }, options, started, ocr, {
+    const outcome = await runWorker({ file, password: options.password, startPage, ocr: workerOcr }, options, started, ocr, ocrClient, {
       onOpen(msg) {
         numPages = msg.numPages;
         pageLabels = msg.pageLabels;
@@ -103,6 +119,7 @@ function runWorker(
   options: ParsePdfOptions,
   started: number,
   ocrTime: { busyMs: number },
+  ocrClient: OcrClient,
   handlers: {
     onOpen(msg: Extract<PdfWorkerMessage, { type: 'open' }>): void;
     onPage(page: PdfPage): void;
@@ -123,7 +140,11 @@ function runWorker(
       settled = true;
       clearTimeout(pageTimer);
       clearTimeout(fileTimer);
-      if (ocrSince !== null) ocrTime.busyMs += Date.now() - ocrSince;
+      if (ocrSince !== null) {
+        ocrTime.busyMs += Date.now() - ocrSince;
+        // The OCR process may be busy with the page that ran out of time: stop it too.
+        if (outcome.kind !== 'done') ocrClient.kill();
+      }
       void worker.terminate();
       resolve(outcome);
     };
@@ -165,6 +186,11 @@ function runWorker(
           ocrSince = Date.now();
           clearTimeout(fileTimer);
           armPage(options.ocr?.pageTimeoutMs ?? options.pageTimeoutMs);
+          break;
+        case 'ocr-request':
+          void ocrClient.recognize(msg.image).then((outcome) => {
+            if (!settled) worker.postMessage({ type: 'ocr-result', index: msg.index, outcome } satisfies PdfWorkerReply);
+          });
           break;
         case 'ocr-unavailable':
           endOcr();

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { OcrEngine } from './ocr/ocr-engine.js';
+import type { OcrOutcome } from './ocr/ocr-client.js';
 import { cleanOcrLine, ocrBoxesToPieces, meaningfulChars, usableTextLayer, type OcrPageResult } from './ocr/ocr-lines.js';
 import type { RenderableDocument, RenderablePage } from './ocr/render-page.js';
 import { rebuildLines } from './rebuild-lines.js';
@@ -31,10 +31,14 @@ export type PdfWorkerMessage =
   | { type: 'open'; numPages: number; pageLabels: string[] | null; bookmarks: PdfBookmark[] }
   | { type: 'page-start'; index: number }
   | { type: 'ocr-start'; index: number }
+  | { type: 'ocr-request'; index: number; image: Uint8Array }
   | { type: 'ocr-unavailable'; reason: string }
   | { type: 'page'; page: PdfPage }
   | { type: 'done' }
   | { type: 'error'; kind: PdfFailureKind; message: string };
+
+/** What the parent sends back: the OCR outcome of a page the worker asked for. */
+export type PdfWorkerReply = { type: 'ocr-result'; index: number; outcome: OcrOutcome };
 
 interface PdfJsTextItem {
   str?: string;
@@ -135,7 +139,7 @@ async function run(input: PdfWorkerInput): Promise<void> {
     // Labels and bookmarks are optional aids; a broken outline must not lose the text.
   }
   send({ type: 'open', numPages: doc.numPages, pageLabels, bookmarks });
-  const ocr: OcrSession = { options: input.ocr, engine: null, unavailable: null };
+  const ocr: OcrSession = { options: input.ocr, unavailable: null };
   for (let index = input.startPage; index <= doc.numPages; index++) {
     send({ type: 'page-start', index });
     try {
@@ -175,11 +179,26 @@ async function run(input: PdfWorkerInput): Promise<void> {
 
 const input = workerData as PdfWorkerInput;
 
-/** OCR state of one worker run: the engine, loaded on the first page that needs it, or why it could not load. */
+/** OCR state of one worker run: why OCR cannot run, once that is known. */
 interface OcrSession {
   options: NonNullable<PdfWorkerInput['ocr']> | undefined;
-  engine: Promise<{ engine: OcrEngine } | { error: string }> | null;
   unavailable: string | null;
+}
+
+const waiting = new Map<number, (outcome: OcrOutcome) => void>();
+parentPort?.on('message', (reply: PdfWorkerReply) => {
+  if (reply.type !== 'ocr-result') return;
+  waiting.get(reply.index)?.(reply.outcome);
+  waiting.delete(reply.index);
+});
+
+/** Asks the parent to OCR a page image; the parent runs the engine in a child process it can kill on timeout. */
+function requestOcr(index: number, image: Buffer): Promise<OcrOutcome> {
+  return new Promise((resolve) => {
+    waiting.set(index, resolve);
+    const bytes = new Uint8Array(image.buffer, image.byteOffset, image.byteLength);
+    send({ type: 'ocr-request', index, image: bytes });
+  });
 }
 
 /**
@@ -205,16 +224,20 @@ async function maybeOcr(
   let result = cache.read(index);
   let how: 'recognized' | 'cached' = 'cached';
   if (!result) {
-    session.engine ??= import('./ocr/ocr-engine.js').then((m) => m.loadOcrEngine());
-    const loaded = await session.engine;
-    if ('error' in loaded) {
-      session.unavailable = loaded.error;
-      send({ type: 'ocr-unavailable', reason: loaded.error });
-      return usable ? { pieces } : { pieces, needsOcr: true };
-    }
     const { renderPage } = await import('./ocr/render-page.js');
     const rendered = await renderPage(doc, page, options.dpi);
-    const boxes = rendered.png ? await loaded.engine.recognize(rendered.png) : [];
+    let boxes: OcrPageResult['boxes'] = [];
+    if (rendered.png) {
+      const outcome = await requestOcr(index, rendered.png);
+      if ('unavailable' in outcome) {
+        session.unavailable = outcome.unavailable;
+        send({ type: 'ocr-unavailable', reason: outcome.unavailable });
+        return usable ? { pieces } : { pieces, needsOcr: true };
+      }
+      // A page the engine failed on is read as it is; the failure is not cached, so a later run retries it.
+      if ('error' in outcome) throw new Error(outcome.error);
+      boxes = outcome.boxes;
+    }
     result = { dpi: rendered.dpi, width: rendered.width, height: rendered.height, boxes } satisfies OcrPageResult;
     cache.write(index, result);
     how = 'recognized';
