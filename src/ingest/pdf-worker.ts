@@ -224,6 +224,13 @@ async function maybeOcr(
   let result = cache.read(index);
   let how: 'recognized' | 'cached' = 'cached';
   if (!result) {
+    // Rendering needs the canvas package and recognition the engine: say which is missing before trying.
+    const present = (await import('./ocr/ocr-engine.js')).ocrPackagesPresent();
+    if (!present.ok) {
+      session.unavailable = `OCR is not installed (${present.reason})`;
+      send({ type: 'ocr-unavailable', reason: session.unavailable });
+      return usable ? { pieces } : { pieces, needsOcr: true };
+    }
     const { renderPage } = await import('./ocr/render-page.js');
     const rendered = await renderPage(doc, page, options.dpi);
     let boxes: OcrPageResult['boxes'] = [];
