@@ -22,6 +22,8 @@ export interface ProjectPaths {
   previous: string;
   embeddingCache: string;
   llmCache: string;
+  /** OCR results per PDF (by sha256) and page. */
+  ocrCache: string;
   configFile: string;
   envFile: string;
   prompts: string;
@@ -55,6 +57,7 @@ export function projectPaths(root: string): ProjectPaths {
     previous: path.join(state, 'previous'),
     embeddingCache: path.join(state, 'cache', 'embeddings.db'),
     llmCache: path.join(state, 'cache', 'llm.db'),
+    ocrCache: path.join(state, 'cache', 'ocr'),
     configFile: path.join(r, 'exam-copilot.config.json'),
     envFile: path.join(r, '.env'),
     prompts: path.join(packageRoot, 'prompts'),

@@ -48,6 +48,8 @@ export interface Chunk {
   seq: number;
   /** The chunk's own text, with no contextual prefix. */
   text: string;
+  /** Present (true) when some of the text was read by OCR from a scanned page: quotes may hold recognition errors. */
+  ocr?: true;
 }
 
 /** A page break inside a chunk's text: the character at `offset` is the first one of physical page `pdf_page`. */

@@ -20,6 +20,12 @@ export interface ExamCopilotConfig {
   books: Record<string, string>;
   chunking: { minChars: number; maxChars: number; overlap: number };
   pdf: { pageTimeoutMs: number; fileTimeoutMs: number; password?: string | undefined };
+  /**
+   * OCR of scanned pages at ingest: `auto` OCRs pages without a usable text layer when the OCR packages are
+   * installed, `always` OCRs every page, `never` none. `ocrPageTimeoutMs` bounds the OCR of one page.
+   * Optional so configurations built by hand (tests) need not spell it out; `loadConfig` always fills it.
+   */
+  ingest?: { ocr: 'auto' | 'always' | 'never'; ocrPageTimeoutMs: number };
   embedder: {
     kind: 'lsa' | 'transformers' | 'openai';
     /** LSA: number of latent dimensions. */
@@ -72,6 +78,7 @@ const fileSchema = z
     books: z.record(z.string(), z.string()).optional(),
     chunking: z.object({ minChars: z.number().int().positive(), maxChars: z.number().int().positive(), overlap: z.number().int().nonnegative() }).partial().strict().optional(),
     pdf: z.object({ pageTimeoutMs: z.number().int().positive(), fileTimeoutMs: z.number().int().positive(), password: z.string() }).partial().strict().optional(),
+    ingest: z.object({ ocr: z.enum(['auto', 'always', 'never']), ocrPageTimeoutMs: z.number().int().positive() }).partial().strict().optional(),
     embedder: z
       .object({
         kind: z.enum(['lsa', 'transformers', 'openai']),
@@ -146,6 +153,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       fileTimeoutMs: file.pdf?.fileTimeoutMs ?? 300_000,
       password: pick('EXAM_COPILOT_PDF_PASSWORD') ?? file.pdf?.password,
     },
+    ingest: { ocr: file.ingest?.ocr ?? 'auto', ocrPageTimeoutMs: file.ingest?.ocrPageTimeoutMs ?? 120_000 },
     embedder: resolveEmbedder(file, pick, llm),
     vector: resolveVector(file, pick),
     retrieval: {

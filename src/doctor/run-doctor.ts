@@ -170,8 +170,17 @@ const checkLlm: Check = async ({ config, llmTimeoutMs = 3000 }) => {
   }
 };
 
+const checkOcr: Check = async ({ config }) => {
+  const mode = config.ingest?.ocr ?? 'auto';
+  const { ocrAvailability, OCR_INSTALL_HINT } = await import('../ingest/ocr/ocr-engine.js');
+  const status = await ocrAvailability();
+  if (status.available) return { name: 'ocr', status: 'ok', message: `OCR available for scanned pages (PaddleOCR PP-OCRv4, offline; ingest.ocr = ${mode})` };
+  if (mode === 'never') return { name: 'ocr', status: 'ok', message: `OCR off (ingest.ocr = never); not installed: ${status.reason}` };
+  return { name: 'ocr', status: mode === 'always' ? 'fail' : 'warn', message: `OCR unavailable (${status.reason}): scanned PDFs cannot be read`, fix: OCR_INSTALL_HINT };
+};
+
 /** Every check, in the order they are shown. */
-export const DOCTOR_CHECKS: readonly Check[] = [checkNode, checkSqlite, checkFaiss, checkJieba, checkOnnx, checkIndex, checkEmbedder, checkLlm];
+export const DOCTOR_CHECKS: readonly Check[] = [checkNode, checkSqlite, checkFaiss, checkJieba, checkOnnx, checkOcr, checkIndex, checkEmbedder, checkLlm];
 
 /** Runs every check; never throws for a failing check (each becomes a `fail` line). */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {

@@ -14,6 +14,8 @@ export interface IngestOptions {
   strict?: boolean;
   /** PDF password (overrides `config.pdf.password`). */
   password?: string;
+  /** OCR of scanned pages (overrides `config.ingest.ocr`; default `auto`). */
+  ocr?: 'auto' | 'always' | 'never';
   onProgress?: (event: IngestProgress) => void;
   /** For crash tests only: called at fixed points of the run, so a test can kill the process exactly there. */
   testHooks?: { pause?: (point: IngestPausePoint) => void };
@@ -28,7 +30,7 @@ export type IngestPausePoint = 'parse' | 'index' | 'swap';
 /** Progress events for the reporter's spinner. */
 export type IngestProgress =
   | { kind: 'file'; index: number; total: number; source: string }
-  | { kind: 'page'; source: string; page: number; pages: number }
+  | { kind: 'page'; source: string; page: number; pages: number; ocr?: boolean }
   | { kind: 'stage'; stage: 'scan' | 'write' | 'index' | 'swap'; detail?: string }
   | { kind: 'index'; stage: string; done: number; total: number };
 
@@ -47,6 +49,8 @@ export interface IngestFileResult {
   /** The file failed and its chunks from the previous build were kept. */
   kept?: boolean;
   elapsedMs: number;
+  /** PDFs: pages read by OCR, and how many of them came from the OCR cache. */
+  ocr?: { pages: number; cached: number };
 }
 
 /** The data `runIngest` returns (the CLI renders it or prints it as JSON). */

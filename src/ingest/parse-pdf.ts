@@ -1,6 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import type { PdfWorkerInput, PdfWorkerMessage } from './pdf-worker.js';
-import type { PdfFailureKind, PdfPage, RawPdf } from './pdf-types.js';
+import { createOcrClient, type OcrClient } from './ocr/ocr-client.js';
+import type { PdfWorkerInput, PdfWorkerMessage, PdfWorkerReply } from './pdf-worker.js';
+import { OCR_INSTALL_HINT } from './ocr/ocr-engine.js';
+import { snapOcrSizes } from './ocr/ocr-lines.js';
+import type { OcrMode, PdfFailureKind, PdfPage, RawPdf } from './pdf-types.js';
 
 /** A PDF that could not be read at all; `message` is one line without the file name (the caller adds it). */
 export class PdfParseError extends Error {
@@ -20,7 +23,23 @@ export interface ParsePdfOptions {
   fileTimeoutMs: number;
   /** Heap cap for the worker, so a decompression bomb fails instead of exhausting the machine. */
   maxHeapMb?: number;
-  onPage?: (page: number, total: number) => void;
+  /** Called after each page; `ocr` when the page was read by OCR (now or from the cache). */
+  onPage?: (page: number, total: number, ocr: boolean) => void;
+  /**
+   * OCR of pages without a usable text layer. `pageTimeoutMs` replaces the page limit while a page is
+   * OCR'd, and OCR time does not count against the file limit (a scanned book takes seconds per page).
+   */
+  ocr?: { mode: OcrMode; cacheDir: string; sha256: string; dpi: number; pageTimeoutMs: number } | undefined;
+}
+
+/** The one-line reason a scanned PDF could not be read, or null when it could. */
+export function scannedFailure(raw: RawPdf, mode: OcrMode): string | null {
+  const missing = raw.pages.filter((p) => p.needsOcr).length;
+  if (missing === 0 || missing < raw.numPages * 0.5) return null;
+  const what = `is a scanned PDF (no usable text layer on ${missing} of ${raw.numPages} pages)`;
+  if (mode === 'never') return `${what} and OCR is off (--ocr never / ingest.ocr); run ingest with --ocr auto`;
+  const why = raw.ocr?.unavailable ?? 'OCR is not available';
+  return `${what} and ${why}; ${why.startsWith('OCR is not installed') ? `run ${OCR_INSTALL_HINT}` : 'run exam-copilot doctor'}, or transcribe key pages into rawdoc/table_explain.csv`;
 }
 
 const workerUrl = new URL('./pdf-worker.js', import.meta.url);
@@ -34,12 +53,29 @@ export async function parsePdf(file: string, options: ParsePdfOptions): Promise<
   const started = Date.now();
   const pages = new Map<number, PdfPage>();
   const warnings: string[] = [];
+  const ocr = { pages: 0, cached: 0, unavailable: undefined as string | undefined, busyMs: 0 };
+  const ocrClient = createOcrClient();
+  try {
+    return await parseWith(file, options, ocrClient, { started, pages, warnings, ocr });
+  } finally {
+    ocrClient.kill();
+  }
+}
+
+async function parseWith(
+  file: string,
+  options: ParsePdfOptions,
+  ocrClient: OcrClient,
+  state: { started: number; pages: Map<number, PdfPage>; warnings: string[]; ocr: { pages: number; cached: number; unavailable: string | undefined; busyMs: number } },
+): Promise<RawPdf> {
+  const { started, pages, warnings, ocr } = state;
   let numPages = 0;
   let pageLabels: string[] | null = null;
   let bookmarks: RawPdf['bookmarks'] = [];
   let startPage = 1;
   for (;;) {
-    const outcome = await runWorker({ file, password: options.password, startPage }, options, started, {
+    const workerOcr = options.ocr ? { mode: options.ocr.mode, cacheDir: options.ocr.cacheDir, sha256: options.ocr.sha256, dpi: options.ocr.dpi } : undefined;
+    const outcome = await runWorker({ file, password: options.password, startPage, ocr: workerOcr }, options, started, ocr, ocrClient, {
       onOpen(msg) {
         numPages = msg.numPages;
         pageLabels = msg.pageLabels;
@@ -48,12 +84,18 @@ export async function parsePdf(file: string, options: ParsePdfOptions): Promise<
       onPage(page) {
         pages.set(page.index, page);
         if (page.error) warnings.push(`page ${page.index}: ${page.error}`);
-        options.onPage?.(page.index, numPages);
+        if (page.ocr) ocr.pages++;
+        if (page.ocr === 'cached') ocr.cached++;
+        options.onPage?.(page.index, numPages, page.ocr !== undefined);
+      },
+      onOcrUnavailable(reason) {
+        ocr.unavailable = reason;
       },
     });
     if (outcome.kind === 'done') break;
     if (outcome.kind === 'page-timeout') {
-      warnings.push(`page ${outcome.page} skipped: it took longer than ${options.pageTimeoutMs} ms`);
+      const limit = outcome.ocr ? `${options.ocr?.pageTimeoutMs ?? 0} ms OCR limit (ingest.ocrPageTimeoutMs)` : `${options.pageTimeoutMs} ms`;
+      warnings.push(`page ${outcome.page} skipped: it took longer than ${limit}`);
       pages.set(outcome.page, { index: outcome.page, width: 0, height: 0, lines: [], itemCount: 0, error: 'time limit' });
       startPage = outcome.page + 1;
       if (startPage > numPages) break;
@@ -63,16 +105,26 @@ export async function parsePdf(file: string, options: ParsePdfOptions): Promise<
   }
   const ordered: PdfPage[] = [];
   for (let i = 1; i <= numPages; i++) ordered.push(pages.get(i) ?? { index: i, width: 0, height: 0, lines: [], itemCount: 0, error: 'not read' });
-  return { numPages, pages: ordered, pageLabels, bookmarks, warnings };
+  snapOcrSizes(ordered);
+  return { numPages, pages: ordered, pageLabels, bookmarks, warnings, ocr: { pages: ocr.pages, cached: ocr.cached, ...(ocr.unavailable ? { unavailable: ocr.unavailable } : {}) } };
 }
 
-type WorkerOutcome = { kind: 'done' } | { kind: 'page-timeout'; page: number } | { kind: 'failed'; error: { kind: PdfFailureKind; message: string } };
+type WorkerOutcome =
+  | { kind: 'done' }
+  | { kind: 'page-timeout'; page: number; ocr: boolean }
+  | { kind: 'failed'; error: { kind: PdfFailureKind; message: string } };
 
 function runWorker(
   input: PdfWorkerInput,
   options: ParsePdfOptions,
   started: number,
-  handlers: { onOpen(msg: Extract<PdfWorkerMessage, { type: 'open' }>): void; onPage(page: PdfPage): void },
+  ocrTime: { busyMs: number },
+  ocrClient: OcrClient,
+  handlers: {
+    onOpen(msg: Extract<PdfWorkerMessage, { type: 'open' }>): void;
+    onPage(page: PdfPage): void;
+    onOcrUnavailable(reason: string): void;
+  },
 ): Promise<WorkerOutcome> {
   return new Promise((resolve) => {
     const heap = options.maxHeapMb ?? 1024;
@@ -88,18 +140,36 @@ function runWorker(
       settled = true;
       clearTimeout(pageTimer);
       clearTimeout(fileTimer);
+      if (ocrSince !== null) {
+        ocrTime.busyMs += Date.now() - ocrSince;
+        // The OCR process may be busy with the page that ran out of time: stop it too.
+        if (outcome.kind !== 'done') ocrClient.kill();
+      }
       void worker.terminate();
       resolve(outcome);
     };
-    const remaining = Math.max(1, options.fileTimeoutMs - (Date.now() - started));
-    const fileTimer = setTimeout(() => finish({ kind: 'failed', error: { kind: 'timeout', message: `took longer than the ${options.fileTimeoutMs} ms limit (pdf.fileTimeoutMs)` } }), remaining);
+    // OCR time is not charged to the file budget: each OCR'd page has its own limit instead.
+    let fileTimer: NodeJS.Timeout | undefined;
+    const armFile = (): void => {
+      clearTimeout(fileTimer);
+      const remaining = Math.max(1, options.fileTimeoutMs - (Date.now() - started - ocrTime.busyMs));
+      fileTimer = setTimeout(() => finish({ kind: 'failed', error: { kind: 'timeout', message: `took longer than the ${options.fileTimeoutMs} ms limit (pdf.fileTimeoutMs)` } }), remaining);
+    };
+    armFile();
+    let ocrSince: number | null = null;
     // Opening the document counts against the first page's budget.
-    const armPage = (): void => {
+    const armPage = (limitMs = options.pageTimeoutMs): void => {
       clearTimeout(pageTimer);
       pageTimer = setTimeout(() => {
         if (currentPage === 0) finish({ kind: 'failed', error: { kind: 'timeout', message: `opening took longer than the ${options.pageTimeoutMs} ms limit (pdf.pageTimeoutMs)` } });
-        else finish({ kind: 'page-timeout', page: currentPage });
-      }, options.pageTimeoutMs);
+        else finish({ kind: 'page-timeout', page: currentPage, ocr: ocrSince !== null });
+      }, limitMs);
+    };
+    const endOcr = (): void => {
+      if (ocrSince === null) return;
+      ocrTime.busyMs += Date.now() - ocrSince;
+      ocrSince = null;
+      armFile();
     };
     armPage();
     worker.on('message', (msg: PdfWorkerMessage) => {
@@ -112,7 +182,23 @@ function runWorker(
           currentPage = msg.index;
           armPage();
           break;
+        case 'ocr-start':
+          ocrSince = Date.now();
+          clearTimeout(fileTimer);
+          armPage(options.ocr?.pageTimeoutMs ?? options.pageTimeoutMs);
+          break;
+        case 'ocr-request':
+          void ocrClient.recognize(msg.image).then((outcome) => {
+            if (!settled) worker.postMessage({ type: 'ocr-result', index: msg.index, outcome } satisfies PdfWorkerReply);
+          });
+          break;
+        case 'ocr-unavailable':
+          endOcr();
+          armPage();
+          handlers.onOcrUnavailable(msg.reason);
+          break;
         case 'page':
+          endOcr();
           handlers.onPage(msg.page);
           break;
         case 'done':

@@ -42,7 +42,14 @@ export interface PdfPage {
   itemCount: number;
   /** Why the page yielded no text although it may have some: a time-limit skip or a pdf.js error. */
   error?: string;
+  /** The lines come from OCR of the rendered page: run now, or taken from the OCR cache. */
+  ocr?: 'recognized' | 'cached';
+  /** The page has no usable text layer (none, or only garbage) and was not OCR'd (OCR off or unavailable). */
+  needsOcr?: boolean;
 }
+
+/** How pages without a usable text layer are treated: OCR'd when the engine is installed, always, or never. */
+export type OcrMode = 'auto' | 'always' | 'never';
 
 /** One bookmark of the PDF's own outline, flattened. */
 export interface PdfBookmark {
@@ -61,7 +68,9 @@ export interface RawPdf {
   pageLabels: string[] | null;
   bookmarks: PdfBookmark[];
   warnings: string[];
+  /** OCR counts: pages read by OCR (of which from the cache), and why OCR could not run when it was needed. */
+  ocr?: { pages: number; cached: number; unavailable?: string };
 }
 
 /** Why a PDF could not be read; the message is one line meant for the user. */
-export type PdfFailureKind = 'password' | 'wrong-password' | 'corrupt' | 'timeout' | 'memory' | 'empty' | 'io';
+export type PdfFailureKind = 'password' | 'wrong-password' | 'corrupt' | 'timeout' | 'memory' | 'empty' | 'io' | 'scanned';

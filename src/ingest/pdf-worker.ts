@@ -3,15 +3,19 @@
  * terminate it when a page or the whole file exceeds its time budget, or when it exhausts its memory cap:
  * a decompression bomb blocks the thread it runs on, and no timer on that thread could fire.
  *
- * Messages to the parent: `open` (page count, labels, bookmarks), `page-start`, `page`, `done`, `error`.
+ * Messages to the parent: `open` (page count, labels, bookmarks), `page-start`, `ocr-start` (the page is being
+ * OCR'd, which has its own time limit), `ocr-unavailable` (once), `page`, `done`, `error`.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { OcrOutcome } from './ocr/ocr-client.js';
+import { cleanOcrLine, ocrBoxesToPieces, meaningfulChars, usableTextLayer, type OcrPageResult } from './ocr/ocr-lines.js';
+import type { RenderableDocument, RenderablePage } from './ocr/render-page.js';
 import { rebuildLines } from './rebuild-lines.js';
-import type { PdfBookmark, PdfFailureKind, PdfPage, TextPiece } from './pdf-types.js';
+import type { OcrMode, PdfBookmark, PdfFailureKind, PdfPage, TextPiece } from './pdf-types.js';
 
 /** What the parent passes in `workerData`. */
 export interface PdfWorkerInput {
@@ -19,14 +23,22 @@ export interface PdfWorkerInput {
   password?: string | undefined;
   /** 1-based page to start at (after a page was skipped on timeout, a fresh worker resumes after it). */
   startPage: number;
+  /** OCR of pages without a usable text layer; absent means `never`. */
+  ocr?: { mode: OcrMode; cacheDir: string; sha256: string; dpi: number } | undefined;
 }
 
 export type PdfWorkerMessage =
   | { type: 'open'; numPages: number; pageLabels: string[] | null; bookmarks: PdfBookmark[] }
   | { type: 'page-start'; index: number }
+  | { type: 'ocr-start'; index: number }
+  | { type: 'ocr-request'; index: number; image: Uint8Array }
+  | { type: 'ocr-unavailable'; reason: string }
   | { type: 'page'; page: PdfPage }
   | { type: 'done' }
   | { type: 'error'; kind: PdfFailureKind; message: string };
+
+/** What the parent sends back: the OCR outcome of a page the worker asked for. */
+export type PdfWorkerReply = { type: 'ocr-result'; index: number; outcome: OcrOutcome };
 
 interface PdfJsTextItem {
   str?: string;
@@ -39,12 +51,12 @@ interface PdfJsOutlineNode {
   dest: string | unknown[] | null;
   items: PdfJsOutlineNode[];
 }
-interface PdfJsPage {
+interface PdfJsPage extends RenderablePage {
   view: number[];
   getTextContent(): Promise<{ items: PdfJsTextItem[]; styles: Record<string, { fontFamily?: string }> }>;
   cleanup(): void;
 }
-interface PdfJsDocument {
+interface PdfJsDocument extends RenderableDocument {
   numPages: number;
   getPage(n: number): Promise<PdfJsPage>;
   getPageLabels(): Promise<string[] | null>;
@@ -127,6 +139,7 @@ async function run(input: PdfWorkerInput): Promise<void> {
     // Labels and bookmarks are optional aids; a broken outline must not lose the text.
   }
   send({ type: 'open', numPages: doc.numPages, pageLabels, bookmarks });
+  const ocr: OcrSession = { options: input.ocr, unavailable: null };
   for (let index = input.startPage; index <= doc.numPages; index++) {
     send({ type: 'page-start', index });
     try {
@@ -148,8 +161,11 @@ async function run(input: PdfWorkerInput): Promise<void> {
           bold: /bold|heavy|black|semibold/iu.test(`${fontName} ${family}`),
         });
       }
-      const lines = rebuildLines(pieces, x1 - x0);
-      send({ type: 'page', page: { index, width: x1 - x0, height: y1, lines, itemCount: pieces.filter((p) => p.str.trim() !== '').length } });
+      const read = await maybeOcr(ocr, doc, page, index, pieces, y1);
+      const lines = rebuildLines(read.pieces, x1 - x0);
+      if (read.ocr) for (const line of lines) line.text = cleanOcrLine(line.text);
+      const itemCount = read.pieces.filter((p) => p.str.trim() !== '').length;
+      send({ type: 'page', page: { index, width: x1 - x0, height: y1, lines, itemCount, ...(read.ocr ? { ocr: read.ocr } : {}), ...(read.needsOcr ? { needsOcr: true } : {}) } });
       page.cleanup();
     } catch (error) {
       // One unreadable page is a warning, not a lost book.
@@ -162,6 +178,81 @@ async function run(input: PdfWorkerInput): Promise<void> {
 }
 
 const input = workerData as PdfWorkerInput;
+
+/** OCR state of one worker run: why OCR cannot run, once that is known. */
+interface OcrSession {
+  options: NonNullable<PdfWorkerInput['ocr']> | undefined;
+  unavailable: string | null;
+}
+
+const waiting = new Map<number, (outcome: OcrOutcome) => void>();
+parentPort?.on('message', (reply: PdfWorkerReply) => {
+  if (reply.type !== 'ocr-result') return;
+  waiting.get(reply.index)?.(reply.outcome);
+  waiting.delete(reply.index);
+});
+
+/** Asks the parent to OCR a page image; the parent runs the engine in a child process it can kill on timeout. */
+function requestOcr(index: number, image: Buffer): Promise<OcrOutcome> {
+  return new Promise((resolve) => {
+    waiting.set(index, resolve);
+    const bytes = new Uint8Array(image.buffer, image.byteOffset, image.byteLength);
+    send({ type: 'ocr-request', index, image: bytes });
+  });
+}
+
+/**
+ * Decides whether a page is read from its text layer or by OCR. A page without a usable text layer (or
+ * every page, with `always`) is OCR'd: from the cache when this file's page was read before, else rendered
+ * and recognised. OCR lines replace the text layer when they carry more text (with `always`, whenever there are any).
+ */
+async function maybeOcr(
+  session: OcrSession,
+  doc: PdfJsDocument,
+  page: PdfJsPage,
+  index: number,
+  pieces: TextPiece[],
+  pageHeight: number,
+): Promise<{ pieces: TextPiece[]; ocr?: 'recognized' | 'cached'; needsOcr?: boolean }> {
+  const usable = usableTextLayer(pieces);
+  const options = session.options;
+  if (!options || options.mode === 'never' || (options.mode === 'auto' && usable)) return usable ? { pieces } : { pieces, needsOcr: true };
+  if (session.unavailable !== null) return usable ? { pieces } : { pieces, needsOcr: true };
+  send({ type: 'ocr-start', index });
+  const { openOcrCache } = await import('./ocr/ocr-cache.js');
+  const cache = openOcrCache(options.cacheDir, options.sha256, options.dpi);
+  let result = cache.read(index);
+  let how: 'recognized' | 'cached' = 'cached';
+  if (!result) {
+    // Rendering needs the canvas package and recognition the engine: say which is missing before trying.
+    const present = (await import('./ocr/ocr-engine.js')).ocrPackagesPresent();
+    if (!present.ok) {
+      session.unavailable = `OCR is not installed (${present.reason})`;
+      send({ type: 'ocr-unavailable', reason: session.unavailable });
+      return usable ? { pieces } : { pieces, needsOcr: true };
+    }
+    const { renderPage } = await import('./ocr/render-page.js');
+    const rendered = await renderPage(doc, page, options.dpi);
+    let boxes: OcrPageResult['boxes'] = [];
+    if (rendered.png) {
+      const outcome = await requestOcr(index, rendered.png);
+      if ('unavailable' in outcome) {
+        session.unavailable = outcome.unavailable;
+        send({ type: 'ocr-unavailable', reason: outcome.unavailable });
+        return usable ? { pieces } : { pieces, needsOcr: true };
+      }
+      // A page the engine failed on is read as it is; the failure is not cached, so a later run retries it.
+      if ('error' in outcome) throw new Error(outcome.error);
+      boxes = outcome.boxes;
+    }
+    result = { dpi: rendered.dpi, width: rendered.width, height: rendered.height, boxes } satisfies OcrPageResult;
+    cache.write(index, result);
+    how = 'recognized';
+  }
+  const ocrPieces = ocrBoxesToPieces(result, pageHeight);
+  const better = options.mode === 'always' ? ocrPieces.length > 0 : meaningfulChars(ocrPieces) > meaningfulChars(pieces);
+  return better ? { pieces: ocrPieces, ocr: how } : { pieces };
+}
 run(input).catch((error: unknown) => {
   send({ type: 'error', ...classify(error, input.password) });
 });

@@ -13,7 +13,8 @@ import { noteSegments } from './load-notes.js';
 import { acquireIngestLock } from './lock.js';
 import { indexDocFor, segmentsToChunks } from './make-chunks.js';
 import { configFingerprint, PARSER_VERSION, readManifest, type Manifest, type ManifestSource } from './manifest.js';
-import { parsePdf, PdfParseError } from './parse-pdf.js';
+import { markOcrChunks, OCR_DPI } from './ocr/mark-ocr-chunks.js';
+import { parsePdf, PdfParseError, scannedFailure } from './parse-pdf.js';
 import { scanSources, type SourceFile } from './scan-sources.js';
 import { structurePdf } from './structure-pdf.js';
 import { tableRowChunks } from './table-chunks.js';
@@ -211,7 +212,8 @@ async function readSource(input: {
   config: ExamCopilotConfig;
   password: string | undefined;
   onProgress: Progress;
-}): Promise<Omit<BuiltSource, 'file'>> {
+  ocr: OcrSettings;
+}): Promise<Omit<BuiltSource, 'file'> & { ocr?: { pages: number; cached: number } }> {
   const { file, book, config } = input;
   const meta = { book, source: file.source };
   if (file.kind === 'pdf') {
@@ -219,11 +221,16 @@ async function readSource(input: {
       password: input.password,
       pageTimeoutMs: config.pdf.pageTimeoutMs,
       fileTimeoutMs: config.pdf.fileTimeoutMs,
-      onPage: (page, pages) => input.onProgress?.({ kind: 'page', source: file.source, page, pages }),
+      onPage: (page, pages, ocr) => input.onProgress?.({ kind: 'page', source: file.source, page, pages, ocr }),
+      ocr: { mode: input.ocr.mode, cacheDir: input.ocr.cacheDir, sha256: file.sha256, dpi: OCR_DPI, pageTimeoutMs: input.ocr.pageTimeoutMs },
     });
     if (raw.numPages === 0) throw new EmptySourceError('is a PDF with no pages; re-export or re-download it');
+    const scanned = scannedFailure(raw, input.ocr.mode);
+    if (scanned !== null) throw new EmptySourceError(scanned);
     const structured = structurePdf(raw, meta);
     const chunks = segmentsToChunks(structured.segments, { ...meta, chunkType: 'text', labels: structured.labels }, config.chunking);
+    markOcrChunks(chunks, raw.pages);
+    const ocr = raw.ocr && raw.ocr.pages > 0 ? { pages: raw.ocr.pages, cached: raw.ocr.cached } : undefined;
     if (chunks.length === 0 && structured.warnings.length === 0)
       structured.warnings.push({ where: file.source, message: 'no body text found' });
     const record: ManifestSource = {
@@ -239,7 +246,7 @@ async function readSource(input: {
       warnings: structured.warnings,
       labels: structured.labels,
     };
-    return { record, chunks, outline: structured.outline };
+    return { record, chunks, outline: structured.outline, ...(ocr ? { ocr } : {}) };
   }
   const text = readFileSync(file.file, 'utf8');
   const chunks = segmentsToChunks(noteSegments(text, file.kind === 'md'), { ...meta, chunkType: 'note', labels: [] }, config.chunking);
@@ -258,8 +265,15 @@ async function readSource(input: {
   return { record, chunks, outline: [] };
 }
 
-/** A source that has nothing to read (a PDF with no pages). */
+/** A source that has nothing to read: a PDF with no pages, or a scanned one that cannot be OCR'd. */
 class EmptySourceError extends Error {}
+
+/** How scanned pages are read: the mode (`--ocr` / `ingest.ocr`), the result cache, and the per-page limit. */
+interface OcrSettings {
+  mode: 'auto' | 'always' | 'never';
+  cacheDir: string;
+  pageTimeoutMs: number;
+}
 
 /** Step: parses new and changed PDFs and notes; unchanged ones (unless `reuse` is off) come from the previous build. */
 async function parseSources(input: {
@@ -271,6 +285,7 @@ async function parseSources(input: {
   strict: boolean;
   onProgress: Progress;
   pause: ((point: IngestPausePoint) => void) | undefined;
+  ocr: OcrSettings;
 }): Promise<BuiltSource[]> {
   const { config, previous } = input;
   const todo = input.sources.filter((s) => !s.skipped && s.kind !== 'csv');
@@ -309,9 +324,11 @@ async function parseSources(input: {
       continue;
     }
     try {
-      const read = await readSource({ file, book, config, password: input.password, onProgress: input.onProgress });
+      const read = await readSource({ file, book, config, password: input.password, onProgress: input.onProgress, ocr: input.ocr });
       built.push({
-        ...read,
+        record: read.record,
+        chunks: read.chunks,
+        outline: read.outline,
         file: {
           source: file.source,
           kind: file.kind,
@@ -322,6 +339,7 @@ async function parseSources(input: {
           tableRows: 0,
           warnings: read.record.warnings,
           elapsedMs: Date.now() - started,
+          ...(read.ocr ? { ocr: read.ocr } : {}),
         },
       });
     } catch (error) {
@@ -515,6 +533,7 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
       strict,
       onProgress,
       pause,
+      ocr: { mode: options.ocr ?? config.ingest?.ocr ?? 'auto', cacheDir: projectPaths(root).ocrCache, pageTimeoutMs: config.ingest?.ocrPageTimeoutMs ?? 120_000 },
     });
     const tables = readTableTranscriptions({ sources: scanned.sources, parsed, previous, config, strict });
     const built = [...parsed, ...tables];

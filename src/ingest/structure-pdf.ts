@@ -276,7 +276,7 @@ export function structurePdf(raw: RawPdf, meta: { book: string; source: string }
   const outline = buildOutline(targets, headings, meta, furniture.labelOf, toc.tocPages);
   const noTextPages = pages.filter((p) => p.itemCount === 0 && !p.error).length;
   if (noTextPages > 0 && noTextPages >= raw.numPages * 0.5) {
-    warnings.push({ where: meta.source, message: `no text layer on ${noTextPages} of ${raw.numPages} pages: OCR is not supported; transcribe key pages into rawdoc/table_explain.csv` });
+    warnings.push({ where: meta.source, message: `no text found on ${noTextPages} of ${raw.numPages} pages (blank, or images where OCR found no text); transcribe key pages into rawdoc/table_explain.csv` });
   }
   return { segments, outline, labels: furniture.labels, tocPages: toc.tocPages, runningTexts: furniture.runningTexts, warnings, noTextPages };
 }

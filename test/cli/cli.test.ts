@@ -29,7 +29,7 @@ describe('cli', () => {
       const loaded = readFileSync(trace, 'utf8');
       assert.ok(loaded.includes('/dist/src/cli/program.js'), 'the trace hook saw the CLI load');
       // chalk and ora belong to the reporters, which load only when a command runs.
-      for (const heavy of ['pdfjs-dist', 'faiss-node', 'onnxruntime', '@huggingface/transformers', 'better-sqlite3', 'openai', 'chalk', 'ora']) {
+      for (const heavy of ['pdfjs-dist', 'faiss-node', 'onnxruntime', '@huggingface/transformers', 'better-sqlite3', 'openai', 'chalk', 'ora', '@gutenye', '@napi-rs/canvas']) {
         assert.ok(!loaded.includes(`/node_modules/${heavy}`), `--help loaded ${heavy}`);
       }
     } finally {
@@ -62,7 +62,9 @@ describe('cli', () => {
       });
       const report = JSON.parse(result.stdout) as { checks: { name: string; status: string; message: string }[]; ok: boolean };
       const names = report.checks.map((c) => c.name);
-      assert.deepEqual(names, ['node', 'sqlite-fts5', 'faiss', 'jieba', 'onnxruntime', 'index', 'embedder', 'llm']);
+      assert.deepEqual(names, ['node', 'sqlite-fts5', 'faiss', 'jieba', 'onnxruntime', 'ocr', 'index', 'embedder', 'llm']);
+      const ocr = report.checks.find((c) => c.name === 'ocr');
+      assert.match(`${ocr?.status} ${ocr?.message}`, /^ok OCR available|^warn OCR unavailable/);
       assert.equal(report.checks.find((c) => c.name === 'sqlite-fts5')?.status, 'ok');
       assert.equal(report.checks.find((c) => c.name === 'index')?.status, 'warn', 'an empty root has no index yet');
       const llm = report.checks.find((c) => c.name === 'llm');

@@ -3,6 +3,9 @@ declare module 'pdfkit' {
   interface PDFDocumentOptions {
     userPassword?: string;
     ownerPassword?: string;
+    /** Page size in points. */
+    size?: [number, number];
+    margin?: number;
   }
   export default class PDFDocument {
     constructor(options?: PDFDocumentOptions);
@@ -10,6 +13,7 @@ declare module 'pdfkit' {
     on(event: 'end', listener: () => void): this;
     on(event: 'error', listener: (error: Error) => void): this;
     text(text: string): this;
+    image(src: Buffer, x: number, y: number, options?: { width?: number; height?: number }): this;
     end(): void;
   }
 }

@@ -9,7 +9,10 @@ interface IngestFlags {
   force?: boolean;
   strict?: boolean;
   password?: string;
+  ocr?: string;
 }
+
+const OCR_MODES = ['auto', 'always', 'never'] as const;
 
 /**
  * Crash tests set `EXAM_COPILOT_TEST_PAUSE=<point>:<marker file>`: at that point the ingest writes the marker and
@@ -38,11 +41,14 @@ export function registerIngest(program: Command): Command {
     .option('--force', 'rebuild everything, even unchanged files')
     .option('--strict', 'stop at the first file that fails')
     .option('--password <password>', 'password for encrypted PDFs (or pdf.password / EXAM_COPILOT_PDF_PASSWORD)')
+    .option('--ocr <mode>', 'OCR for scanned pages: auto (pages without a text layer), always, never (default: ingest.ocr, else auto)')
     .action(async (inputs: string[], flags: IngestFlags, command: Command) => {
       const globals = globalOptions(command);
       const paths = inputs.map((p) => path.resolve(globals.root, p));
       const missing = paths.filter((p) => !existsSync(p));
       if (missing.length > 0) throw new UsageError(`${missing.join(', ')}: no such file or folder`);
+      const ocr = OCR_MODES.find((m) => m === flags.ocr);
+      if (flags.ocr !== undefined && ocr === undefined) throw new UsageError(`--ocr ${flags.ocr}: use auto, always or never`);
       const [{ loadConfig }, { runIngest }, { createUi }, { reportIngest, ingestProgress }] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../ingest/run-ingest.js'),
@@ -63,6 +69,7 @@ export function registerIngest(program: Command): Command {
           force: flags.force === true,
           strict: flags.strict === true,
           ...(flags.password !== undefined ? { password: flags.password } : {}),
+          ...(ocr !== undefined ? { ocr } : {}),
           onProgress: progress.onProgress,
           ...(pause ? { testHooks: { pause } } : {}),
         });

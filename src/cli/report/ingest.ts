@@ -1,6 +1,22 @@
 import type { IngestProgress, IngestResult } from '../../ingest/ingest-types.js';
 import { printable, type Ui } from './ui.js';
 
+/**
+ * The page part of the progress line: `page 12/30`, and once a few seconds have passed, the rate and the time
+ * left (`, 0.8 pages/s, ETA 23 s`), marked `(OCR)` while pages are being OCR'd. Rates come from the pages
+ * of the current file, read since `startedMs`.
+ */
+export function pageProgressText(event: { page: number; pages: number; ocr?: boolean }, pagesDone: number, startedMs: number, nowMs: number): string {
+  const elapsed = (nowMs - startedMs) / 1000;
+  let text = `page ${event.page}/${event.pages}${event.ocr ? ' (OCR)' : ''}`;
+  if (elapsed >= 2 && pagesDone > 0) {
+    const rate = pagesDone / elapsed;
+    const left = Math.max(0, event.pages - event.page) / rate;
+    text += `, ${rate >= 10 ? rate.toFixed(0) : rate.toFixed(1)} pages/s, ETA ${left >= 90 ? `${Math.round(left / 60)} min` : `${Math.round(left)} s`}`;
+  }
+  return text;
+}
+
 /** Seconds as `1m05s` / `42s`. */
 function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
@@ -17,7 +33,13 @@ export function progressBar(done: number, total: number, width = 20): string {
  * The progress line for one event: a bar, the count, the rate (files/s while parsing, chunks/s while indexing)
  * and the ETA of the current phase, measured from the phase's first event. Pure, so it can be tested.
  */
-export function ingestProgressLine(event: IngestProgress, phase: { name: string; startedMs: number; startDone: number }, nowMs: number, file: string): string {
+export function ingestProgressLine(
+  event: IngestProgress,
+  phase: { name: string; startedMs: number; startDone: number },
+  nowMs: number,
+  file: string,
+  pages: { done: number; startedMs: number } = { done: 0, startedMs: nowMs },
+): string {
   const rate = (done: number): number => (done - phase.startDone) / Math.max((nowMs - phase.startedMs) / 1000, 1e-3);
   const eta = (done: number, total: number): string => {
     const r = rate(done);
@@ -27,7 +49,7 @@ export function ingestProgressLine(event: IngestProgress, phase: { name: string;
     case 'file':
       return `ingest ${progressBar(event.index - 1, event.total)} ${event.index}/${event.total} files${event.index > 1 ? ` · ${rate(event.index - 1).toFixed(1)} files/s` : ''}${eta(event.index - 1, event.total)} · ${event.source}`;
     case 'page':
-      return `ingest ${file}: page ${event.page}/${event.pages}`;
+      return `ingest ${file}: ${pageProgressText(event, pages.done, pages.startedMs, nowMs)}`;
     case 'stage':
       return `ingest: ${event.stage}${event.detail ? ` (${event.detail})` : ''}`;
     case 'index':
@@ -40,12 +62,18 @@ export function ingestProgress(ui: Ui, now: () => number = Date.now): { onProgre
   const spinner = ui.spinner('ingest: scanning sources');
   let file = '';
   let phase = { name: '', startedMs: now(), startDone: 0 };
+  // Pages of the current file, for the page rate (OCR makes a file's pages slow enough to need it).
+  let pages = { done: 0, startedMs: now() };
   return {
     onProgress: (event) => {
       const name = event.kind === 'index' ? `index:${event.stage}` : event.kind === 'file' ? 'files' : phase.name;
       if (name !== phase.name) phase = { name, startedMs: now(), startDone: event.kind === 'index' ? event.done : event.kind === 'file' ? event.index - 1 : 0 };
-      if (event.kind === 'file') file = `[${event.index}/${event.total}] ${event.source}`;
-      spinner.update(ingestProgressLine(event, phase, now(), file));
+      if (event.kind === 'file') {
+        file = `[${event.index}/${event.total}] ${event.source}`;
+        pages = { done: 0, startedMs: now() };
+      }
+      if (event.kind === 'page') pages.done++;
+      spinner.update(ingestProgressLine(event, phase, now(), file, pages));
     },
     done: (result) => {
       if (result.upToDate) spinner.succeed('ingest: everything is up to date (use --force to rebuild)');
@@ -83,6 +111,9 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
     ui.out(status.startsWith('failed') ? c.red(text) : r[0] === 'total' ? c.bold(text) : text);
   }
   for (const f of result.files) if (f.error) ui.error(f.error);
+  for (const f of result.files) {
+    if (f.ocr) ui.info(`${f.source}: ${f.ocr.pages} pages read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`);
+  }
   for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of result.warnings) ui.warn(`${w.where}: ${w.message}`);
   if (result.index) ui.info(`index: ${result.index.ftsRows} FTS rows, ${result.index.vectors} vectors (${result.index.embedderId}, ${result.index.vectorBackend}; ${result.index.embedded} embedded, ${result.index.cached} cached)`);
