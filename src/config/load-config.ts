@@ -199,7 +199,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       hnswM: file.vector?.hnswM ?? 32,
     },
     retrieval: {
-      rrfK: file.retrieval?.rrfK ?? 60,
+      rrfK: file.retrieval?.rrfK ?? 2,
       weights: { keyword: 1, vector: 1, ...file.retrieval?.weights },
       depth: file.retrieval?.depth ?? 50,
       neighbours: file.retrieval?.neighbours ?? 0,

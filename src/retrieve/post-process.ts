@@ -5,24 +5,36 @@ function sharesOffsets(chunk: Chunk): boolean {
   return chunk.chunk_type !== 'manual_table_rewrite';
 }
 
-function overlaps(a: Chunk, b: Chunk): boolean {
-  if (a.source !== b.source || !sharesOffsets(a) || !sharesOffsets(b)) return false;
-  return a.char_start < b.char_end && b.char_start < a.char_end;
+/**
+ * Share of `later`'s character range that `earlier` already covers (0 for other sources or table rows).
+ * Sliding-window neighbours share only the configured overlap (80–120 of 300–800 characters).
+ */
+function coveredShare(earlier: Chunk, later: Chunk): number {
+  if (earlier.source !== later.source || !sharesOffsets(earlier) || !sharesOffsets(later)) return 0;
+  const shared = Math.min(earlier.char_end, later.char_end) - Math.max(earlier.char_start, later.char_start);
+  const length = later.char_end - later.char_start;
+  return shared <= 0 || length <= 0 ? 0 : shared / length;
 }
 
 function sameText(a: Chunk, b: Chunk): boolean {
   return a.text.replace(/\s+/g, '') === b.text.replace(/\s+/g, '');
 }
 
+/** A lower-ranked hit is a repeat when at least this share of its text is already in a higher-ranked hit. */
+export const REPEAT_SHARE = 0.5;
+
 /**
- * Drops hits that repeat evidence already ranked higher: chunks of the same source whose character
- * ranges overlap (sliding-window chunking makes neighbours share `overlap` characters) or whose text
- * is identical. The best-ranked one is kept, so the input order decides.
+ * Drops hits that repeat evidence already ranked higher: the same chunk, identical text, or a chunk of the
+ * same source at least half covered by a higher-ranked one (a neighbour expanded over it). A sliding-window
+ * neighbour that merely shares the chunking overlap is kept: it holds mostly new text, and the sentence the
+ * question needs is often the one cut at the boundary, whole only in the lower-ranked neighbour.
+ * The best-ranked one is kept, so the input order decides.
  */
 export function dedupeHits(hits: readonly Hit[]): Hit[] {
   const kept: Hit[] = [];
   for (const hit of hits) {
-    if (kept.some((k) => k.chunk.chunk_id === hit.chunk.chunk_id || overlaps(k.chunk, hit.chunk) || sameText(k.chunk, hit.chunk))) continue;
+    const c = hit.chunk;
+    if (kept.some((k) => k.chunk.chunk_id === c.chunk_id || coveredShare(k.chunk, c) >= REPEAT_SHARE || sameText(k.chunk, c))) continue;
     kept.push(hit);
   }
   return kept;

@@ -41,10 +41,13 @@ describe('exam priority rule', () => {
 });
 
 describe('dedupe and neighbour expansion', () => {
-  it('drops overlapping chunks of one source and identical texts, keeping the better ranked', () => {
+  it('drops chunks mostly covered by a better one and identical texts, keeping sliding-window neighbours', () => {
     const hits: Hit[] = [
       { chunk: chunk('a', { char_start: 0, char_end: 100, text: 'alpha' }), score: 3 },
+      // Shares only the chunking overlap (20 of 100 characters) with a: mostly new text, kept.
       { chunk: chunk('b', { char_start: 80, char_end: 180, text: 'beta' }), score: 2 },
+      // Half inside a: a repeat.
+      { chunk: chunk('h', { char_start: 50, char_end: 150, text: 'eta' }), score: 1.5 },
       { chunk: chunk('c', { char_start: 180, char_end: 280, text: 'gamma' }), score: 1 },
       { chunk: chunk('d', { source: 'other.pdf', char_start: 0, char_end: 100, text: 'delta' }), score: 1 },
       { chunk: chunk('e', { source: 'x.pdf', char_start: 0, char_end: 5, text: 'al pha' }), score: 0.5 },
@@ -52,7 +55,7 @@ describe('dedupe and neighbour expansion', () => {
       { chunk: table('t1', '表1-1'), score: 0.4 },
       { chunk: { ...table('t2', '表1-2'), text: 'other row' }, score: 0.3 },
     ];
-    assert.deepEqual(dedupeHits(hits).map((h) => h.chunk.chunk_id), ['a', 'c', 'd', 't1', 't2']);
+    assert.deepEqual(dedupeHits(hits).map((h) => h.chunk.chunk_id), ['a', 'b', 'c', 'd', 't1', 't2']);
   });
 
   it('expands within source and section only, merging overlapping text once', () => {
