@@ -5,37 +5,40 @@ function sharesOffsets(chunk: Chunk): boolean {
   return chunk.chunk_type !== 'manual_table_rewrite';
 }
 
-/**
- * Share of `later`'s character range that `earlier` already covers (0 for other sources or table rows).
- * Sliding-window neighbours share only the configured overlap (80–120 of 300–800 characters).
- */
-function coveredShare(earlier: Chunk, later: Chunk): number {
-  if (earlier.source !== later.source || !sharesOffsets(earlier) || !sharesOffsets(later)) return 0;
-  const shared = Math.min(earlier.char_end, later.char_end) - Math.max(earlier.char_start, later.char_start);
-  const length = later.char_end - later.char_start;
-  return shared <= 0 || length <= 0 ? 0 : shared / length;
+/** Characters of `b`'s range that `a` also covers (0 for other sources or table rows, whose offsets are per row). */
+function sharedChars(a: Chunk, b: Chunk): number {
+  if (a.source !== b.source || !sharesOffsets(a) || !sharesOffsets(b)) return 0;
+  return Math.max(0, Math.min(a.char_end, b.char_end) - Math.max(a.char_start, b.char_start));
 }
 
-function sameText(a: Chunk, b: Chunk): boolean {
-  return a.text.replace(/\s+/g, '') === b.text.replace(/\s+/g, '');
-}
-
-/** A lower-ranked hit is a repeat when at least this share of its text is already in a higher-ranked hit. */
-export const REPEAT_SHARE = 0.5;
-
 /**
- * Drops hits that repeat evidence already ranked higher: the same chunk, identical text, or a chunk of the
- * same source at least half covered by a higher-ranked one (a neighbour expanded over it). A sliding-window
- * neighbour that merely shares the chunking overlap is kept: it holds mostly new text, and the sentence the
- * question needs is often the one cut at the boundary, whole only in the lower-ranked neighbour.
- * The best-ranked one is kept, so the input order decides.
+ * Folds hits that repeat evidence into the better-ranked one: the same chunk or identical text is dropped, and a
+ * chunk of the same source whose character range overlaps a better-ranked hit is merged into it (the union of
+ * both texts, the better hit's id, score and rank). Sliding-window chunking makes neighbours share 80–120
+ * characters, and the sentence a question needs is often the one cut at that boundary: dropping the lower
+ * neighbour lost it, keeping both repeats the overlap; the union has it once, whole. The input order decides.
  */
 export function dedupeHits(hits: readonly Hit[]): Hit[] {
   const kept: Hit[] = [];
+  const seen = new Set<string>();
   for (const hit of hits) {
     const c = hit.chunk;
-    if (kept.some((k) => k.chunk.chunk_id === c.chunk_id || coveredShare(k.chunk, c) >= REPEAT_SHARE || sameText(k.chunk, c))) continue;
-    kept.push(hit);
+    const text = c.text.replace(/\s+/g, '');
+    if (seen.has(c.chunk_id) || seen.has(`text:${text}`)) continue;
+    seen.add(c.chunk_id).add(`text:${text}`);
+    const at = kept.findIndex((k) => sharedChars(k.chunk, c) > 0);
+    if (at < 0) {
+      kept.push(hit);
+      continue;
+    }
+    const into = kept[at]!.chunk;
+    const merged = mergeChunks(into, [into, c].sort((x, y) => x.char_start - y.char_start || x.char_end - y.char_end));
+    const first = c.char_start < into.char_start ? c : into;
+    const last = c.char_end > into.char_end ? c : into;
+    kept[at] = {
+      chunk: { ...merged, page_start: first.page_start, pdf_page_start: first.pdf_page_start, page_end: last.page_end, pdf_page_end: last.pdf_page_end },
+      score: kept[at]!.score,
+    };
   }
   return kept;
 }
