@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Retrieval benchmark: Recall@1/5/10 + MRR on the sample's gold evidence, an answer-text proxy on the
-// fund-laws corpus with FinanceIQ questions, and search latency p50/p95 at 1k/10k/100k chunks (faiss vs js).
+// fund-laws corpus with FinanceIQ questions, known-item look-ups of article phrases, and search latency p50/p95 at 1k/10k/100k chunks (faiss vs js).
 // Usage: node scripts/bench/retrieval.mjs [--bench ../shared/bench] [--scales 1000,10000,100000] [--skip sample,laws,latency]
 // Imports the compiled code from dist/ (run `npx tsc -p tsconfig.json` first). Writes only to temp folders.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -184,6 +184,28 @@ if (!skip.has('laws') || !skip.has('latency')) {
         retriever.close();
       }
       table(`fund-laws (${lawsCorpus.chunks.length} chunks) × FinanceIQ dev (${rows.length} questions): correct option's text in top-k evidence (proxy; no gold evidence)`, ['mode', 'top-5', 'top-10'], result);
+      // Known items: a reader remembers a 30-character phrase of an article and looks it up. Every 10th article of
+      // fund-laws/md (after its 第X条 number); a hit is a chunk holding the phrase's first 15 normalised characters.
+      const articles = markdownChunks(path.join(bench, 'fund-laws', 'md')).chunks.filter((c, i) => i % 10 === 0);
+      const items = articles.map((c) => c.text.replace(/^第[一二三四五六七八九十百零]+条\s*/, '').slice(0, 30)).filter((q) => norm(q).length >= 20);
+      const known = [];
+      const kr = await openRetriever({ root, config: config(root) });
+      try {
+        for (const mode of MODES) {
+          const ranks = [];
+          for (const q of items) {
+            const key = norm(q).slice(0, 15);
+            const hits = await kr.search(q, { mode, k: 10 });
+            const at = hits.findIndex((h) => norm(h.chunk.text).includes(key));
+            ranks.push(at < 0 ? null : at + 1);
+          }
+          const at = (k) => pct(ranks.filter((x) => x !== null && x <= k).length / ranks.length);
+          known.push([mode, at(1), at(10), (ranks.reduce((s, x) => s + (x ? 1 / x : 0), 0) / ranks.length).toFixed(3)]);
+        }
+      } finally {
+        kr.close();
+      }
+      table(`fund-laws known items (${items.length} phrases of 30 characters from every 10th article)`, ['mode', 'R@1', 'R@10', 'MRR@10'], known);
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

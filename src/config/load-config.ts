@@ -157,7 +157,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
     embedder: resolveEmbedder(file, pick, llm),
     vector: resolveVector(file, pick),
     retrieval: {
-      rrfK: file.retrieval?.rrfK ?? 60,
+      rrfK: file.retrieval?.rrfK ?? 2,
       weights: { keyword: 1, vector: 1, ...file.retrieval?.weights },
       depth: file.retrieval?.depth ?? 50,
       neighbours: file.retrieval?.neighbours ?? 0,

@@ -123,12 +123,12 @@ function parseType(raw: string): QuestionType | null | 'unknown' {
 }
 
 /** A raw table: header cells plus data rows with their 1-based starting line. */
-interface RawTable {
+export interface RawTable {
   header: string[];
   rows: { line: number; cells: string[] }[];
 }
 
-function readCsvTable(text: string, file: string): RawTable {
+export function readCsvTable(text: string, file: string): RawTable {
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
   // Excel's "Unicode text" export and many hand-made files use tabs; commas win when both appear.
   const delimiter = !firstLine.includes(',') && firstLine.includes('\t') ? '\t' : !firstLine.includes(',') && firstLine.includes(';') ? ';' : ',';

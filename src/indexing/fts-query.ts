@@ -6,24 +6,53 @@ import type { Analyzer } from '../text/analyzer.js';
  */
 export const MAX_QUERY_TERMS = 96;
 
+/** Document-frequency pruning for `buildFtsQuery` (see `DEFAULT_TERM_SELECTION` in fts-index.ts). */
+export interface TermPruning {
+  /** Chunks holding the term (0 when unknown). */
+  docFrequency(term: string): number;
+  /** Chunks in the index. */
+  documents: number;
+  maxDocShare: number;
+  maxTerms: number;
+  /** Repeat a term as often as the question does (query term frequency), up to this many times; 1 = distinct terms. */
+  maxRepeat?: number;
+}
+
 /**
  * Turns free text into a safe FTS5 MATCH expression: the analyzer's tokens, each written as an FTS5
  * string (double-quoted, inner quotes doubled) and joined with OR. Because every token is a quoted
  * string, FTS5 operators in the question (AND, OR, NOT, NEAR, `*`, `^`, `-`, `:`, parentheses) are
  * plain text and can never raise a syntax error. Returns null when nothing searchable is left
  * (a question of only punctuation), so callers return no hits instead of querying.
+ *
+ * With `pruning`, terms are weighed by IDF rather than by count: terms no chunk holds are dropped (they add
+ * nothing but a lookup), terms in more than `maxDocShare` of the chunks are dropped unless nothing else is
+ * left (their BM25 IDF is about zero while their postings are the longest), and the `maxTerms` rarest are kept.
  */
-export function buildFtsQuery(analyzer: Analyzer, text: string): string | null {
-  const terms: string[] = [];
-  const seen = new Set<string>();
+export function buildFtsQuery(analyzer: Analyzer, text: string, pruning?: TermPruning): string | null {
+  let terms: string[] = [];
+  const counts = new Map<string, number>();
   for (const token of analyzer.tokens(text)) {
     // unicode61 would drop a token made only of separators anyway; an empty phrase `""` matches nothing useful.
-    if (!/[\p{L}\p{N}]/u.test(token) || seen.has(token)) continue;
-    seen.add(token);
-    terms.push(`"${token.replace(/"/g, '""')}"`);
-    if (terms.length >= MAX_QUERY_TERMS) break;
+    if (!/[\p{L}\p{N}]/u.test(token)) continue;
+    const n = counts.get(token) ?? 0;
+    counts.set(token, n + 1);
+    if (n > 0) continue;
+    terms.push(token);
+    if (!pruning && terms.length >= MAX_QUERY_TERMS) break;
   }
-  return terms.length === 0 ? null : terms.join(' OR ');
+  if (pruning && terms.length > 0) {
+    const withDf = terms.map((t, i) => ({ t, i, df: pruning.docFrequency(t) })).filter((x) => x.df > 0);
+    if (withDf.length === 0) return null;
+    const limit = pruning.maxDocShare * pruning.documents;
+    const rare = withDf.filter((x) => x.df <= limit);
+    // A question made only of very common words still searches, with its rarest words.
+    const kept = (rare.length > 0 ? rare : withDf).sort((a, b) => a.df - b.df || a.i - b.i).slice(0, pruning.maxTerms);
+    // FTS5's bm25() sums over the phrases of the query, so a phrase written twice counts twice: query term frequency.
+    const repeat = Math.max(1, pruning.maxRepeat ?? 1);
+    terms = kept.sort((a, b) => a.i - b.i).flatMap((x) => Array.from({ length: Math.min(repeat, counts.get(x.t) ?? 1) }, () => x.t));
+  }
+  return terms.length === 0 ? null : terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
 }
 
 /** The text stored in an FTS5 column: the analyzer's tokens joined by spaces, so unicode61 splits exactly there. */

@@ -55,13 +55,18 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   assertEmbedderMatches(meta, config);
   const fts = openFtsIndex(paths.ftsDb, analyzer);
   try {
-    const chunks = fts.loadChunks();
-    const byId = new Map(chunks.map((c) => [c.chunk_id, c]));
-    const rows = ids.map((id) => {
-      const c = byId.get(id);
+    // Chunks are read from SQLite by key when a hit needs them; the whole table is loaded only when a caller
+    // asks for `chunks` (corpus statistics), never to answer one search.
+    if (fts.count !== ids.length) {
+      throw new NotReadyError(`${paths.faissDir} holds ${ids.length} vectors but ${paths.ftsDb} ${fts.count} chunks; run \`exam-copilot ingest --force\``);
+    }
+    const chunkAt = (row: number): Chunk | undefined => {
+      const id = ids[row];
+      if (id === undefined) return undefined;
+      const c = fts.chunkById(id);
       if (!c) throw new NotReadyError(`${paths.faissDir}: chunk ${id} is not in ${paths.ftsDb}; run \`exam-copilot ingest --force\``);
       return c;
-    });
+    };
     const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
     assertSameEmbedderId(meta, embedder.id);
     const index = await readVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), { backend: options.backend ?? config.vector.backend });
@@ -69,17 +74,22 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       throw new NotReadyError(`${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${ids.length}×${embedder.dimension}; run \`exam-copilot ingest --force\``);
     }
     const keyword = new KeywordSearcher(fts);
-    const vector = new VectorSearcher(embedder, index, rows);
+    const vector = new VectorSearcher(embedder, index, chunkAt);
     const hybrid = new HybridSearcher(keyword, vector, { rrfK: config.retrieval.rrfK, weights: config.retrieval.weights, depth: config.retrieval.depth });
     const searchers: Record<RetrievalMode, Searcher> = { keyword, vector, hybrid };
+    let all: Chunk[] | null = null;
+    const neighbourhood = (hits: readonly Hit[], n: number): Chunk[] => hits.flatMap((h) => fts.chunksBySeq(h.chunk.source, h.chunk.seq - n, h.chunk.seq + n));
     return {
       warnings,
       searchers,
-      chunks,
+      get chunks(): readonly Chunk[] {
+        all ??= fts.loadChunks();
+        return all;
+      },
       embedderId: embedder.id,
       vectorBackend: index.backend,
-      chunk: (id) => byId.get(id),
-      search: (query, opts) => retrieve(searchers, chunks, query, opts, config.retrieval.neighbours),
+      chunk: (id) => fts.chunkById(id),
+      search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
       close: () => fts.close(),
     };
   } catch (error) {
@@ -95,7 +105,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
  */
 export async function retrieve(
   searchers: Readonly<Record<RetrievalMode, Searcher>>,
-  chunks: readonly Chunk[],
+  neighbourhood: (hits: readonly Hit[], n: number) => readonly Chunk[],
   query: string,
   options: RetrieveOptions,
   defaultNeighbours = 0,
@@ -105,6 +115,5 @@ export async function retrieve(
   const candidates = await searcher.search(query, candidateCount(options.k), options.filter);
   const ranked = dedupeHits(applyExamPriority(query, candidates)).slice(0, options.k);
   const n = options.neighbours ?? defaultNeighbours;
-  return n > 0 ? dedupeHits(expandNeighbours(ranked, chunks, n)) : ranked;
+  return n > 0 ? dedupeHits(expandNeighbours(ranked, neighbourhood(ranked, n), n)) : ranked;
 }
-

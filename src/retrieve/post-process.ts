@@ -5,25 +5,40 @@ function sharesOffsets(chunk: Chunk): boolean {
   return chunk.chunk_type !== 'manual_table_rewrite';
 }
 
-function overlaps(a: Chunk, b: Chunk): boolean {
-  if (a.source !== b.source || !sharesOffsets(a) || !sharesOffsets(b)) return false;
-  return a.char_start < b.char_end && b.char_start < a.char_end;
-}
-
-function sameText(a: Chunk, b: Chunk): boolean {
-  return a.text.replace(/\s+/g, '') === b.text.replace(/\s+/g, '');
+/** Characters of `b`'s range that `a` also covers (0 for other sources or table rows, whose offsets are per row). */
+function sharedChars(a: Chunk, b: Chunk): number {
+  if (a.source !== b.source || !sharesOffsets(a) || !sharesOffsets(b)) return 0;
+  return Math.max(0, Math.min(a.char_end, b.char_end) - Math.max(a.char_start, b.char_start));
 }
 
 /**
- * Drops hits that repeat evidence already ranked higher: chunks of the same source whose character
- * ranges overlap (sliding-window chunking makes neighbours share `overlap` characters) or whose text
- * is identical. The best-ranked one is kept, so the input order decides.
+ * Folds hits that repeat evidence into the better-ranked one: the same chunk or identical text is dropped, and a
+ * chunk of the same source whose character range overlaps a better-ranked hit is merged into it (the union of
+ * both texts, the better hit's id, score and rank). Sliding-window chunking makes neighbours share 80–120
+ * characters, and the sentence a question needs is often the one cut at that boundary: dropping the lower
+ * neighbour lost it, keeping both repeats the overlap; the union has it once, whole. The input order decides.
  */
 export function dedupeHits(hits: readonly Hit[]): Hit[] {
   const kept: Hit[] = [];
+  const seen = new Set<string>();
   for (const hit of hits) {
-    if (kept.some((k) => k.chunk.chunk_id === hit.chunk.chunk_id || overlaps(k.chunk, hit.chunk) || sameText(k.chunk, hit.chunk))) continue;
-    kept.push(hit);
+    const c = hit.chunk;
+    const text = c.text.replace(/\s+/g, '');
+    if (seen.has(c.chunk_id) || seen.has(`text:${text}`)) continue;
+    seen.add(c.chunk_id).add(`text:${text}`);
+    const at = kept.findIndex((k) => sharedChars(k.chunk, c) > 0);
+    if (at < 0) {
+      kept.push(hit);
+      continue;
+    }
+    const into = kept[at]!.chunk;
+    const merged = mergeChunks(into, [into, c].sort((x, y) => x.char_start - y.char_start || x.char_end - y.char_end));
+    const first = c.char_start < into.char_start ? c : into;
+    const last = c.char_end > into.char_end ? c : into;
+    kept[at] = {
+      chunk: { ...merged, page_start: first.page_start, pdf_page_start: first.pdf_page_start, page_end: last.page_end, pdf_page_end: last.pdf_page_end },
+      score: kept[at]!.score,
+    };
   }
   return kept;
 }

@@ -17,8 +17,8 @@ export class VectorSearcher implements Searcher {
   constructor(
     private readonly embedder: Embedder,
     private readonly index: SearchableVectors,
-    /** Row → chunk (the order of ids.json). */
-    private readonly rows: readonly Chunk[],
+    /** Row → chunk (the order of ids.json): an array, or a lookup that reads the chunk when a hit needs it. */
+    private readonly rows: readonly Chunk[] | ((row: number) => Chunk | undefined),
   ) {}
 
   async search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
@@ -32,7 +32,8 @@ export class VectorSearcher implements Searcher {
       const { ids, scores } = await this.index.search(q, fetch);
       const hits: Hit[] = [];
       for (let i = 0; i < ids.length && hits.length < k; i++) {
-        const chunk = this.rows[ids[i]!];
+        const row = ids[i]!;
+        const chunk = typeof this.rows === 'function' ? this.rows(row) : this.rows[row];
         if (!chunk || !matchesFilter(chunk, filter)) continue;
         hits.push({ chunk, score: scores[i]! });
       }

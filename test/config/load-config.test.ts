@@ -14,7 +14,7 @@ describe('loadConfig', () => {
       assert.equal(config.llm, null);
       assert.equal(config.embedder.kind, 'lsa');
       assert.deepEqual(config.chunking, { minChars: 300, maxChars: 800, overlap: 100 });
-      assert.equal(config.retrieval.rrfK, 60);
+      assert.equal(config.retrieval.rrfK, 2);
       assert.deepEqual(warnings, []);
     } finally {
       tmp.cleanup();

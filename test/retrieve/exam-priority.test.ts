@@ -41,18 +41,27 @@ describe('exam priority rule', () => {
 });
 
 describe('dedupe and neighbour expansion', () => {
-  it('drops overlapping chunks of one source and identical texts, keeping the better ranked', () => {
+  it('drops identical texts and merges overlapping chunks of one source into the better ranked', () => {
     const hits: Hit[] = [
-      { chunk: chunk('a', { char_start: 0, char_end: 100, text: 'alpha' }), score: 3 },
-      { chunk: chunk('b', { char_start: 80, char_end: 180, text: 'beta' }), score: 2 },
-      { chunk: chunk('c', { char_start: 180, char_end: 280, text: 'gamma' }), score: 1 },
-      { chunk: chunk('d', { source: 'other.pdf', char_start: 0, char_end: 100, text: 'delta' }), score: 1 },
-      { chunk: chunk('e', { source: 'x.pdf', char_start: 0, char_end: 5, text: 'al pha' }), score: 0.5 },
+      { chunk: chunk('a', { char_start: 0, char_end: 5, text: 'ABCDE', page_start: '1', page_end: '1' }), score: 3 },
+      // Shares the chunking overlap (DE) with a: merged into a, so the text cut at the boundary is whole once.
+      { chunk: chunk('b', { char_start: 3, char_end: 9, text: 'DEFGHI', page_start: '2', page_end: '2' }), score: 2 },
+      // Inside a and b: nothing new.
+      { chunk: chunk('h', { char_start: 1, char_end: 4, text: 'BCD' }), score: 1.5 },
+      { chunk: chunk('c', { char_start: 9, char_end: 12, text: 'JKL' }), score: 1 },
+      { chunk: chunk('d', { source: 'other.pdf', char_start: 0, char_end: 5, text: 'delta' }), score: 1 },
+      { chunk: chunk('e', { source: 'x.pdf', char_start: 0, char_end: 5, text: 'A BCDE' }), score: 0.5 },
       // CSV rows each count offsets from 0; they never overlap each other.
       { chunk: table('t1', '表1-1'), score: 0.4 },
       { chunk: { ...table('t2', '表1-2'), text: 'other row' }, score: 0.3 },
     ];
-    assert.deepEqual(dedupeHits(hits).map((h) => h.chunk.chunk_id), ['a', 'c', 'd', 't1', 't2']);
+    const out = dedupeHits(hits);
+    assert.deepEqual(out.map((h) => h.chunk.chunk_id), ['a', 'c', 'd', 't1', 't2']);
+    assert.deepEqual([out[0]!.chunk.text, out[0]!.score, out[0]!.chunk.char_start, out[0]!.chunk.char_end], ['ABCDEFGHI', 3, 0, 9]);
+    assert.deepEqual([out[0]!.chunk.page_start, out[0]!.chunk.page_end], ['1', '2']);
+    // A lower neighbour merged before the better hit's text (it starts earlier) still lands in order.
+    const [m] = dedupeHits([hits[1]!, hits[0]!]);
+    assert.deepEqual([m!.chunk.chunk_id, m!.chunk.text], ['b', 'ABCDEFGHI']);
   });
 
   it('expands within source and section only, merging overlapping text once', () => {

@@ -1,4 +1,5 @@
 import type { ChalkInstance } from 'chalk';
+import { batchReportJson, type BatchSearchReport } from '../../evaluate/run-batch-search.js';
 import type { SearchResult } from '../../retrieve/run-search.js';
 import { formatCitation } from '../../ingest/citation.js';
 import type { Ui } from './ui.js';
@@ -65,4 +66,29 @@ export function reportSearch(ui: Ui, result: SearchResult): void {
     ui.debug(`    ${h.chunk_id}`);
   });
   ui.debug(`mode ${result.mode}, embedder ${result.embedderId}, vector backend ${result.vectorBackend}, ${result.latencyMs.toFixed(1)} ms`);
+}
+
+/** Batch search: the warnings (bad rows with line numbers), one table row per mode, the files written; or the JSON report. */
+export function reportBatchSearch(ui: Ui, report: BatchSearchReport): void {
+  for (const w of report.warnings) ui.warn(`${w.where}: ${w.message}`);
+  if (ui.json) {
+    ui.printJson(batchReportJson(report));
+    return;
+  }
+  const skipped = report.skipped > 0 ? `, ${report.skipped} skipped` : '';
+  ui.out(`${report.dataset}: ${report.total} queries (${report.judged} judged${skipped}), k = ${report.k}, embedder ${report.config.embedder}`);
+  const pct = (x: number): string => x.toFixed(3);
+  const header = ['mode', 'R@1', 'R@5', 'R@10', 'MRR@10', 'nDCG@10', 'R@4k', 'p50 ms', 'p95 ms'];
+  const rows = report.modes.map((m) => {
+    const s = m.scores;
+    const judged = s ? [pct(s.recall['1']), pct(s.recall['5']), pct(s.recall['10']), pct(s.mrr10), pct(s.ndcg10), pct(s.recallBudget)] : ['-', '-', '-', '-', '-', '-'];
+    return [m.mode, ...judged, m.p50Ms.toFixed(1), m.p95Ms.toFixed(1)];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  ui.out(line(header));
+  for (const r of rows) ui.out(line(r));
+  if (report.judged === 0) ui.out('no relevant column: latency only (add `relevant`, gold strings separated by ";", for Recall/MRR/nDCG)');
+  for (const m of report.modes) if (m.runFile) ui.out(`run file: ${m.runFile}`);
+  if (report.reportJson) ui.out(`report: ${report.reportJson}`);
 }
