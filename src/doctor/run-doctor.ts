@@ -140,9 +140,10 @@ const checkEmbedder: Check = async ({ root, config }) => {
   try {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
     const retriever = await openRetriever({ root, config });
-    retriever.close();
     // LSA caps its dimension at the corpus size, so the index may hold fewer dimensions than configured.
-    return { name: 'embedder', status: 'ok', message: `${configured}; the index matches it (${retriever.embedderId}, ${retriever.chunks.length} chunks, ${retriever.vectorBackend} backend)` };
+    const message = `${configured}; the index matches it (${retriever.embedderId}, ${retriever.size} chunks, ${retriever.vectorBackend} backend)`;
+    retriever.close();
+    return { name: 'embedder', status: 'ok', message };
   } catch (error) {
     const fix = error instanceof NotReadyError ? 'run `exam-copilot ingest --force`, or change the embedder or dictionary back' : 'run `exam-copilot ingest --force`';
     return { name: 'embedder', status: 'fail', message: redactSecrets(errorMessage(error), config), fix };

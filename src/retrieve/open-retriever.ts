@@ -88,6 +88,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       },
       embedderId: embedder.id,
       vectorBackend: index.backend,
+      size: fts.count,
       chunk: (id) => fts.chunkById(id),
       search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
       close: () => fts.close(),

@@ -17,8 +17,10 @@ export interface Retriever {
   search(query: string, options: RetrieveOptions): Promise<Hit[]>;
   /** Looks a chunk up by id. */
   chunk(id: string): Chunk | undefined;
-  /** Every chunk in index order. */
+  /** Every chunk in index order (read from the index on first use). */
   readonly chunks: readonly Chunk[];
+  /** How many chunks the index holds, without loading them. */
+  readonly size: number;
   /** The embedder the vector index was built with. */
   readonly embedderId: string;
   /** 'faiss' or 'js' (exact flat inner-product fallback). */

@@ -24,6 +24,7 @@ export function memoryRetriever(chunks: Chunk[], analyzer: Analyzer): Retriever 
     chunks,
     embedderId: 'memory',
     vectorBackend: 'js',
+    size: chunks.length,
     chunk: (id) => chunks.find((c) => c.chunk_id === id),
     search(query: string, options: RetrieveOptions): Promise<Hit[]> {
       queries.push(query);

@@ -72,7 +72,8 @@ describe('loadConfig', () => {
       assert.equal(negative.config.llm?.concurrency, 4);
       assert.deepEqual(negative.warnings.map((w) => w.where), ['env EXAM_COPILOT_LLM_MAX_RETRIES', 'env EXAM_COPILOT_LLM_CONCURRENCY']);
       const fractional = loadConfig({ root: tmp.root, env: { ...llmEnv, EXAM_COPILOT_LLM_TIMEOUT_MS: '2.5' } });
-      assert.equal(fractional.config.llm?.timeoutMs, 60_000);
+      // The default per-attempt timeout: half the per-question deadline (30 s).
+      assert.equal(fractional.config.llm?.timeoutMs, 15_000);
       assert.match(fractional.warnings[0]?.message ?? '', /whole number/);
     } finally {
       tmp.cleanup();

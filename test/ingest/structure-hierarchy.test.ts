@@ -222,7 +222,7 @@ void describe('article numbers and the page of a quote', () => {
         page(i, [
           line('基金法', 792, 9, 181),
           ...(i === 2 ? [line('第三章 基金托管人', 760, 14, 200)] : []),
-          line(i === 2 ? '第三十二条 基金托管人由依法设立的商业银行担任。' : i === 3 ? '第三十三条 基金托管人应当具备下列条件。' : '第三十一条 前文。', 700),
+          line(i === 2 ? '第三十二条 基金托管人由依法设立的商业银行担任。' : i === 3 ? '第三十三条 基金托管人应当具备下列条件：净资产和资本充足率符合有关规定。' : '第三十一条 前文。', 700),
           line(`– ${i + 10} –`, 46, 9, 290),
         ]),
       ),
@@ -246,7 +246,7 @@ void describe('article numbers and the page of a quote', () => {
     const tail = { ...c, text: c.text.slice(3), articles: c.articles, page_breaks: c.page_breaks.map((b) => ({ ...b, offset: b.offset - 3 })) };
     assert.deepEqual(quoteLocation(tail, '基金托管人由').articles, ['第三十二条']);
     // What ask shows: the evidence of a quote from the chunk's second page cites that page and that article.
-    const ev = toEvidence(c, '第三十三条 基金托管人应当具备下列条件。');
+    const ev = toEvidence(c, '第三十三条 基金托管人应当具备下列条件：净资产和资本充足率符合有关规定。');
     assert.equal(citation(ev), '基金法 | 第三章 基金托管人 | 第三十三条 | p.13');
   });
 });
