@@ -56,9 +56,27 @@ try {
   // The consumer approves the install scripts that must run: better-sqlite3's build and exam-copilot's FAISS step.
   writeFileSync(
     path.join(app, 'package.json'),
-    JSON.stringify({ name: 'textbooks', private: true, allowScripts: { 'better-sqlite3': true, 'exam-copilot': true, 'faiss-node': false, 'onnxruntime-node': false, protobufjs: false, sharp: false } }, null, 2),
+    JSON.stringify(
+      {
+        name: 'textbooks',
+        private: true,
+        allowScripts: {
+          'better-sqlite3': true,
+          'exam-copilot': true,
+          'faiss-node': false,
+          'onnxruntime-node': false,
+          protobufjs: false,
+          sharp: false,
+        },
+      },
+      null,
+      2,
+    ),
   );
-  const install = run('npm', ['install', '--no-audit', '--no-fund', tarball], { cwd: app, env: { ...process.env, npm_config_onnxruntime_node_install: 'skip' } });
+  const install = run('npm', ['install', '--no-audit', '--no-fund', tarball], {
+    cwd: app,
+    env: { ...process.env, npm_config_onnxruntime_node_install: 'skip' },
+  });
   if (!step('npm install <tarball>', install)) throw new Error('install failed');
   const bin = path.join(app, 'node_modules', '.bin', 'exam-copilot');
   const books = path.join(work, 'my-textbooks');
@@ -68,12 +86,24 @@ try {
   step('exam-copilot --version', run(bin, ['--version'], { cwd: elsewhere, env }));
   const doctor = run(bin, ['--root', books, 'doctor'], { cwd: elsewhere, env });
   step('exam-copilot doctor (before ingest: warns, does not fail)', doctor);
-  console.log(doctor.stdout.split('\n').filter((l) => /ocr|transformers|onnx|faiss/i.test(l)).map((l) => `     ${l.trim()}`).join('\n'));
+  console.log(
+    doctor.stdout
+      .split('\n')
+      .filter((l) => /ocr|transformers|onnx|faiss/i.test(l))
+      .map((l) => `     ${l.trim()}`)
+      .join('\n'),
+  );
   step('exam-copilot ingest', run(bin, ['--root', books, '--quiet', 'ingest'], { cwd: elsewhere, env }));
-  const ask = run(bin, ['--root', books, '--json', 'ask', '基金财产由（ ）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构'], { cwd: elsewhere, env });
+  const ask = run(
+    bin,
+    ['--root', books, '--json', 'ask', '基金财产由（ ）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构'],
+    { cwd: elsewhere, env },
+  );
   if (step('exam-copilot ask', ask)) console.log(`     answer ${JSON.parse(ask.stdout).answer}`);
   rmSync(elsewhere, { recursive: true, force: true });
-  console.log(`installed size: ${(sizeOf(path.join(app, 'node_modules')) / 1024 / 1024).toFixed(0)} MB (node_modules of the tarball install)`);
+  console.log(
+    `installed size: ${(sizeOf(path.join(app, 'node_modules')) / 1024 / 1024).toFixed(0)} MB (node_modules of the tarball install)`,
+  );
 } catch (error) {
   failed = true;
   console.log(`check-pack: ${error.message}`);

@@ -79,7 +79,9 @@ function bindingWorks(label) {
 }
 
 function fallback(reason) {
-  console.log(`exam-copilot: FAISS unavailable (${reason}); vector search will use the exact JS fallback. To enable FAISS: ${FIX}. Log: ${path.relative(process.cwd(), logFile) || logFile}`);
+  console.log(
+    `exam-copilot: FAISS unavailable (${reason}); vector search will use the exact JS fallback. To enable FAISS: ${FIX}. Log: ${path.relative(process.cwd(), logFile) || logFile}`,
+  );
   process.exit(0);
 }
 
@@ -103,7 +105,13 @@ if (process.env.EXAM_COPILOT_SKIP_FAISS_DOWNLOAD !== '1') {
   } catch {
     log('prebuild-install not found; skipping the prebuilt download');
   }
-  if (prebuildBin && run('prebuilt download', process.execPath, [prebuildBin, '--runtime', 'napi', '--verbose'], { cwd: faissDir, timeout: PREBUILT_TIMEOUT_MS })) {
+  if (
+    prebuildBin &&
+    run('prebuilt download', process.execPath, [prebuildBin, '--runtime', 'napi', '--verbose'], {
+      cwd: faissDir,
+      timeout: PREBUILT_TIMEOUT_MS,
+    })
+  ) {
     if (bindingWorks('prebuilt')) process.exit(0);
     rmSync(path.join(faissDir, 'build'), { recursive: true, force: true });
   }
@@ -158,7 +166,7 @@ const buildDir = path.join(cacheDir, 'faiss-build');
 rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
 let gyp = readFileSync(path.join(here, 'faiss', 'binding.gyp'), 'utf8')
-    // gyp mangles absolute source paths into object-file paths, so sources are given relative to the build folder.
+  // gyp mangles absolute source paths into object-file paths, so sources are given relative to the build folder.
   .replace('@SOURCES@', sources.map((s) => JSON.stringify(path.relative(buildDir, s))).join(', '))
   .replace('@NODE_ADDON_API_DIR@', addonApiDir)
   .replace('@SHIM_HEADER@', path.join(here, 'faiss', 'faiss-compat.h'));

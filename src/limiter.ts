@@ -8,7 +8,12 @@ export interface Limiter {
  * A semaphore plus a token bucket (capacity = `concurrency`, refill `perSecond`). The bucket keeps a burst of retries
  * from tripping a provider's requests-per-minute limit; the semaphore bounds the LLM calls in flight.
  */
-export function createLimiter(options: { concurrency: number; perSecond?: number; now?: () => number; sleep?: (ms: number) => Promise<void> }): Limiter {
+export function createLimiter(options: {
+  concurrency: number;
+  perSecond?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}): Limiter {
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const perSecond = options.perSecond && options.perSecond > 0 ? options.perSecond : null;
   const now = options.now ?? (() => Date.now());

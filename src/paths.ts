@@ -74,7 +74,9 @@ export function assertRootFolder(root: string): void {
   try {
     isDirectory = statSync(root).isDirectory();
   } catch {
-    throw new UserError(`root folder ${root} does not exist; check --root (or EXAM_COPILOT_ROOT), or create the folder with a rawdoc/ inside`);
+    throw new UserError(
+      `root folder ${root} does not exist; check --root (or EXAM_COPILOT_ROOT), or create the folder with a rawdoc/ inside`,
+    );
   }
   if (!isDirectory) throw new UserError(`root ${root} is a file, not a folder; point --root at the folder that holds rawdoc/`);
 }

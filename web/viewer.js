@@ -60,7 +60,10 @@ async function show() {
   context.setTransform(ratio, 0, 0, ratio, 0, 0);
   await page.render({ canvasContext: context, canvas, viewport }).promise;
   const text = await page.getTextContent();
-  const hits = itemsForQuote(text.items.filter((i) => typeof i.str === 'string'), quote);
+  const hits = itemsForQuote(
+    text.items.filter((i) => typeof i.str === 'string'),
+    quote,
+  );
   for (const item of hits) {
     const tx = pdfjs.Util.transform(viewport.transform, item.transform);
     const height = Math.hypot(tx[2], tx[3]);
@@ -74,7 +77,12 @@ async function show() {
   }
   viewer.dataset.rendered = 'true';
   viewer.dataset.highlights = String(hits.length);
-  status.textContent = quote === '' ? `第 ${page.pageNumber} / ${doc.numPages} 页` : hits.length > 0 ? `第 ${page.pageNumber} 页 · 已标出引文 (quote highlighted)` : `第 ${page.pageNumber} 页 · 本页未找到引文 (quote not found on this page)`;
+  status.textContent =
+    quote === ''
+      ? `第 ${page.pageNumber} / ${doc.numPages} 页`
+      : hits.length > 0
+        ? `第 ${page.pageNumber} 页 · 已标出引文 (quote highlighted)`
+        : `第 ${page.pageNumber} 页 · 本页未找到引文 (quote not found on this page)`;
   if (hits.length > 0) layer.firstElementChild?.scrollIntoView({ block: 'center' });
 }
 

@@ -69,14 +69,22 @@ async function evaluate(label, root, config, questions) {
     const ms = (Date.now() - t0) / rows.length;
     const answered = rows.filter((r) => r.answered);
     const ka = answered.filter((r) => r.ok).length;
-    console.log(`  ${label} ${mode.padEnd(7)} accuracy ${(100 * k / rows.length).toFixed(1)}% (${k}/${rows.length}, 95% CI ${(100 * lo).toFixed(1)}–${(100 * hi).toFixed(1)})  Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  no-answer ${fallbacks} (accuracy on answered ${answered.length ? (100 * ka / answered.length).toFixed(1) : '-'}% of ${answered.length})  ${ms.toFixed(0)} ms/q`);
+    console.log(
+      `  ${label} ${mode.padEnd(7)} accuracy ${((100 * k) / rows.length).toFixed(1)}% (${k}/${rows.length}, 95% CI ${(100 * lo).toFixed(1)}–${(100 * hi).toFixed(1)})  Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  no-answer ${fallbacks} (accuracy on answered ${answered.length ? ((100 * ka) / answered.length).toFixed(1) : '-'}% of ${answered.length})  ${ms.toFixed(0)} ms/q`,
+    );
   }
   answerer.close();
 }
 
 function readQuestions(file) {
   const rows = parse(readFileSync(file, 'utf8'), { columns: true, skip_empty_lines: true, bom: true });
-  return rows.slice(0, limit).map((r) => ({ question: r.question, options: Object.fromEntries(['A', 'B', 'C', 'D', 'E'].filter((l) => r[l]).map((l) => [l, r[l]])), answer: String(r.answer).trim().toUpperCase() }));
+  return rows
+    .slice(0, limit)
+    .map((r) => ({
+      question: r.question,
+      options: Object.fromEntries(['A', 'B', 'C', 'D', 'E'].filter((l) => r[l]).map((l) => [l, r[l]])),
+      answer: String(r.answer).trim().toUpperCase(),
+    }));
 }
 
 if (values.only !== 'financeiq') {
@@ -93,7 +101,11 @@ if (values.only !== 'sample') {
   console.log(`FinanceIQ fund dev set over fund-laws/pdf (${bench}), offline answerer, top-k ${topK}`);
   const pdfDir = path.join(bench, 'fund-laws', 'pdf');
   const { readdirSync } = await import('node:fs');
-  const { root, config } = await ingestInto(readdirSync(pdfDir).filter((f) => f.endsWith('.pdf')).map((f) => [path.join(pdfDir, f), f]));
+  const { root, config } = await ingestInto(
+    readdirSync(pdfDir)
+      .filter((f) => f.endsWith('.pdf'))
+      .map((f) => [path.join(pdfDir, f), f]),
+  );
   try {
     await evaluate('financeiq', root, config, readQuestions(path.join(bench, 'financeiq-fund', 'dev.csv')));
   } finally {

@@ -51,25 +51,67 @@ const rows = [];
 const perMode = [];
 for (const mode of modes) {
   t = Date.now();
-  const report = await runEval({ root, config: offline, file: dataset, modes: [mode], answerer: 'offline', runDir: path.join(out, 'runs'), ...(limit ? { limit: Number(limit) } : {}) });
+  const report = await runEval({
+    root,
+    config: offline,
+    file: dataset,
+    modes: [mode],
+    answerer: 'offline',
+    runDir: path.join(out, 'runs'),
+    ...(limit ? { limit: Number(limit) } : {}),
+  });
   const wall = Date.now() - t;
   const m = report.modes[0];
   perMode.push({ report, mode: m });
-  rows.push({ mode, n: m.total, accuracy: pct(m.accuracy), ci95: `${pct(m.ci95[0])}–${pct(m.ci95[1])}`, correct: m.correct, incorrect: m.incorrect, abstained: m.abstained, brier: m.brier.toFixed(3), ece: m.ece.toFixed(3), p50_ms: Math.round(m.latency_ms.p50), p95_ms: Math.round(m.latency_ms.p95), wall_s: (wall / 1000).toFixed(1), q_per_s: (m.total / (wall / 1000)).toFixed(1), skipped_rows: report.skipped });
+  rows.push({
+    mode,
+    n: m.total,
+    accuracy: pct(m.accuracy),
+    ci95: `${pct(m.ci95[0])}–${pct(m.ci95[1])}`,
+    correct: m.correct,
+    incorrect: m.incorrect,
+    abstained: m.abstained,
+    brier: m.brier.toFixed(3),
+    ece: m.ece.toFixed(3),
+    p50_ms: Math.round(m.latency_ms.p50),
+    p95_ms: Math.round(m.latency_ms.p95),
+    wall_s: (wall / 1000).toFixed(1),
+    q_per_s: (m.total / (wall / 1000)).toFixed(1),
+    skipped_rows: report.skipped,
+  });
 }
 console.table(rows);
 
 // One combined report (all modes) recomputed from the run files with --resume: nothing is asked again.
 t = Date.now();
-const combined = await runEval({ root, config: offline, file: dataset, modes, answerer: 'offline', runDir: path.join(out, 'runs'), resume: true, ...(limit ? { limit: Number(limit) } : {}) });
-console.log(`recomputed all modes from run files in ${((Date.now() - t) / 1000).toFixed(1)} s (answered now: ${combined.modes.map((m) => `${m.mode} ${m.answered_now}`).join(', ')})`);
-for (const c of combined.comparisons) console.log(`McNemar ${c.a} vs ${c.b}: only ${c.a} ${c.a_only}, only ${c.b} ${c.b_only}, p=${c.p_value.toFixed(4)} → ${c.verdict}`);
+const combined = await runEval({
+  root,
+  config: offline,
+  file: dataset,
+  modes,
+  answerer: 'offline',
+  runDir: path.join(out, 'runs'),
+  resume: true,
+  ...(limit ? { limit: Number(limit) } : {}),
+});
+console.log(
+  `recomputed all modes from run files in ${((Date.now() - t) / 1000).toFixed(1)} s (answered now: ${combined.modes.map((m) => `${m.mode} ${m.answered_now}`).join(', ')})`,
+);
+for (const c of combined.comparisons)
+  console.log(`McNemar ${c.a} vs ${c.b}: only ${c.a} ${c.a_only}, only ${c.b} ${c.b_only}, p=${c.p_value.toFixed(4)} → ${c.verdict}`);
 for (const m of combined.modes) console.log(`${m.mode}: by type ${JSON.stringify(m.by_type)}; fallbacks ${m.fallbacks.length}`);
-const written = writeReports(combined, { json: path.join(out, 'report.json'), html: path.join(out, 'report.html'), md: path.join(out, 'report.md'), junit: path.join(out, 'junit.xml') });
+const written = writeReports(combined, {
+  json: path.join(out, 'report.json'),
+  html: path.join(out, 'report.html'),
+  md: path.join(out, 'report.md'),
+  junit: path.join(out, 'junit.xml'),
+});
 console.log(`reports: ${written.join(' ')}`);
 if (!args.includes('--no-screenshot')) {
   const png = path.join(out, 'report.png');
-  const r = spawnSync(process.execPath, [path.join(repo, 'scripts/bench/html-screenshot.mjs'), path.join(out, 'report.html'), png], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [path.join(repo, 'scripts/bench/html-screenshot.mjs'), path.join(out, 'report.html'), png], {
+    encoding: 'utf8',
+  });
   console.log(r.status === 0 ? r.stdout.trim() : `screenshot failed: ${r.stderr.trim()}`);
 }
 console.log(`temp root ${root}`);

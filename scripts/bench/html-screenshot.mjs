@@ -38,9 +38,19 @@ try {
   const result = spawnSync(
     browser,
     [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--hide-scrollbars', `--user-data-dir=${profile}`,
-      `--screenshot=${path.resolve(out)}`, `--window-size=${width},${height}`, pathToFileURL(path.resolve(html)).href,
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--hide-scrollbars',
+      `--user-data-dir=${profile}`,
+      `--screenshot=${path.resolve(out)}`,
+      `--window-size=${width},${height}`,
+      pathToFileURL(path.resolve(html)).href,
     ],
     { encoding: 'utf8', timeout: 120_000 },
   );

@@ -19,7 +19,13 @@ const { findRunningLines } = await import(path.join(repo, 'dist', 'src', 'ingest
 const { modalSize } = await import(path.join(repo, 'dist', 'src', 'ingest', 'structure-pdf.js'));
 const { titleKey } = await import(path.join(repo, 'dist', 'src', 'ingest', 'headings.js'));
 
-const list = (dir) => (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.pdf')).sort().map((n) => path.join(dir, n)) : []);
+const list = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.endsWith('.pdf'))
+        .sort()
+        .map((n) => path.join(dir, n))
+    : [];
 const groups = [
   ['pdf-combined', list(path.join(laws, 'pdf-combined'))],
   ['pdf', list(path.join(laws, 'pdf'))],
@@ -50,18 +56,26 @@ for (const [group, files] of groups) {
     sum.pages += raw.numPages;
     sum.ours += ours;
     sum.poppler += poppler;
-    console.log(`${group}/${path.basename(file)}\t${raw.numPages}\t${ours.toFixed(0)}\t${((raw.numPages * 1000) / ours).toFixed(1)}\t${poppler.toFixed(0)}\t${((raw.numPages * 1000) / poppler).toFixed(1)}\t${(ours / poppler).toFixed(2)}`);
+    console.log(
+      `${group}/${path.basename(file)}\t${raw.numPages}\t${ours.toFixed(0)}\t${((raw.numPages * 1000) / ours).toFixed(1)}\t${poppler.toFixed(0)}\t${((raw.numPages * 1000) / poppler).toFixed(1)}\t${(ours / poppler).toFixed(2)}`,
+    );
   }
-  console.log(`${group} total\t${sum.pages}\t${sum.ours.toFixed(0)}\t${((sum.pages * 1000) / sum.ours).toFixed(1)}\t${sum.poppler.toFixed(0)}\t${((sum.pages * 1000) / sum.poppler).toFixed(1)}\t${(sum.ours / sum.poppler).toFixed(2)}`);
+  console.log(
+    `${group} total\t${sum.pages}\t${sum.ours.toFixed(0)}\t${((sum.pages * 1000) / sum.ours).toFixed(1)}\t${sum.poppler.toFixed(0)}\t${((sum.pages * 1000) / sum.poppler).toFixed(1)}\t${(sum.ours / sum.poppler).toFixed(2)}`,
+  );
   total.pages += sum.pages;
   total.ours += sum.ours;
   total.poppler += sum.poppler;
 }
-console.log(`all\t${total.pages}\t${total.ours.toFixed(0)}\t${((total.pages * 1000) / total.ours).toFixed(1)}\t${total.poppler.toFixed(0)}\t${((total.pages * 1000) / total.poppler).toFixed(1)}\t${(total.ours / total.poppler).toFixed(2)}`);
+console.log(
+  `all\t${total.pages}\t${total.ours.toFixed(0)}\t${((total.pages * 1000) / total.ours).toFixed(1)}\t${total.poppler.toFixed(0)}\t${((total.pages * 1000) / total.poppler).toFixed(1)}\t${(total.ours / total.poppler).toFixed(2)}`,
+);
 
 // Structure: the printed 目录 (read from the TOC pages themselves, not from bookmarks) against our chapters.
 console.log('');
-console.log('file\tTOC entries\tTOC level-1 entries\tlevel-1 entries found as chapters\tall entries found as headings (any level)\tpages right');
+console.log(
+  'file\tTOC entries\tTOC level-1 entries\tlevel-1 entries found as chapters\tall entries found as headings (any level)\tpages right',
+);
 for (const name of ['fund-laws-combined.pdf', '基金从业法律法规汇编-无书签.pdf', '基金从业法律法规汇编.pdf']) {
   const file = path.join(laws, 'pdf-combined', name);
   const got = structures.get(file);
@@ -71,12 +85,20 @@ for (const name of ['fund-laws-combined.pdf', '基金从业法律法规汇编-�
   const toc = parseToc(raw.pages, (page, line) => running.drop.get(page)?.has(line) === true);
   const chapters = new Set(s.segments.map((seg) => titleKey(seg.chapter)));
   const headingKeys = new Map();
-  for (const seg of s.segments) for (const [lvl, t] of [[1, seg.chapter], [2, seg.section], [3, seg.subsection]]) if (t) headingKeys.set(`${lvl}|${titleKey(t)}`, true);
+  for (const seg of s.segments)
+    for (const [lvl, t] of [
+      [1, seg.chapter],
+      [2, seg.section],
+      [3, seg.subsection],
+    ])
+      if (t) headingKeys.set(`${lvl}|${titleKey(t)}`, true);
   const level1 = toc.entries.filter((e) => e.level === 1);
   const found1 = level1.filter((e) => chapters.has(titleKey(e.title))).length;
   const foundAll = toc.entries.filter((e) => headingKeys.has(`${e.level}|${titleKey(e.title)}`)).length;
   // Printed page of each TOC entry against the outline's page for the same title.
   let pagesRight = 0;
   for (const e of toc.entries) if (s.outline.some((o) => titleKey(o.title) === titleKey(e.title) && o.page === e.page)) pagesRight++;
-  console.log(`${name}\t${toc.entries.length}\t${level1.length}\t${found1}/${level1.length}\t${foundAll}/${toc.entries.length}\t${pagesRight}/${toc.entries.length}`);
+  console.log(
+    `${name}\t${toc.entries.length}\t${level1.length}\t${found1}/${level1.length}\t${foundAll}/${toc.entries.length}\t${pagesRight}/${toc.entries.length}`,
+  );
 }

@@ -21,7 +21,9 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const args = process.argv.slice(2);
 const pagesArg = args.indexOf('--pages');
 const limit = pagesArg >= 0 ? Number(args[pagesArg + 1]) : Infinity;
-const bench = path.resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--pages') ?? path.join(repo, '..', 'shared', 'bench'));
+const bench = path.resolve(
+  args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--pages') ?? path.join(repo, '..', 'shared', 'bench'),
+);
 const scanned = path.join(bench, 'scanned', '证券投资基金法-扫描版.pdf');
 const truthFile = path.join(bench, 'scanned', 'truth.jsonl');
 if (!existsSync(scanned) || !existsSync(truthFile)) {
@@ -118,11 +120,17 @@ if (args.includes('--robustness')) {
     for (const dir of ['pdfs', 'pdfs-extra']) {
       const folder = path.join(bench, dir);
       if (!existsSync(folder)) continue;
-      for (const name of readdirSync(folder).filter((n) => n.toLowerCase().endsWith('.pdf')).sort()) {
+      for (const name of readdirSync(folder)
+        .filter((n) => n.toLowerCase().endsWith('.pdf'))
+        .sort()) {
         const file = path.join(folder, name);
         const started = performance.now();
         const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
-        const options = { pageTimeoutMs: 10_000, fileTimeoutMs: 30_000, ocr: { mode: 'auto', cacheDir, sha256, dpi: 150, pageTimeoutMs: 120_000 } };
+        const options = {
+          pageTimeoutMs: 10_000,
+          fileTimeoutMs: 30_000,
+          ocr: { mode: 'auto', cacheDir, sha256, dpi: 150, pageTimeoutMs: 120_000 },
+        };
         let watchdog;
         // Generous: OCR time is outside the file limit, so allow each page its OCR limit on top.
         const hang = new Promise((resolve) => (watchdog = setTimeout(() => resolve('hang'), 30 * 60_000)));
@@ -136,7 +144,16 @@ if (args.includes('--robustness')) {
             outcome = 'ok';
             ocrPages += raw.ocr?.pages ?? 0;
             const chars = st.segments.reduce((n, seg) => n + seg.text.length, 0);
-            detail = `${raw.numPages} pages, ${raw.ocr?.pages ?? 0} OCR'd, ${chars} chars${raw.ocr?.pages ? `: ${JSON.stringify(st.segments.map((x) => x.text).join(' ').slice(0, 60))}` : ''}`;
+            detail = `${raw.numPages} pages, ${raw.ocr?.pages ?? 0} OCR'd, ${chars} chars${
+              raw.ocr?.pages
+                ? `: ${JSON.stringify(
+                    st.segments
+                      .map((x) => x.text)
+                      .join(' ')
+                      .slice(0, 60),
+                  )}`
+                : ''
+            }`;
           }
         } catch (error) {
           if (error instanceof PdfParseError) {
@@ -157,7 +174,9 @@ if (args.includes('--robustness')) {
     rmSync(cacheDir, { recursive: true, force: true });
   }
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  console.log(`\nfiles ${total} with OCR auto: ok ${counts.ok}, clean error ${counts['clean error']}, crash ${counts.crash}, timeout ${counts.timeout}; ${ocrPages} pages OCR'd; ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `\nfiles ${total} with OCR auto: ok ${counts.ok}, clean error ${counts['clean error']}, crash ${counts.crash}, timeout ${counts.timeout}; ${ocrPages} pages OCR'd; ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
   process.exit(counts.crash + counts.timeout > 0 ? 1 : 0);
 }
 
@@ -223,17 +242,25 @@ try {
   console.log(`CER (all pages, whitespace and leader dots ignored)\t${(errors / Math.max(1, truthChars)).toFixed(4)}`);
   console.log(`CER (body pages 7-${first.pages})\t${(bodyErrors / Math.max(1, bodyChars)).toFixed(4)}`);
   console.log(`body 4-gram recall (pdf pages 7-${first.pages})\t${(found / Math.max(1, total)).toFixed(4)}\t(${found}/${total})`);
-  console.log(`第三十二条\t${art ? `printed page ${art.page_start} (pdf ${art.pdf_page_start}), under ${[...new Set(path32)].join(' > ')}` : 'not found'}`);
+  console.log(
+    `第三十二条\t${art ? `printed page ${art.page_start} (pdf ${art.pdf_page_start}), under ${[...new Set(path32)].join(' > ')}` : 'not found'}`,
+  );
   console.log(`chunks\t${chunks.length} (${ocrChunks} marked ocr)`);
-  console.log(`ingest with OCR\t${first.seconds.toFixed(1)} s\t${(first.pages / first.seconds).toFixed(3)} pages/s\t(${first.file?.ocr?.pages ?? 0} OCR pages, ${first.file?.ocr?.cached ?? 0} from the cache)`);
-  console.log(`re-ingest (--force, OCR cache)\t${second.seconds.toFixed(1)} s\t${(second.pages / second.seconds).toFixed(2)} pages/s\t(${second.file?.ocr?.cached ?? 0} of ${second.file?.ocr?.pages ?? 0} OCR pages from the cache)`);
+  console.log(
+    `ingest with OCR\t${first.seconds.toFixed(1)} s\t${(first.pages / first.seconds).toFixed(3)} pages/s\t(${first.file?.ocr?.pages ?? 0} OCR pages, ${first.file?.ocr?.cached ?? 0} from the cache)`,
+  );
+  console.log(
+    `re-ingest (--force, OCR cache)\t${second.seconds.toFixed(1)} s\t${(second.pages / second.seconds).toFixed(2)} pages/s\t(${second.file?.ocr?.cached ?? 0} of ${second.file?.ocr?.pages ?? 0} OCR pages from the cache)`,
+  );
 
   const original = path.join(bench, 'fund-laws', 'pdf-combined', '基金从业法律法规汇编-无书签.pdf');
   if (existsSync(original)) {
     const textRoot = makeRoot(original, 'text-layer.pdf');
     try {
       const t = await ingest(textRoot, true);
-      console.log(`ingest of the text-layer original\t${t.seconds.toFixed(1)} s\t${(t.pages / t.seconds).toFixed(2)} pages/s\t(${t.pages} pages)`);
+      console.log(
+        `ingest of the text-layer original\t${t.seconds.toFixed(1)} s\t${(t.pages / t.seconds).toFixed(2)} pages/s\t(${t.pages} pages)`,
+      );
     } finally {
       rmSync(textRoot, { recursive: true, force: true });
     }

@@ -32,7 +32,9 @@ if (!existsSync(path.join(repo, 'dist', 'src', 'cli', 'main.js'))) {
   console.error('no build: run `npm run build` (or npx tsc -p tsconfig.json) first');
   process.exit(2);
 }
-const only = flag('--only')?.split(',').map((s) => s.trim());
+const only = flag('--only')
+  ?.split(',')
+  .map((s) => s.trim());
 const groupsDir = path.join(repo, 'scripts', 'bench', 'reliability');
 const modules = readdirSync(groupsDir)
   .filter((f) => f.endsWith('.mjs'))
@@ -55,7 +57,19 @@ for (const file of modules) {
     for (const g of groups) results.push({ ...g, module: file });
   } catch (error) {
     // A module that throws is itself a failed case: the suite must never hide a crash.
-    results.push({ module: file, group: `${file} (crashed)`, tried: 1, held: 0, failed: 1, failures: [String(error?.stack ?? error).split('\n').slice(0, 3).join(' | ')] });
+    results.push({
+      module: file,
+      group: `${file} (crashed)`,
+      tried: 1,
+      held: 0,
+      failed: 1,
+      failures: [
+        String(error?.stack ?? error)
+          .split('\n')
+          .slice(0, 3)
+          .join(' | '),
+      ],
+    });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -63,15 +77,25 @@ for (const file of modules) {
 }
 
 const width = Math.max(5, ...results.map((r) => r.group.length));
-const line = (cells) => `${cells[0].padEnd(width)}  ${cells.slice(1).map((c) => String(c).padStart(6)).join('  ')}`;
+const line = (cells) =>
+  `${cells[0].padEnd(width)}  ${cells
+    .slice(1)
+    .map((c) => String(c).padStart(6))
+    .join('  ')}`;
 console.log(line(['group', 'tried', 'held', 'failed']));
 for (const r of results) console.log(line([r.group, r.tried, r.held, r.failed]));
-const total = results.reduce((t, r) => ({ tried: t.tried + r.tried, held: t.held + r.held, failed: t.failed + r.failed }), { tried: 0, held: 0, failed: 0 });
+const total = results.reduce((t, r) => ({ tried: t.tried + r.tried, held: t.held + r.held, failed: t.failed + r.failed }), {
+  tried: 0,
+  held: 0,
+  failed: 0,
+});
 console.log(line(['total', total.tried, total.held, total.failed]));
 const failing = results.filter((r) => r.failures.length > 0);
 if (failing.length > 0) {
   console.log('\nfailures:');
   for (const r of failing) for (const f of r.failures.slice(0, 12)) console.log(`  ${r.group}: ${f}`);
 }
-console.log(`\n${results.length} groups from ${modules.length} modules in ${((Date.now() - started) / 1000).toFixed(0)} s; bench data: ${bench ?? 'none (groups that need it tried 0 cases)'}`);
+console.log(
+  `\n${results.length} groups from ${modules.length} modules in ${((Date.now() - started) / 1000).toFixed(0)} s; bench data: ${bench ?? 'none (groups that need it tried 0 cases)'}`,
+);
 process.exit(total.failed > 0 ? 1 : 0);

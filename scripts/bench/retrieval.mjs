@@ -38,7 +38,10 @@ const tempRoot = () => mkdtempSync(path.join(os.tmpdir(), 'bench-retrieval-'));
 const config = (root) => loadConfig({ root, env: {} }).config;
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const questionText = (r) => [r.question, `A.${r.A}`, `B.${r.B}`, `C.${r.C}`, `D.${r.D}`].join(' ');
-const norm = (s) => String(s).normalize('NFKC').replace(/[\s\p{P}\p{S}]/gu, '');
+const norm = (s) =>
+  String(s)
+    .normalize('NFKC')
+    .replace(/[\s\p{P}\p{S}]/gu, '');
 function table(title, header, rows) {
   console.log(`\n${title}\n| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
@@ -48,7 +51,9 @@ function table(title, header, rows) {
 function markdownChunks(mdDir) {
   const chunks = [];
   const docs = [];
-  for (const file of readdirSync(mdDir).filter((f) => f.endsWith('.md')).sort()) {
+  for (const file of readdirSync(mdDir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()) {
     const book = file.replace(/\(.*$/, '').replace(/\.md$/, '');
     const body = readFileSync(path.join(mdDir, file), 'utf8').split('<!-- INFO END -->').pop();
     let chapter = '';
@@ -59,17 +64,42 @@ function markdownChunks(mdDir) {
     const flush = () => {
       if (!current) return;
       const text = current.text.trim();
-      const c = { chunk_id: `${book}-${seq}`, book, chapter: current.chapter, section: current.section, subsection: '', figure_ref: '', page_start: '', page_end: '', pdf_page_start: null, pdf_page_end: null, chunk_type: 'text', exam_priority: 1, source: `md/${file}`, char_start: current.start, char_end: current.start + text.length, seq: seq++, text };
+      const c = {
+        chunk_id: `${book}-${seq}`,
+        book,
+        chapter: current.chapter,
+        section: current.section,
+        subsection: '',
+        figure_ref: '',
+        page_start: '',
+        page_end: '',
+        pdf_page_start: null,
+        pdf_page_end: null,
+        chunk_type: 'text',
+        exam_priority: 1,
+        source: `md/${file}`,
+        char_start: current.start,
+        char_end: current.start + text.length,
+        seq: seq++,
+        text,
+      };
       chunks.push(c);
       docs.push({ chunk_id: c.chunk_id, text: `${[book, c.chapter, c.section].filter(Boolean).join(' | ')}\n${text}` });
       current = null;
     };
     for (const line of body.split('\n')) {
       const t = line.trim();
-      if (t.startsWith('## ')) { flush(); chapter = t.slice(3); section = ''; }
-      else if (t.startsWith('### ')) { flush(); section = t.slice(4); }
-      else if (/^第[一二三四五六七八九十百零]+条/.test(t)) { flush(); current = { chapter, section, start: offset, text: t }; }
-      else if (t && current) current.text += `\n${t}`;
+      if (t.startsWith('## ')) {
+        flush();
+        chapter = t.slice(3);
+        section = '';
+      } else if (t.startsWith('### ')) {
+        flush();
+        section = t.slice(4);
+      } else if (/^第[一二三四五六七八九十百零]+条/.test(t)) {
+        flush();
+        current = { chapter, section, start: offset, text: t };
+      } else if (t && current) current.text += `\n${t}`;
       offset += line.length + 1;
     }
     flush();
@@ -79,7 +109,9 @@ function markdownChunks(mdDir) {
 
 async function ingestRoot(root, label) {
   const r = await runIngest({ root, config: config(root) });
-  console.log(`${label}: ingest ${r.totals.files} files (${r.totals.failed} failed), ${r.totals.chunks} chunks, index ${JSON.stringify(r.index)}`);
+  console.log(
+    `${label}: ingest ${r.totals.files} files (${r.totals.failed} failed), ${r.totals.chunks} chunks, index ${JSON.stringify(r.index)}`,
+  );
   return r;
 }
 
@@ -119,11 +151,15 @@ if (!skip.has('sample')) {
     if (ing.totals.chunks === 0) console.log('sample: no chunks, skipped');
     else {
       const ranks = await evaluateModes(root, rows, isGold);
-      table(`Sample textbook (${rows.length} questions with gold evidence; query = stem + options; ${ing.totals.chunks} chunks${ing.totals.failed ? `, ${ing.totals.failed} source files FAILED to ingest` : ''})`, ['mode', 'R@1', 'R@5', 'R@10', 'MRR@10'], MODES.map((m) => {
-        const r = ranks[m];
-        const at = (k) => pct(r.filter((x) => x !== null && x <= k).length / r.length);
-        return [m, at(1), at(5), at(10), (r.reduce((s, x) => s + (x ? 1 / x : 0), 0) / r.length).toFixed(3)];
-      }));
+      table(
+        `Sample textbook (${rows.length} questions with gold evidence; query = stem + options; ${ing.totals.chunks} chunks${ing.totals.failed ? `, ${ing.totals.failed} source files FAILED to ingest` : ''})`,
+        ['mode', 'R@1', 'R@5', 'R@10', 'MRR@10'],
+        MODES.map((m) => {
+          const r = ranks[m];
+          const at = (k) => pct(r.filter((x) => x !== null && x <= k).length / r.length);
+          return [m, at(1), at(5), at(10), (r.reduce((s, x) => s + (x ? 1 / x : 0), 0) / r.length).toFixed(3)];
+        }),
+      );
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -137,7 +173,8 @@ if (!skip.has('laws') || !skip.has('latency')) {
   try {
     mkdirSync(path.join(root, 'rawdoc'), { recursive: true });
     cpSync(path.join(repo, 'rawdoc', 'userdict.txt'), path.join(root, 'rawdoc', 'userdict.txt'));
-    for (const f of readdirSync(path.join(bench, 'fund-laws', 'pdf'))) cpSync(path.join(bench, 'fund-laws', 'pdf', f), path.join(root, 'rawdoc', f));
+    for (const f of readdirSync(path.join(bench, 'fund-laws', 'pdf')))
+      cpSync(path.join(bench, 'fund-laws', 'pdf', f), path.join(root, 'rawdoc', f));
     let ing = null;
     try {
       ing = await ingestRoot(root, 'fund-laws (PDF ingest)');
@@ -147,19 +184,40 @@ if (!skip.has('laws') || !skip.has('latency')) {
     if (!ing || ing.totals.chunks < 50) {
       console.log('fund-laws: STOPGAP: chunks made from fund-laws/md/ (one per article), indexed with buildIndexes');
       lawsCorpus = markdownChunks(path.join(bench, 'fund-laws', 'md'));
-      await buildIndexes({ root, config: config(root), chunks: lawsCorpus.chunks, docs: lawsCorpus.docs, indexDir: projectPaths(root).index });
+      await buildIndexes({
+        root,
+        config: config(root),
+        chunks: lawsCorpus.chunks,
+        docs: lawsCorpus.docs,
+        indexDir: projectPaths(root).index,
+      });
     } else {
-      const chunks = readFileSync(projectPaths(root).chunks, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-      const docs = readFileSync(projectPaths(root).docsForIndex, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const chunks = readFileSync(projectPaths(root).chunks, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      const docs = readFileSync(projectPaths(root).docsForIndex, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       lawsCorpus = { chunks, docs };
     }
     if (!skip.has('laws')) {
       const rows = parse(readFileSync(path.join(bench, 'financeiq-fund', 'dev.csv')), { columns: true, bom: true, skip_empty_lines: true });
-      const bigrams = (s) => { const out = new Set(); for (let i = 0; i + 1 < s.length; i++) out.add(s.slice(i, i + 2)); return out; };
+      const bigrams = (s) => {
+        const out = new Set();
+        for (let i = 0; i + 1 < s.length; i++) out.add(s.slice(i, i + 2));
+        return out;
+      };
       const contains = (row, hits, k) => {
         const answer = norm(row[row.answer] ?? '');
         if (!answer) return false;
-        const evidence = norm(hits.slice(0, k).map((h) => h.chunk.text).join(''));
+        const evidence = norm(
+          hits
+            .slice(0, k)
+            .map((h) => h.chunk.text)
+            .join(''),
+        );
         if (evidence.includes(answer)) return true;
         const b = bigrams(answer);
         if (b.size === 0) return false;
@@ -183,11 +241,17 @@ if (!skip.has('laws') || !skip.has('latency')) {
       } finally {
         retriever.close();
       }
-      table(`fund-laws (${lawsCorpus.chunks.length} chunks) × FinanceIQ dev (${rows.length} questions): correct option's text in top-k evidence (proxy; no gold evidence)`, ['mode', 'top-5', 'top-10'], result);
+      table(
+        `fund-laws (${lawsCorpus.chunks.length} chunks) × FinanceIQ dev (${rows.length} questions): correct option's text in top-k evidence (proxy; no gold evidence)`,
+        ['mode', 'top-5', 'top-10'],
+        result,
+      );
       // Known items: a reader remembers a 30-character phrase of an article and looks it up. Every 10th article of
       // fund-laws/md (after its 第X条 number); a hit is a chunk holding the phrase's first 15 normalised characters.
       const articles = markdownChunks(path.join(bench, 'fund-laws', 'md')).chunks.filter((c, i) => i % 10 === 0);
-      const items = articles.map((c) => c.text.replace(/^第[一二三四五六七八九十百零]+条\s*/, '').slice(0, 30)).filter((q) => norm(q).length >= 20);
+      const items = articles
+        .map((c) => c.text.replace(/^第[一二三四五六七八九十百零]+条\s*/, '').slice(0, 30))
+        .filter((q) => norm(q).length >= 20);
       const known = [];
       const kr = await openRetriever({ root, config: config(root) });
       try {
@@ -205,7 +269,11 @@ if (!skip.has('laws') || !skip.has('latency')) {
       } finally {
         kr.close();
       }
-      table(`fund-laws known items (${items.length} phrases of 30 characters from every 10th article)`, ['mode', 'R@1', 'R@10', 'MRR@10'], known);
+      table(
+        `fund-laws known items (${items.length} phrases of 30 characters from every 10th article)`,
+        ['mode', 'R@1', 'R@10', 'MRR@10'],
+        known,
+      );
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -214,7 +282,9 @@ if (!skip.has('laws') || !skip.has('latency')) {
 
 // (3) Latency at scale: the laws corpus replicated with perturbations.
 if (!skip.has('latency') && lawsCorpus) {
-  const queries = parse(readFileSync(path.join(bench, 'financeiq-fund', 'dev.csv')), { columns: true, bom: true }).slice(0, 60).map(questionText);
+  const queries = parse(readFileSync(path.join(bench, 'financeiq-fund', 'dev.csv')), { columns: true, bom: true })
+    .slice(0, 60)
+    .map(questionText);
   const rows = [];
   for (const n of scales) {
     const root = tempRoot();
@@ -248,7 +318,11 @@ if (!skip.has('latency') && lawsCorpus) {
       index.add(vectors);
       index.write(path.join(paths.faissDir, 'index.faiss'));
       const { meta } = readVectorMeta(paths.faissDir);
-      writeVectorMeta(paths.faissDir, { ...meta, count: n }, chunks.map((c) => c.chunk_id));
+      writeVectorMeta(
+        paths.faissDir,
+        { ...meta, count: n },
+        chunks.map((c) => c.chunk_id),
+      );
       const buildMs = performance.now() - t0;
       for (const backend of ['faiss', 'js']) {
         const retriever = await openRetriever({ root, config: cfg, backend });
@@ -261,7 +335,14 @@ if (!skip.has('latency') && lawsCorpus) {
               await retriever.search(q, { mode, k: 10 });
               times.push(performance.now() - t);
             }
-            rows.push([n, backend, mode, percentile(times, 0.5).toFixed(1), percentile(times, 0.95).toFixed(1), (buildMs / 1000).toFixed(1)]);
+            rows.push([
+              n,
+              backend,
+              mode,
+              percentile(times, 0.5).toFixed(1),
+              percentile(times, 0.95).toFixed(1),
+              (buildMs / 1000).toFixed(1),
+            ]);
           }
         } finally {
           retriever.close();
@@ -271,5 +352,9 @@ if (!skip.has('latency') && lawsCorpus) {
       rmSync(root, { recursive: true, force: true });
     }
   }
-  table(`search latency (ms, ${queries.length} FinanceIQ questions, k=10, ${os.cpus().length} cores; synthetic scale-up of fund-laws)`, ['chunks', 'backend', 'mode', 'p50', 'p95', 'build s'], rows);
+  table(
+    `search latency (ms, ${queries.length} FinanceIQ questions, k=10, ${os.cpus().length} cores; synthetic scale-up of fund-laws)`,
+    ['chunks', 'backend', 'mode', 'p50', 'p95', 'build s'],
+    rows,
+  );
 }

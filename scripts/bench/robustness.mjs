@@ -16,7 +16,9 @@ const opt = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
-const bench = path.resolve(args.find((a, i) => !a.startsWith('--') && !(args[i - 1] ?? '').startsWith('--')) ?? path.join(repo, '..', 'shared', 'bench'));
+const bench = path.resolve(
+  args.find((a, i) => !a.startsWith('--') && !(args[i - 1] ?? '').startsWith('--')) ?? path.join(repo, '..', 'shared', 'bench'),
+);
 const pageTimeoutMs = opt('--page-timeout-ms', 10_000);
 const fileTimeoutMs = opt('--file-timeout-ms', 30_000);
 const { parsePdf, PdfParseError } = await import(path.join(repo, 'dist', 'src', 'ingest', 'parse-pdf.js'));
@@ -28,8 +30,12 @@ for (const dir of ['pdfs', 'pdfs-extra']) {
   if (!existsSync(folder)) continue;
   const kinds = new Map();
   const manifest = path.join(folder, 'manifest.csv');
-  if (existsSync(manifest)) for (const line of readFileSync(manifest, 'utf8').split('\n').slice(1)) kinds.set(line.split(',')[0], line.split(',')[1]);
-  for (const name of readdirSync(folder).filter((n) => n.toLowerCase().endsWith('.pdf')).sort()) files.push({ file: path.join(folder, name), label: `${dir}/${name}`, kind: kinds.get(name) ?? '' });
+  if (existsSync(manifest))
+    for (const line of readFileSync(manifest, 'utf8').split('\n').slice(1)) kinds.set(line.split(',')[0], line.split(',')[1]);
+  for (const name of readdirSync(folder)
+    .filter((n) => n.toLowerCase().endsWith('.pdf'))
+    .sort())
+    files.push({ file: path.join(folder, name), label: `${dir}/${name}`, kind: kinds.get(name) ?? '' });
 }
 if (files.length === 0) {
   console.error(`no PDFs under ${bench}/pdfs or ${bench}/pdfs-extra`);
@@ -76,5 +82,7 @@ for (const f of files) {
   console.log(rows[rows.length - 1].join('\t'));
 }
 console.log('');
-console.log(`files ${files.length}: ok ${counts.ok}, clean error ${counts['clean error']}, crash ${counts.crash}, timeout ${counts.timeout} (page limit ${pageTimeoutMs} ms, file limit ${fileTimeoutMs} ms)`);
+console.log(
+  `files ${files.length}: ok ${counts.ok}, clean error ${counts['clean error']}, crash ${counts.crash}, timeout ${counts.timeout} (page limit ${pageTimeoutMs} ms, file limit ${fileTimeoutMs} ms)`,
+);
 process.exit(counts.crash + counts.timeout > 0 ? 1 : 0);

@@ -33,7 +33,12 @@ const { percentile } = await import(path.join(repo, 'dist/src/evaluate/metrics.j
 
 const median = (xs) => percentile(xs, 0.5);
 const out = mkdtempSync(path.join(os.tmpdir(), 'bench-speed-'));
-console.log(`exam-copilot speed benchmark: ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, temp ${out}`);
+console.log(
+  `exam-copilot speed benchmark: ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}, temp ${out}`,
+);
 const results = [];
 
 // A root holding fund-laws-combined.pdf, for ask and eval.
@@ -49,7 +54,8 @@ if (!skip.has('ask') || !skip.has('eval')) {
 
 // (1) ask vs --version, paired whole-process runs.
 if (!skip.has('ask')) {
-  const question = '基金托管人应当履行的职责不包括（ ）。A.安全保管基金财产 B.办理与基金托管业务活动有关的信息披露事项 C.对基金财务会计报告出具意见 D.决定基金收益分配方案';
+  const question =
+    '基金托管人应当履行的职责不包括（ ）。A.安全保管基金财产 B.办理与基金托管业务活动有关的信息披露事项 C.对基金财务会计报告出具意见 D.决定基金收益分配方案';
   const wall = (argv) => {
     const t = performance.now();
     const r = spawnSync(process.execPath, [bin, ...argv], { env, encoding: 'utf8' });
@@ -75,10 +81,20 @@ if (!skip.has('eval')) {
   const config = { ...loadConfig({ root: fundRoot, env: {} }).config, llm: null };
   const runDir = path.join(out, 'eval-runs');
   const t = performance.now();
-  const report = await runEval({ root: fundRoot, config, file: path.join(bench, 'financeiq-fund', 'dev.csv'), modes: ['keyword', 'vector', 'hybrid'], answerer: 'offline', runDir });
+  const report = await runEval({
+    root: fundRoot,
+    config,
+    file: path.join(bench, 'financeiq-fund', 'dev.csv'),
+    modes: ['keyword', 'vector', 'hybrid'],
+    answerer: 'offline',
+    runDir,
+  });
   const seconds = (performance.now() - t) / 1000;
   const answers = report.total * report.modes.length;
-  results.push({ measure: `eval answers/s (${report.total} questions × ${report.modes.length} modes, ${answers} answers in ${seconds.toFixed(1)} s)`, value: (answers / seconds).toFixed(1) });
+  results.push({
+    measure: `eval answers/s (${report.total} questions × ${report.modes.length} modes, ${answers} answers in ${seconds.toFixed(1)} s)`,
+    value: (answers / seconds).toFixed(1),
+  });
   results.push({ measure: 'eval accuracy keyword / vector / hybrid', value: report.modes.map((m) => m.accuracy.toFixed(3)).join(' / ') });
   console.log(`eval run files (diff them across versions, ignoring latency_ms and finished_at): ${runDir}`);
 }
@@ -102,7 +118,10 @@ await main([process.argv[0], 'exam-copilot', '--root', ${JSON.stringify(libRoot)
 
 // (4) search latency on the library, STARD dev queries.
 if (!skip.has('search') && existsSync(path.join(libRoot, 'index'))) {
-  const lines = readFileSync(path.join(bench, 'stard-civil', 'dev.tsv'), 'utf8').split('\n').filter(Boolean).slice(1);
+  const lines = readFileSync(path.join(bench, 'stard-civil', 'dev.tsv'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(1);
   const queries = lines.map((l) => l.split('\t')[1]);
   const config = loadConfig({ root: libRoot, env: {} }).config;
   const retriever = await openRetriever({ root: libRoot, config });
@@ -115,7 +134,10 @@ if (!skip.has('search') && existsSync(path.join(libRoot, 'index'))) {
         await retriever.search(q, { mode, k: 10 });
         times.push(performance.now() - t);
       }
-      results.push({ measure: `search ${mode} p50 / p95 ms (${queries.length} STARD queries, ${retriever.chunks.length} chunks)`, value: `${percentile(times, 0.5).toFixed(1)} / ${percentile(times, 0.95).toFixed(1)}` });
+      results.push({
+        measure: `search ${mode} p50 / p95 ms (${queries.length} STARD queries, ${retriever.chunks.length} chunks)`,
+        value: `${percentile(times, 0.5).toFixed(1)} / ${percentile(times, 0.95).toFixed(1)}`,
+      });
     }
   } finally {
     retriever.close();

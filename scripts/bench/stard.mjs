@@ -49,7 +49,11 @@ try {
     // no field weights, idf = ln(1 + (N − n + 0.5)/(n + 0.5)) as Lucene. The reference the project must beat.
     const jieba = Jieba.withDict(dict);
     const STOP = new Set(['的', '了', '是', '在', '吗', '呢', '和', '与', '或', '有']);
-    const tokens = (s) => jieba.cutForSearch(s.normalize('NFKC').toLowerCase(), true).map((t) => t.trim()).filter((t) => /[\p{L}\p{N}]/u.test(t) && !STOP.has(t));
+    const tokens = (s) =>
+      jieba
+        .cutForSearch(s.normalize('NFKC').toLowerCase(), true)
+        .map((t) => t.trim())
+        .filter((t) => /[\p{L}\p{N}]/u.test(t) && !STOP.has(t));
     const K1 = 1.2;
     const B = 0.75;
     const docs = chunks.map((c) => {
@@ -74,7 +78,10 @@ try {
         }
         if (s > 0) scored.push({ d, s });
       }
-      return scored.sort((a, b) => b.s - a.s).slice(0, 200).map((x) => x.d.chunk.text);
+      return scored
+        .sort((a, b) => b.s - a.s)
+        .slice(0, 200)
+        .map((x) => x.d.chunk.text);
     };
     const { queries } = await loadQueries(queriesFile);
     const judged = queries.filter((q) => q.relevant?.length).map((q) => judgeRanking(bm25(q.query), q.relevant));
@@ -82,10 +89,15 @@ try {
 
     const f = (x) => x.toFixed(3);
     const avgChars = Math.round(chunks.reduce((s, c) => s + c.text.length, 0) / Math.max(1, chunks.length));
-    console.log(`\n${path.relative(bench, queriesFile)}: ${report.judged} judged queries over ${chunks.length} chunks (avg ${avgChars} chars), k = ${k}, ${os.cpus().length} cores`);
+    console.log(
+      `\n${path.relative(bench, queriesFile)}: ${report.judged} judged queries over ${chunks.length} chunks (avg ${avgChars} chars), k = ${k}, ${os.cpus().length} cores`,
+    );
     console.log('| mode | R@1 | R@5 | R@10 | MRR@10 | nDCG@10 | R@4k | R@10 / BM25 | MRR@10 / BM25 | R@4k / BM25 | p50 ms | p95 ms |');
     console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
-    const row = (name, s, p50, p95) => console.log(`| ${name} | ${f(s.recall['1'])} | ${f(s.recall['5'])} | ${f(s.recall['10'])} | ${f(s.mrr10)} | ${f(s.ndcg10)} | ${f(s.recallBudget)} | ${f(s.recall['10'] / ref.recall['10'])} | ${f(s.mrr10 / ref.mrr10)} | ${f(s.recallBudget / ref.recallBudget)} | ${p50} | ${p95} |`);
+    const row = (name, s, p50, p95) =>
+      console.log(
+        `| ${name} | ${f(s.recall['1'])} | ${f(s.recall['5'])} | ${f(s.recall['10'])} | ${f(s.mrr10)} | ${f(s.ndcg10)} | ${f(s.recallBudget)} | ${f(s.recall['10'] / ref.recall['10'])} | ${f(s.mrr10 / ref.mrr10)} | ${f(s.recallBudget / ref.recallBudget)} | ${p50} | ${p95} |`,
+      );
     for (const m of report.modes) row(m.mode, m.scores, m.p50Ms.toFixed(1), m.p95Ms.toFixed(1));
     row('plain BM25 (reference)', ref, '', '');
   } finally {

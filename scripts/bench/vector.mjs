@@ -39,8 +39,37 @@ const { projectPaths } = await import(path.join(repo, 'dist/src/paths.js'));
 
 // CJK Radicals Supplement code points have no NFKC mapping; pdf.js emits some of them for ordinary characters.
 // Kangxi radicals (U+2F00–U+2FD5) fold by NFKC, except where NFKC gives the traditional form (⼾ → 戶, not 户).
-const RADICALS = { '⺠': '民', '⻋': '车', '⻔': '门', '⻓': '长', '⻅': '见', '⻘': '青', '⻛': '风', '⻬': '齐', '⻚': '页', '⻝': '食', '⺟': '母', '⻢': '马', '⻉': '贝', '⻆': '角', '⻄': '西', '⻩': '黄', '⻜': '飞', '⻰': '龙', '⻳': '龟', '⻥': '鱼', '⻦': '鸟', '⻨': '麦', '⻭': '齿', '⼾': '户' };
-export const judgeNorm = (s) => String(s).replace(/[\u2E80-\u2FDF]/gu, (ch) => RADICALS[ch] ?? ch).normalize('NFKC').replace(/[^\p{L}\p{N}]/gu, '');
+const RADICALS = {
+  '⺠': '民',
+  '⻋': '车',
+  '⻔': '门',
+  '⻓': '长',
+  '⻅': '见',
+  '⻘': '青',
+  '⻛': '风',
+  '⻬': '齐',
+  '⻚': '页',
+  '⻝': '食',
+  '⺟': '母',
+  '⻢': '马',
+  '⻉': '贝',
+  '⻆': '角',
+  '⻄': '西',
+  '⻩': '黄',
+  '⻜': '飞',
+  '⻰': '龙',
+  '⻳': '龟',
+  '⻥': '鱼',
+  '⻦': '鸟',
+  '⻨': '麦',
+  '⻭': '齿',
+  '⼾': '户',
+};
+export const judgeNorm = (s) =>
+  String(s)
+    .replace(/[\u2E80-\u2FDF]/gu, (ch) => RADICALS[ch] ?? ch)
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]/gu, '');
 const pct = (x) => x.toFixed(3);
 
 function metrics(ranks) {
@@ -78,7 +107,9 @@ async function evaluate(title, root, queries, isRelevant) {
   const t0 = performance.now();
   const ingest = await runIngest({ root, config });
   const ingestMs = performance.now() - t0;
-  header(`${title}: ${queries.length} queries, ${ingest.totals.chunks} chunks, vector mode, k = ${K} (ingest ${(ingestMs / 1000).toFixed(1)} s, fit+embed ${((ingest.index?.timingsMs?.embedder ?? 0) / 1000).toFixed(1)} s, ${ingest.index?.embedderId})`);
+  header(
+    `${title}: ${queries.length} queries, ${ingest.totals.chunks} chunks, vector mode, k = ${K} (ingest ${(ingestMs / 1000).toFixed(1)} s, fit+embed ${((ingest.index?.timingsMs?.embedder ?? 0) / 1000).toFixed(1)} s, ${ingest.index?.embedderId})`,
+  );
   const retriever = await openRetriever({ root, config });
   try {
     // The vector searcher alone, then the full retrieval (exam-priority rule, deduplication of overlapping chunks).
@@ -86,7 +117,10 @@ async function evaluate(title, root, queries, isRelevant) {
     for (const [qi, q] of queries.entries()) {
       const raw = await retriever.searchers.vector.search(q, K);
       const hits = await retriever.search(q, { mode: 'vector', k: K });
-      for (const [name, list] of [['searcher', raw], ['retriever', hits]]) {
+      for (const [name, list] of [
+        ['searcher', raw],
+        ['retriever', hits],
+      ]) {
         const at = list.findIndex((h) => isRelevant(qi, h.chunk));
         ranks[name].push(at < 0 ? null : at + 1);
       }
@@ -98,8 +132,14 @@ async function evaluate(title, root, queries, isRelevant) {
   }
   if (variants.length > 0) {
     const paths = projectPaths(root);
-    const chunks = readFileSync(paths.chunks, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const texts = readFileSync(paths.docsForIndex, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).text);
+    const chunks = readFileSync(paths.chunks, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const texts = readFileSync(paths.docsForIndex, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).text);
     const { analyzer } = analyzerFromConfig(root, config);
     for (const v of variants) {
       const t = performance.now();
@@ -111,7 +151,9 @@ async function evaluate(title, root, queries, isRelevant) {
 
 // (1) STARD lay questions over the Civil Code.
 {
-  const lines = readFileSync(path.join(bench, 'stard-civil', 'dev.tsv'), 'utf8').split('\n').filter(Boolean);
+  const lines = readFileSync(path.join(bench, 'stard-civil', 'dev.tsv'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
   const cols = lines[0].split('\t');
   const rows = lines.slice(1).map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
   const gold = rows.map((r) => r.relevant.split(';').map(judgeNorm).filter(Boolean));
@@ -125,7 +167,12 @@ async function evaluate(title, root, queries, isRelevant) {
   try {
     mkdirSync(path.join(root, 'rawdoc'));
     cpSync(path.join(bench, 'stard-civil', '民法典.pdf'), path.join(root, 'rawdoc', '民法典.pdf'));
-    await evaluate('STARD dev (stard-civil/dev.tsv over 民法典.pdf)', root, rows.map((r) => r.query), isRelevant);
+    await evaluate(
+      'STARD dev (stard-civil/dev.tsv over 民法典.pdf)',
+      root,
+      rows.map((r) => r.query),
+      isRelevant,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -134,7 +181,10 @@ async function evaluate(title, root, queries, isRelevant) {
 // (2) The sample textbook's gold evidence.
 if (!skip.has('sample')) {
   const rows = parse(readFileSync(path.join(repo, 'rawdoc', 'validation.csv')), { columns: true, bom: true, skip_empty_lines: true });
-  const norm = (s) => String(s).normalize('NFKC').replace(/[\s\p{P}\p{S}]/gu, '');
+  const norm = (s) =>
+    String(s)
+      .normalize('NFKC')
+      .replace(/[\s\p{P}\p{S}]/gu, '');
   const isRelevant = (qi, c) => {
     const r = rows[qi];
     if (r.figure_ref && c.figure_ref && norm(c.figure_ref) === norm(r.figure_ref)) return true;

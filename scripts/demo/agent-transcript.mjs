@@ -25,12 +25,28 @@ const run = (args, env = {}) =>
 
 const toolCall = (name, args) => ({
   json: {
-    id: 'demo', object: 'chat.completion', created: 0, model: 'scripted-model',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${name}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }, finish_reason: 'tool_calls' }],
+    id: 'demo',
+    object: 'chat.completion',
+    created: 0,
+    model: 'scripted-model',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: `call_${name}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
     usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
   },
 });
-const ids = (req) => chatMessages(req).filter((m) => m.role === 'tool').flatMap((m) => [...m.content.matchAll(/"chunk_id":"([0-9a-f]{16})"/g)].map((x) => x[1]));
+const ids = (req) =>
+  chatMessages(req)
+    .filter((m) => m.role === 'tool')
+    .flatMap((m) => [...m.content.matchAll(/"chunk_id":"([0-9a-f]{16})"/g)].map((x) => x[1]));
 
 const server = await startFakeOpenAiServer({
   handler: (req) => {
@@ -38,7 +54,15 @@ const server = await startFakeOpenAiServer({
     if (done === 0) return toolCall('toc', {});
     if (done === 1) return toolCall('search', { query: '基金财产 保管', chapter: '第一章', k: 3 });
     if (done === 2) return toolCall('read', { chunk_ids: [ids(req)[0]], after: 1 });
-    return chatReply(JSON.stringify({ answer: 'A', confidence: 0.9, evidence_ids: [ids(req)[0]], status: 'answered', explanation: '定义：基金财产由基金托管人负责保管。' }));
+    return chatReply(
+      JSON.stringify({
+        answer: 'A',
+        confidence: 0.9,
+        evidence_ids: [ids(req)[0]],
+        status: 'answered',
+        explanation: '定义：基金财产由基金托管人负责保管。',
+      }),
+    );
   },
 });
 try {

@@ -24,7 +24,11 @@ const queries = Array.from({ length: 5 }, () => unit(d));
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'faiss-py-check-'));
 const cases = [];
-for (const [backend, kind] of [['js', 'flat'], ['faiss', 'flat'], ['faiss', 'hnsw']]) {
+for (const [backend, kind] of [
+  ['js', 'flat'],
+  ['faiss', 'flat'],
+  ['faiss', 'hnsw'],
+]) {
   const index = await createVectorIndex({ dimension: d, kind, backend });
   index.add(vectors);
   const file = path.join(dir, `${backend}-${kind}.faiss`);

@@ -170,8 +170,7 @@ function layoutBook(doc, book, blocks) {
   };
   const space = () => BOTTOM - y;
 
-  const textOp = (str, x, baseline, fontKey, size, cs = 0) =>
-    page.ops.push({ kind: 'text', str, x, y: baseline, font: fontKey, size, cs });
+  const textOp = (str, x, baseline, fontKey, size, cs = 0) => page.ops.push({ kind: 'text', str, x, y: baseline, font: fontKey, size, cs });
 
   const placeLines = (lines, fontKey, size, lead, indent, justify, record) => {
     setFont(doc, fontKey, size);
@@ -277,7 +276,9 @@ function makeTable(doc, b, getPage) {
   });
   // a column is centred when every data cell in it is a short single line (numbers, rates)
   const centerCol = colW.map((w, ci) =>
-    rows.slice(1).every((r) => r.wrapped[ci].length === 1 && doc.font(r.font).fontSize(TABLE.size).widthOfString(r.wrapped[ci][0].text) < w * 0.7),
+    rows
+      .slice(1)
+      .every((r) => r.wrapped[ci].length === 1 && doc.font(r.font).fontSize(TABLE.size).widthOfString(r.wrapped[ci][0].text) < w * 0.7),
   );
   const capH = TABLE.caption * 1.2 + 6;
   const height = capH + rows.reduce((a, r) => a + r.h, 0);
@@ -293,7 +294,15 @@ function makeTable(doc, b, getPage) {
       const ops = getPage().ops;
       setFont(doc, 'sansBold', TABLE.caption);
       const cw = doc.widthOfString(b.caption);
-      ops.push({ kind: 'text', str: b.caption, x: (PAGE_W - cw) / 2, y: top + TABLE.caption * 0.88, font: 'sansBold', size: TABLE.caption, cs: 0 });
+      ops.push({
+        kind: 'text',
+        str: b.caption,
+        x: (PAGE_W - cw) / 2,
+        y: top + TABLE.caption * 0.88,
+        font: 'sansBold',
+        size: TABLE.caption,
+        cs: 0,
+      });
       let ry = top + capH;
       ops.push({ kind: 'line', x1: LEFT, y1: ry, x2: RIGHT, y2: ry, w: 1 });
       rows.forEach((r, ri) => {
@@ -306,7 +315,15 @@ function makeTable(doc, b, getPage) {
             const lw = doc.widthOfString(l.text);
             const center = ri === 0 || ci === 0 || centerCol[ci];
             const x = center ? cx + (colW[ci] - lw) / 2 : cx + TABLE.pad;
-            ops.push({ kind: 'text', str: l.text, x, y: ly + TABLE.size * 0.88 + (TABLE.lead - TABLE.size) / 2, font: r.font, size: TABLE.size, cs: 0 });
+            ops.push({
+              kind: 'text',
+              str: l.text,
+              x,
+              y: ly + TABLE.size * 0.88 + (TABLE.lead - TABLE.size) / 2,
+              font: r.font,
+              size: TABLE.size,
+              cs: 0,
+            });
             ly += TABLE.lead;
           }
           cx += colW[ci];
@@ -412,7 +429,15 @@ function makeFigure(doc, b, getPage) {
       }
       setFont(doc, 'sansBold', TABLE.caption);
       const cw = doc.widthOfString(b.caption);
-      ops.push({ kind: 'text', str: b.caption, x: (PAGE_W - cw) / 2, y: oy + d.height + 14 + TABLE.caption, font: 'sansBold', size: TABLE.caption, cs: 0 });
+      ops.push({
+        kind: 'text',
+        str: b.caption,
+        x: (PAGE_W - cw) / 2,
+        y: oy + d.height + 14 + TABLE.caption,
+        font: 'sansBold',
+        size: TABLE.caption,
+        cs: 0,
+      });
     },
   };
 }
@@ -552,7 +577,13 @@ function explainText(obj) {
   if (obj.kind === 'figure') return obj.explain;
   const [head, ...rows] = obj.rows;
   const body = rows
-    .map((r) => `${r[0]}——${head.slice(1).map((h, i) => `${h}：${r[i + 1]}`).join('；')}`)
+    .map(
+      (r) =>
+        `${r[0]}——${head
+          .slice(1)
+          .map((h, i) => `${h}：${r[i + 1]}`)
+          .join('；')}`,
+    )
     .join('。');
   if (obj.transcribe) return obj.transcribe;
   const lead = (obj.explain || obj.caption).replace(/[。：]$/u, '');
@@ -625,7 +656,21 @@ function buildValidation(books) {
     }
     if (!['A', 'B', 'C', 'D'].includes(q.answer)) throw new Error(`${id}: bad answer ${q.answer}`);
     counts[q.answer]++;
-    rows.push([id, q.q, q.A, q.B, q.C, q.D, q.answer, q.type, hit.book, hit.chapter, hit.section, hit.page, q.type === 'table' ? q.ref : '']);
+    rows.push([
+      id,
+      q.q,
+      q.A,
+      q.B,
+      q.C,
+      q.D,
+      q.answer,
+      q.type,
+      hit.book,
+      hit.chapter,
+      hit.section,
+      hit.page,
+      q.type === 'table' ? q.ref : '',
+    ]);
   });
   return { rows, counts };
 }
@@ -665,7 +710,15 @@ async function main() {
       outline: b.outline,
       headers: [...new Set(b.pages.map((p) => p.header))],
       footers: b.pages.map((p) => `— ${p.printed} —`),
-      tables: b.objects.map((o) => ({ ref: o.ref, kind: o.kind, caption: o.caption, page: String(o.page), pdfPage: o.pdfPage, chapter: o.chapter, section: o.section })),
+      tables: b.objects.map((o) => ({
+        ref: o.ref,
+        kind: o.kind,
+        caption: o.caption,
+        page: String(o.page),
+        pdfPage: o.pdfPage,
+        chapter: o.chapter,
+        section: o.section,
+      })),
       sentences: pickSentences(b.paragraphs),
     })),
   };

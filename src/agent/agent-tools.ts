@@ -83,12 +83,14 @@ const argSchemas = {
 export const AGENT_TOOLS: readonly ToolSpec[] = [
   {
     name: 'toc',
-    description: 'The table of contents (目录) of the indexed books: each heading with its level and printed page. Start here to find the chapter a question belongs to.',
+    description:
+      'The table of contents (目录) of the indexed books: each heading with its level and printed page. Start here to find the chapter a question belongs to.',
     parameters: { type: 'object', properties: { book: { type: 'string', description: 'only this book' } }, additionalProperties: false },
   },
   {
     name: 'search',
-    description: 'Ranked passages for a query (keyword BM25, vector, or hybrid), optionally limited to a book, a chapter or heading (any level), or printed pages.',
+    description:
+      'Ranked passages for a query (keyword BM25, vector, or hybrid), optionally limited to a book, a chapter or heading (any level), or printed pages.',
     parameters: {
       type: 'object',
       properties: {
@@ -181,7 +183,8 @@ export async function runTool(name: string, rawArguments: unknown, ctx: ToolCont
   if (tool === 'toc') {
     const args = parsed.data;
     const entries = ctx.outline.filter((e) => !args.book || e.book === args.book);
-    if (args.book && entries.length === 0) return refused(`no book "${args.book}"; books: ${[...new Set(ctx.outline.map((e) => e.book))].join(', ')}`);
+    if (args.book && entries.length === 0)
+      return refused(`no book "${args.book}"; books: ${[...new Set(ctx.outline.map((e) => e.book))].join(', ')}`);
     const lines = entries.map((e) => `${'  '.repeat(Math.max(0, e.level - 1))}${e.title}${e.page ? ` (p.${e.page})` : ''} [${e.book}]`);
     let content = lines.join('\n');
     if (content.length > ctx.maxCharsPerCall) content = `${content.slice(0, ctx.maxCharsPerCall)}\n… (cut; ask toc with a book)`;
@@ -199,7 +202,11 @@ export async function runTool(name: string, rawArguments: unknown, ctx: ToolCont
       hits.map((h) => h.chunk),
       ctx.maxCharsPerCall,
     );
-    return { content: JSON.stringify({ passages, ...(truncated ? { note: 'cut to the read budget; use read for more' } : {}) }), chunkIds: passages.map((p) => p.chunk_id), chars };
+    return {
+      content: JSON.stringify({ passages, ...(truncated ? { note: 'cut to the read budget; use read for more' } : {}) }),
+      chunkIds: passages.map((p) => p.chunk_id),
+      chars,
+    };
   }
   const args = parsed.data as z.infer<typeof argSchemas.read>;
   let chunks: Chunk[];
@@ -217,7 +224,8 @@ export async function runTool(name: string, rawArguments: unknown, ctx: ToolCont
       const center = ctx.retriever.chunk(id);
       if (!center) continue;
       const siblings = (bySource.get(center.source) ?? []).filter((c) => c.section === center.section && c.chapter === center.chapter);
-      for (const c of siblings) if (c.seq >= center.seq - (args.before ?? 0) && c.seq <= center.seq + (args.after ?? 0)) wanted.add(c.chunk_id);
+      for (const c of siblings)
+        if (c.seq >= center.seq - (args.before ?? 0) && c.seq <= center.seq + (args.after ?? 0)) wanted.add(c.chunk_id);
     }
     chunks = ctx.retriever.chunks.filter((c) => wanted.has(c.chunk_id));
   } else {
@@ -232,5 +240,9 @@ export async function runTool(name: string, rawArguments: unknown, ctx: ToolCont
     if (chunks.length === 0) return refused(`nothing on printed pages ${pages.from}-${pages.to}${args.book ? ` of ${args.book}` : ''}`);
   }
   const { passages, chars, truncated } = toPassages(chunks, ctx.maxCharsPerCall);
-  return { content: JSON.stringify({ passages, ...(truncated ? { note: 'cut to the read budget; read fewer passages at a time' } : {}) }), chunkIds: passages.map((p) => p.chunk_id), chars };
+  return {
+    content: JSON.stringify({ passages, ...(truncated ? { note: 'cut to the read budget; read fewer passages at a time' } : {}) }),
+    chunkIds: passages.map((p) => p.chunk_id),
+    chars,
+  };
 }

@@ -10,7 +10,15 @@ import { projectPaths } from '../paths.js';
 import { openRetriever } from '../retrieve/open-retriever.js';
 import { runToc } from '../retrieve/run-toc.js';
 import type { Hit, Warning } from '../types.js';
-import { AgentFailure, DEFAULT_AGENT_BUDGETS, loadAgentPrompts, runAgent, type AgentAnswer, type AgentBudgets, type AgentTraceStep } from './run-agent.js';
+import {
+  AgentFailure,
+  DEFAULT_AGENT_BUDGETS,
+  loadAgentPrompts,
+  runAgent,
+  type AgentAnswer,
+  type AgentBudgets,
+  type AgentTraceStep,
+} from './run-agent.js';
 import { createOpenAiToolModel, type ToolChatModel } from './tool-chat-model.js';
 
 /** What the agent adds to an answer: the steps it took and how it called tools. */
@@ -46,7 +54,12 @@ export interface AgentSession extends AskSession {
 }
 
 /** The agent's answer as an AnswerResult: cited chunks become evidence items; statuses map as in the one-shot path. */
-function toAnswerResult(question: ParsedQuestion, reply: AgentAnswer, chunkOf: (id: string) => Hit['chunk'] | undefined, started: number): AnswerResult {
+function toAnswerResult(
+  question: ParsedQuestion,
+  reply: AgentAnswer,
+  chunkOf: (id: string) => Hit['chunk'] | undefined,
+  started: number,
+): AnswerResult {
   const evidence: EvidenceItem[] = [];
   const context: Hit[] = [];
   for (const id of reply.evidenceIds) {
@@ -85,7 +98,9 @@ function toAnswerResult(question: ParsedQuestion, reply: AgentAnswer, chunkOf: (
 export async function openAgentSession(options: AgentSessionOptions): Promise<AgentSession> {
   const { root, config } = options;
   if (!config.llm) {
-    throw new NotReadyError('ask --agent needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
+    throw new NotReadyError(
+      'ask --agent needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)',
+    );
   }
   const paths = projectPaths(root);
   const prompts = loadAgentPrompts(paths.prompts);
@@ -94,8 +109,20 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   let model: ToolChatModel | null = null;
   let oneShot: AskSession | null = null;
   try {
-    model = createOpenAiToolModel({ endpoint: config.llm, tools: options.tools ?? 'auto', cachePath: options.cache ? paths.llmCache : null });
-    oneShot = await openAskSession({ root, config, mode: 'hybrid', topK: options.topK, rerank: true, cache: options.cache, answerer: 'llm' });
+    model = createOpenAiToolModel({
+      endpoint: config.llm,
+      tools: options.tools ?? 'auto',
+      cachePath: options.cache ? paths.llmCache : null,
+    });
+    oneShot = await openAskSession({
+      root,
+      config,
+      mode: 'hybrid',
+      topK: options.topK,
+      rerank: true,
+      cache: options.cache,
+      answerer: 'llm',
+    });
   } catch (error) {
     model?.close();
     retriever.close();
@@ -126,7 +153,10 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       r.fallback = r.fallback === 'llm_failed' ? 'llm_failed' : 'agent_failed';
       r.message = `agent failed (${reason}); ${r.fallback === 'llm_failed' ? 'the one-shot LLM pipeline failed too, so the offline answer is shown' : 'answered by the one-shot pipeline'}${r.message ? `. ${r.message}` : ''}`;
       const trace = error instanceof AgentFailure ? error.trace : [];
-      return { ...out, agent: { trace, protocol: tools.protocol, rounds: trace.length === 0 ? 0 : Math.max(...trace.map((t) => t.round)) } };
+      return {
+        ...out,
+        agent: { trace, protocol: tools.protocol, rounds: trace.length === 0 ? 0 : Math.max(...trace.map((t) => t.round)) },
+      };
     }
   };
 
@@ -144,7 +174,9 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
 }
 
 /** `exam-copilot ask --agent "<question>"`: one question through the agent. */
-export async function runAgentAsk(options: AgentSessionOptions & { question: string; options?: Record<string, string> }): Promise<AgentAskResult> {
+export async function runAgentAsk(
+  options: AgentSessionOptions & { question: string; options?: Record<string, string> },
+): Promise<AgentAskResult> {
   const parsed = parseQuestion(options.question, options.options ? { options: options.options } : {});
   const session = await openAgentSession(options);
   try {

@@ -109,8 +109,18 @@ export interface RunAgentOptions {
 
 /** The letters of a final answer checked against the question, or the problem to send back. */
 function checkLetters(q: ParsedQuestion, value: z.infer<typeof finalSchema>): { answer: string } | { problem: string } {
-  const letters = [...new Set(value.answer.toUpperCase().replace(/[^A-H]/g, '').split(''))].sort().join('');
-  if (value.status === 'no_evidence' || value.status === 'off_topic' || q.kind === 'open') return { answer: q.kind === 'open' ? '' : letters };
+  const letters = [
+    ...new Set(
+      value.answer
+        .toUpperCase()
+        .replace(/[^A-H]/g, '')
+        .split(''),
+    ),
+  ]
+    .sort()
+    .join('');
+  if (value.status === 'no_evidence' || value.status === 'off_topic' || q.kind === 'open')
+    return { answer: q.kind === 'open' ? '' : letters };
   if (letters === '') return { problem: 'the answer has no option letter' };
   const allowed = new Set(q.options.map((o) => o.letter));
   const bad = letters.split('').filter((l) => !allowed.has(l));
@@ -140,7 +150,15 @@ function callKey(name: string, args: unknown): string {
     }
   }
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : typeof v === 'object' && v !== null ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sort(x)])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : typeof v === 'object' && v !== null
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, x]) => [k, sort(x)]),
+          )
+        : v;
   return `${name}:${JSON.stringify(sort(value))}`;
 }
 
@@ -168,13 +186,23 @@ export async function runAgent(question: ParsedQuestion, options: RunAgentOption
     }
   } catch (error) {
     if (deadline.expired() && error instanceof LlmError) {
-      throw new LlmError('timeout', `${error.message.replace(/: no reply within the agent's deadline$/, '')}: no reply within ${formatSeconds(budgets.deadlineMs)}`);
+      throw new LlmError(
+        'timeout',
+        `${error.message.replace(/: no reply within the agent's deadline$/, '')}: no reply within ${formatSeconds(budgets.deadlineMs)}`,
+      );
     }
     throw error;
   }
 }
 
-async function converse(question: ParsedQuestion, options: RunAgentOptions, budgets: AgentBudgets, deadline: Deadline, now: () => number, warnings: string[]): Promise<AgentAnswer> {
+async function converse(
+  question: ParsedQuestion,
+  options: RunAgentOptions,
+  budgets: AgentBudgets,
+  deadline: Deadline,
+  now: () => number,
+  warnings: string[],
+): Promise<AgentAnswer> {
   const signal = deadline.signal;
   const { model } = options;
   const protocol = model.protocol;
@@ -233,7 +261,11 @@ async function converse(question: ParsedQuestion, options: RunAgentOptions, budg
         problem = 'tools are no longer available';
       } else {
         toolRounds++;
-        messages.push({ role: 'assistant', content: protocol === 'simulated' ? stripThinking(turn.content) : turn.content, toolCalls: calls });
+        messages.push({
+          role: 'assistant',
+          content: protocol === 'simulated' ? stripThinking(turn.content) : turn.content,
+          toolCalls: calls,
+        });
         for (const call of calls) {
           const key = callKey(call.name, call.arguments);
           const t0 = now();
@@ -243,7 +275,12 @@ async function converse(question: ParsedQuestion, options: RunAgentOptions, budg
           else memory.set(key, outcome);
           for (const id of outcome.chunkIds) returned.add(id);
           if (!remembered) readChars += outcome.chars;
-          const content = remembered ? JSON.stringify({ note: 'identical call already answered; here is the same result again', result: JSON.parse(outcome.content) as unknown }) : outcome.content;
+          const content = remembered
+            ? JSON.stringify({
+                note: 'identical call already answered; here is the same result again',
+                result: JSON.parse(outcome.content) as unknown,
+              })
+            : outcome.content;
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
           trace.push({
             round,
@@ -270,7 +307,8 @@ async function converse(question: ParsedQuestion, options: RunAgentOptions, budg
         const invented = ids.filter((id) => !returned.has(id));
         if ('problem' in letters) problem = letters.problem;
         else if (invented.length > 0) problem = `evidence_ids ${invented.join(', ')} were never returned by a tool`;
-        else if (parsed.data.status === 'answered' && ids.length === 0 && question.kind !== 'open') problem = 'the answer cites no evidence_ids';
+        else if (parsed.data.status === 'answered' && ids.length === 0 && question.kind !== 'open')
+          problem = 'the answer cites no evidence_ids';
         else {
           if (repaired) warnings.push('the first final answer was unusable; the repair round fixed it');
           return {
@@ -290,7 +328,10 @@ async function converse(question: ParsedQuestion, options: RunAgentOptions, budg
     }
     if (repaired) throw new AgentFailure(`the agent's answer was unusable after a repair round (${problem ?? 'no answer'})`, trace);
     repaired = true;
-    messages.push({ role: 'assistant', content: stripThinking(turn.content).slice(0, 2000) }, { role: 'user', content: fillTemplate(options.prompts.repair.user, { problem: problem ?? 'no answer' }) });
+    messages.push(
+      { role: 'assistant', content: stripThinking(turn.content).slice(0, 2000) },
+      { role: 'user', content: fillTemplate(options.prompts.repair.user, { problem: problem ?? 'no answer' }) },
+    );
     forced ??= 'repair';
   }
   throw new AgentFailure('the agent gave no final answer within its rounds', trace);

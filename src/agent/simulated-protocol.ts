@@ -70,5 +70,8 @@ export function readReply(content: string): SimulatedReply {
   if (call) return { kind: 'call', name: String(call.tool), arguments: call.arguments ?? call.args ?? {} };
   const final = objects.find((o) => 'answer' in o || 'status' in o);
   if (final) return { kind: 'final', value: final };
-  return { kind: 'invalid', problem: objects.length === 0 ? 'no JSON object found in the reply' : 'the JSON object has neither "tool" nor "answer"' };
+  return {
+    kind: 'invalid',
+    problem: objects.length === 0 ? 'no JSON object found in the reply' : 'the JSON object has neither "tool" nor "answer"',
+  };
 }

@@ -39,7 +39,12 @@ export interface ModelTurn {
 export interface ToolChatModel {
   /** The protocol in use: fixed by config, or chosen by `auto` (native until the endpoint rejects `tools`). */
   readonly protocol: ToolProtocol;
-  turn(request: { messages: readonly AgentMessage[]; tools: readonly ToolSpec[]; allowTools: boolean; signal: AbortSignal }): Promise<ModelTurn>;
+  turn(request: {
+    messages: readonly AgentMessage[];
+    tools: readonly ToolSpec[];
+    allowTools: boolean;
+    signal: AbortSignal;
+  }): Promise<ModelTurn>;
   /** Requests that reached the endpoint (cache hits excluded). */
   requests(): number;
   close(): void;
@@ -64,7 +69,11 @@ export interface OpenAiToolModelOptions {
 }
 
 /** The cache key of a turn: endpoint, model, protocol and the whole conversation with its tools. */
-export function turnCacheKey(endpoint: Pick<EndpointConfig, 'baseURL' | 'model'>, protocol: ToolProtocol, request: { messages: readonly AgentMessage[]; tools: readonly ToolSpec[]; allowTools: boolean }): string {
+export function turnCacheKey(
+  endpoint: Pick<EndpointConfig, 'baseURL' | 'model'>,
+  protocol: ToolProtocol,
+  request: { messages: readonly AgentMessage[]; tools: readonly ToolSpec[]; allowTools: boolean },
+): string {
   const canonical = JSON.stringify({ baseURL: endpoint.baseURL.replace(/\/+$/, ''), model: endpoint.model, protocol, ...request });
   return createHash('sha256').update(canonical).digest('hex');
 }
@@ -73,14 +82,20 @@ export function turnCacheKey(endpoint: Pick<EndpointConfig, 'baseURL' | 'model'>
 function wireMessages(messages: readonly AgentMessage[], protocol: ToolProtocol): OpenAI.Chat.ChatCompletionMessageParam[] {
   return messages.map((m): OpenAI.Chat.ChatCompletionMessageParam => {
     if (m.role === 'tool') {
-      return protocol === 'native' ? { role: 'tool', tool_call_id: m.toolCallId, content: m.content } : { role: 'user', content: `Tool result (${m.name}):\n${m.content}` };
+      return protocol === 'native'
+        ? { role: 'tool', tool_call_id: m.toolCallId, content: m.content }
+        : { role: 'user', content: `Tool result (${m.name}):\n${m.content}` };
     }
     if (m.role === 'assistant') {
       if (protocol === 'native' && m.toolCalls && m.toolCalls.length > 0) {
         return {
           role: 'assistant',
           content: m.content || null,
-          tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } })),
+          tool_calls: m.toolCalls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+          })),
         };
       }
       return { role: 'assistant', content: m.content };
@@ -107,7 +122,9 @@ function openTurnCache(file: string): TurnCache {
   const select = db.prepare<[string], { value: string }>('SELECT value FROM agent_turns WHERE key = ?');
   const insert = db.prepare<[string, string, string]>('INSERT OR REPLACE INTO agent_turns (key, value, created_at) VALUES (?, ?, ?)');
   const selectProtocol = db.prepare<[string], { protocol: string }>('SELECT protocol FROM endpoint_tools WHERE endpoint = ?');
-  const insertProtocol = db.prepare<[string, string, string]>('INSERT OR REPLACE INTO endpoint_tools (endpoint, protocol, noted_at) VALUES (?, ?, ?)');
+  const insertProtocol = db.prepare<[string, string, string]>(
+    'INSERT OR REPLACE INTO endpoint_tools (endpoint, protocol, noted_at) VALUES (?, ?, ?)',
+  );
   return {
     get(key) {
       const row = select.get(key);
@@ -156,10 +173,22 @@ export function createOpenAiToolModel(options: OpenAiToolModelOptions): ToolChat
   let requests = 0;
   const redact = (t: string): string => redactKey(t, endpoint.apiKey);
 
-  async function call(messages: readonly AgentMessage[], tools: readonly ToolSpec[], allowTools: boolean, signal: AbortSignal): Promise<ModelTurn> {
-    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = { model: endpoint.model, messages: wireMessages(messages, protocol), temperature: 0 };
+  async function call(
+    messages: readonly AgentMessage[],
+    tools: readonly ToolSpec[],
+    allowTools: boolean,
+    signal: AbortSignal,
+  ): Promise<ModelTurn> {
+    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+      model: endpoint.model,
+      messages: wireMessages(messages, protocol),
+      temperature: 0,
+    };
     if (protocol === 'native') {
-      body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+      body.tools = tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }));
       body.tool_choice = allowTools ? 'auto' : 'none';
       body.parallel_tool_calls = true;
     }
@@ -172,7 +201,8 @@ export function createOpenAiToolModel(options: OpenAiToolModelOptions): ToolChat
         const message = choice.message as OpenAI.Chat.ChatCompletionMessage & { reasoning_content?: unknown };
         const content = typeof message.content === 'string' ? message.content : '';
         const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : '';
-        if (content.length + reasoning.length > maxReply) throw new LlmError('malformed', `${where}: the reply is longer than ${maxReply} characters`);
+        if (content.length + reasoning.length > maxReply)
+          throw new LlmError('malformed', `${where}: the reply is longer than ${maxReply} characters`);
         const toolCalls: AgentToolCall[] = [];
         for (const c of message.tool_calls ?? []) {
           if (c.type === 'function') toolCalls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments });
@@ -194,14 +224,27 @@ export function createOpenAiToolModel(options: OpenAiToolModelOptions): ToolChat
             cache?.rememberProtocol(endpointKey, 'simulated');
             throw new ToolsUnsupportedError(redact(`${where} rejected tools; switching to simulated tool calls`));
           }
-          throw new LlmError('bad_request', redact(`${where}: the endpoint rejected tools (${(error as Error).message.slice(0, 200)}); set llm.tools to "simulated"`), 400);
+          throw new LlmError(
+            'bad_request',
+            redact(`${where}: the endpoint rejected tools (${(error as Error).message.slice(0, 200)}); set llm.tools to "simulated"`),
+            400,
+          );
         }
         const status: number | undefined = error instanceof OpenAI.APIError ? (error.status as number | undefined) : undefined;
         const retryable = error instanceof OpenAI.APIConnectionError || (typeof status === 'number' && (status === 429 || status >= 500));
         if (retryable && attempt === 0) continue;
-        if (error instanceof OpenAI.APIConnectionError) throw new LlmError('connection', redact(`${where}: cannot connect to ${endpoint.baseURL}`));
-        if (error instanceof OpenAI.APIError) throw new LlmError(status === 401 || status === 403 ? 'auth' : 'bad_request', redact(`${where}: request failed (${status ?? '?'}): ${error.message.slice(0, 200)}`), status);
-        throw new LlmError('malformed', redact(`${where}: unreadable reply: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`));
+        if (error instanceof OpenAI.APIConnectionError)
+          throw new LlmError('connection', redact(`${where}: cannot connect to ${endpoint.baseURL}`));
+        if (error instanceof OpenAI.APIError)
+          throw new LlmError(
+            status === 401 || status === 403 ? 'auth' : 'bad_request',
+            redact(`${where}: request failed (${status ?? '?'}): ${error.message.slice(0, 200)}`),
+            status,
+          );
+        throw new LlmError(
+          'malformed',
+          redact(`${where}: unreadable reply: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`),
+        );
       }
     }
   }

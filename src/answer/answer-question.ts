@@ -60,7 +60,9 @@ function corpusFor(retriever: Retriever, deps: AnswerDeps): { analyzer: Analyzer
 
 /** The text used to recall evidence for the whole question: stem, statements and options. */
 export function questionQuery(q: ParsedQuestion): string {
-  return [q.stem, ...q.statements.map((s) => s.text), ...q.options.filter((o) => !/^(正确|错误)$/.test(o.text)).map((o) => o.text)].join(' ');
+  return [q.stem, ...q.statements.map((s) => s.text), ...q.options.filter((o) => !/^(正确|错误)$/.test(o.text)).map((o) => o.text)].join(
+    ' ',
+  );
 }
 
 /** The sentence of a chunk sharing most words with the claim, as the quote shown under a citation. */
@@ -89,13 +91,19 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
   const started = Date.now();
   const prompts = typeof deps.prompts === 'string' ? loadPrompts(deps.prompts) : deps.prompts;
   if (deps.answerer === 'offline') {
-    if (deps.mode === 'baseline') throw new NotReadyError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL and EXAM_COPILOT_LLM_BASE_URL); use --mode hybrid for the offline answerer');
+    if (deps.mode === 'baseline')
+      throw new NotReadyError(
+        '--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL and EXAM_COPILOT_LLM_BASE_URL); use --mode hybrid for the offline answerer',
+      );
     if (!deps.retriever) throw new NotReadyError('the offline answerer needs an index; run `exam-copilot ingest`');
     const { analyzer, stats } = corpusFor(deps.retriever, deps);
     return answerOffline(question, { retriever: deps.retriever, analyzer, stats, mode: deps.mode, topK: deps.topK, ...selective(deps) });
   }
   const llm = deps.llm;
-  if (!llm) throw new NotReadyError('--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)');
+  if (!llm)
+    throw new NotReadyError(
+      '--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)',
+    );
 
   // One budget for every LLM call this question makes (rerank, answer, repair, retries).
   const deadline = createDeadline(deps.deadlineMs ?? llm.deadlineMs);
@@ -107,7 +115,18 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
       const message = `${llmFailure(error)}; baseline mode has no retrieval, so there is no offline answer`;
-      return { question, answer: '', confidence: 0, evidence: [], mode: 'baseline', answerer: 'llm', fallback: 'llm_failed', message, context: [], latencyMs: Date.now() - started };
+      return {
+        question,
+        answer: '',
+        confidence: 0,
+        evidence: [],
+        mode: 'baseline',
+        answerer: 'llm',
+        fallback: 'llm_failed',
+        message,
+        context: [],
+        latencyMs: Date.now() - started,
+      };
     }
   }
 
@@ -120,12 +139,30 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
   const base = { question, mode: deps.mode, answerer: 'llm' as const };
   // The offline answerer's off-topic decision, taken before spending a request.
   if (evidenceVerdict({ vocabulary: vocab }) === 'off_topic') {
-    return { ...base, answer: '', confidence: 0, evidence: [], fallback: 'off_topic', message: OFF_TOPIC_MESSAGE, context: [], latencyMs: Date.now() - started };
+    return {
+      ...base,
+      answer: '',
+      confidence: 0,
+      evidence: [],
+      fallback: 'off_topic',
+      message: OFF_TOPIC_MESSAGE,
+      context: [],
+      latencyMs: Date.now() - started,
+    };
   }
   const depth = deps.rerank ? (deps.rerankDepth ?? Math.max(20, deps.topK * 3)) : deps.topK;
   let candidates = await retriever.search(query, { mode: deps.mode, k: depth });
   if (candidates.length === 0) {
-    return { ...base, answer: '', confidence: 0.05, evidence: [], fallback: 'no_evidence', message: NO_EVIDENCE_MESSAGE, context: [], latencyMs: Date.now() - started };
+    return {
+      ...base,
+      answer: '',
+      confidence: 0.05,
+      evidence: [],
+      fallback: 'no_evidence',
+      message: NO_EVIDENCE_MESSAGE,
+      context: [],
+      latencyMs: Date.now() - started,
+    };
   }
   const warnings: string[] = [];
   const usage = { promptTokens: 0, completionTokens: 0 };
@@ -176,7 +213,10 @@ function finishLlm(
   _prompts: PromptSet,
   analyzer?: Analyzer,
 ): AnswerResult {
-  const chosenText = question.options.filter((o) => reply.answer.includes(o.letter)).map((o) => o.text).join(' ');
+  const chosenText = question.options
+    .filter((o) => reply.answer.includes(o.letter))
+    .map((o) => o.text)
+    .join(' ');
   const evidence: EvidenceItem[] = reply.evidenceIds.map((n) => {
     const chunk = (context[n - 1] as Hit).chunk;
     return toEvidence(chunk, analyzer ? bestQuote(chunk, `${question.stem} ${chosenText}`, analyzer) : undefined);
@@ -194,12 +234,14 @@ function finishLlm(
     message = `证据冲突：${evidence.map((e) => citation(e)).join('；') || '（模型未指明来源）'}`;
   }
   // An answer is only as good as its evidence: letters with no valid citation are shown, but marked unbacked.
-  const unsupported = deps.mode !== 'baseline' && fallback !== 'no_evidence' && fallback !== 'off_topic' && reply.answer !== '' && evidence.length === 0;
+  const unsupported =
+    deps.mode !== 'baseline' && fallback !== 'no_evidence' && fallback !== 'off_topic' && reply.answer !== '' && evidence.length === 0;
   let confidence = fallback === 'no_evidence' || fallback === 'off_topic' ? Math.min(reply.confidence, 0.1) : reply.confidence;
   if (unsupported) {
     fallback = 'unsupported';
     confidence = Math.min(confidence, UNSUPPORTED_MAX_CONFIDENCE);
-    const cited = reply.invalidIds.length > 0 ? `cited only evidence that was not shown (${reply.invalidIds.join(', ')})` : 'cited no evidence';
+    const cited =
+      reply.invalidIds.length > 0 ? `cited only evidence that was not shown (${reply.invalidIds.join(', ')})` : 'cited no evidence';
     message = `unsupported: the LLM answered ${reply.answer} but ${cited}; confidence capped at ${UNSUPPORTED_MAX_CONFIDENCE} (check the passages with --show-context)`;
   }
   return {

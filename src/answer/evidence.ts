@@ -124,7 +124,10 @@ export function extractQuote(text: string, anchor: string, terms: readonly strin
 }
 
 /** The quote split into plain and marked pieces, for any renderer (`**…**` in text, `<mark>` in HTML). */
-export function quoteSegments(quote: string, highlights: ReadonlyArray<readonly [number, number]> = []): Array<{ text: string; marked: boolean }> {
+export function quoteSegments(
+  quote: string,
+  highlights: ReadonlyArray<readonly [number, number]> = [],
+): Array<{ text: string; marked: boolean }> {
   const out: Array<{ text: string; marked: boolean }> = [];
   let at = 0;
   for (const [s, e] of highlights) {
@@ -139,7 +142,9 @@ export function quoteSegments(quote: string, highlights: ReadonlyArray<readonly 
 
 /** The quote with its matched terms wrapped in `**…**`, as text output shows it. */
 export function markedQuote(item: Pick<EvidenceItem, 'quote' | 'highlights'>): string {
-  return quoteSegments(item.quote, item.highlights).map((s) => (s.marked ? `**${s.text}**` : s.text)).join('');
+  return quoteSegments(item.quote, item.highlights)
+    .map((s) => (s.marked ? `**${s.text}**` : s.text))
+    .join('');
 }
 
 /**

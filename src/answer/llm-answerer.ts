@@ -57,10 +57,18 @@ export const ANSWER_JSON_SCHEMA: Record<string, unknown> = {
   additionalProperties: false,
 };
 
-const KIND_LABEL: Record<ParsedQuestion['kind'], string> = { single: '单选题', multi: '多选题', judge: '判断题', combination: '组合型选择题', open: '问答题' };
+const KIND_LABEL: Record<ParsedQuestion['kind'], string> = {
+  single: '单选题',
+  multi: '多选题',
+  judge: '判断题',
+  combination: '组合型选择题',
+  open: '问答题',
+};
 
 function kindRule(q: ParsedQuestion): string {
-  const neg = q.negated ? ' The question asks for the INCORRECT / excluded option: choose the option the evidence does NOT support or contradicts.' : '';
+  const neg = q.negated
+    ? ' The question asks for the INCORRECT / excluded option: choose the option the evidence does NOT support or contradicts.'
+    : '';
   switch (q.kind) {
     case 'multi':
       return `This is a multi-select question: "answer" lists every correct letter in order, e.g. "ABD".${neg}`;
@@ -131,8 +139,18 @@ export function parseAnswerReply(content: string): { value: z.infer<typeof reply
 
 /** Checks letters against the question; returns the normalised answer or a problem. */
 export function validateLetters(q: ParsedQuestion, value: z.infer<typeof replySchema>): { answer: string } | { problem: string } {
-  const letters = [...new Set(value.answer.toUpperCase().replace(/[^A-H]/g, '').split(''))].sort().join('');
-  if (value.status === 'no_evidence' || value.status === 'off_topic' || q.kind === 'open') return { answer: q.kind === 'open' ? '' : letters };
+  const letters = [
+    ...new Set(
+      value.answer
+        .toUpperCase()
+        .replace(/[^A-H]/g, '')
+        .split(''),
+    ),
+  ]
+    .sort()
+    .join('');
+  if (value.status === 'no_evidence' || value.status === 'off_topic' || q.kind === 'open')
+    return { answer: q.kind === 'open' ? '' : letters };
   if (letters === '') return { problem: 'the answer has no option letter' };
   const allowed = new Set(q.options.map((o) => o.letter));
   const bad = letters.split('').filter((l) => !allowed.has(l));
@@ -149,11 +167,21 @@ function responseFormat(kind: 'json_schema' | 'json_object' | 'text'): ResponseF
 }
 
 /** Sends messages, stepping down the structured-output ladder when the endpoint rejects a format. */
-async function chatStructured(llm: LlmClient, messages: ChatMessage[], deadline: Deadline | undefined, accept: (content: string) => boolean): Promise<ChatResult> {
+async function chatStructured(
+  llm: LlmClient,
+  messages: ChatMessage[],
+  deadline: Deadline | undefined,
+  accept: (content: string) => boolean,
+): Promise<ChatResult> {
   for (let i = FORMATS.indexOf(llm.structuredOutput); i < FORMATS.length; i++) {
     const format = FORMATS[i] ?? 'text';
     try {
-      const request = { messages, temperature: 0, maxTokens: 600, ...(format === 'text' ? {} : { responseFormat: responseFormat(format) }) };
+      const request = {
+        messages,
+        temperature: 0,
+        maxTokens: 600,
+        ...(format === 'text' ? {} : { responseFormat: responseFormat(format) }),
+      };
       return await llm.chat(request, { accept, ...(deadline ? { deadline } : {}) });
     } catch (error) {
       if (error instanceof LlmError && error.kind === 'response_format' && i + 1 < FORMATS.length) {
@@ -177,7 +205,12 @@ export async function answerWithLlm(
 ): Promise<LlmAnswer> {
   const template = options.baseline ? options.prompts.baseline : options.prompts.answer;
   const evidence = formatEvidence(hits);
-  const values = { ...questionValues(question), evidence, fence: evidenceFence(evidence), exam_name: options.examName ?? DEFAULT_EXAM_NAME };
+  const values = {
+    ...questionValues(question),
+    evidence,
+    fence: evidenceFence(evidence),
+    exam_name: options.examName ?? DEFAULT_EXAM_NAME,
+  };
   // Only a reply that parses and names valid options is cached, so a replay never serves junk.
   const accept = (content: string): boolean => {
     const parsed = parseAnswerReply(content);
@@ -206,7 +239,8 @@ export async function answerWithLlm(
     usage.completionTokens += reply.usage.completionTokens;
     const parsed = parseAnswerReply(reply.content);
     let checked: { answer: string } | { problem: string } = 'problem' in parsed ? parsed : validateLetters(question, parsed.value);
-    if (reply.finishReason === 'length' && 'problem' in checked) checked = { problem: `the reply was cut off (finish_reason=length): ${checked.problem}` };
+    if (reply.finishReason === 'length' && 'problem' in checked)
+      checked = { problem: `the reply was cut off (finish_reason=length): ${checked.problem}` };
     if ('answer' in checked && 'value' in parsed) {
       const shown = hits.length;
       const ids = [...new Set(parsed.value.evidence_ids)];
@@ -226,7 +260,10 @@ export async function answerWithLlm(
       };
     }
     problem = 'problem' in checked ? checked.problem : 'unusable reply';
-    messages.push({ role: 'assistant', content: reply.content.slice(0, 2000) }, { role: 'user', content: fillTemplate(`${options.prompts.repair.system}\n${options.prompts.repair.user}`.trim(), { problem }) });
+    messages.push(
+      { role: 'assistant', content: reply.content.slice(0, 2000) },
+      { role: 'user', content: fillTemplate(`${options.prompts.repair.system}\n${options.prompts.repair.user}`.trim(), { problem }) },
+    );
   }
   throw new LlmError('malformed', `the LLM reply was unusable twice (${problem})`);
 }

@@ -28,7 +28,8 @@ export interface ChatMessage {
 }
 
 /** How the reply should be structured; `text` means no `response_format` is sent. */
-export type ResponseFormat = { type: 'json_schema'; name: string; schema: Record<string, unknown> } | { type: 'json_object' } | { type: 'text' };
+export type ResponseFormat =
+  { type: 'json_schema'; name: string; schema: Record<string, unknown> } | { type: 'json_object' } | { type: 'text' };
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -50,15 +51,7 @@ export interface ChatResult {
  * `circuit_open` means the call was not made because the endpoint kept failing earlier in the run.
  */
 export type LlmFailureKind =
-  | 'timeout'
-  | 'rate_limited'
-  | 'server_error'
-  | 'connection'
-  | 'bad_request'
-  | 'auth'
-  | 'response_format'
-  | 'malformed'
-  | 'circuit_open';
+  'timeout' | 'rate_limited' | 'server_error' | 'connection' | 'bad_request' | 'auth' | 'response_format' | 'malformed' | 'circuit_open';
 
 /** A failed LLM call. The message never contains the API key or URL credentials. */
 export class LlmError extends Error {
@@ -187,7 +180,11 @@ function boundedFetch(state: AttemptState, maxBytes: number, useUrlCredentials: 
     let url = new URL(input instanceof Request ? input.url : String(input));
     const headers = new Headers(init?.headers);
     if (url.username || url.password) {
-      if (useUrlCredentials) headers.set('authorization', `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`);
+      if (useUrlCredentials)
+        headers.set(
+          'authorization',
+          `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`,
+        );
       url = new URL(url.href);
       url.username = '';
       url.password = '';
@@ -229,7 +226,10 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, requests: 0, cacheHits: 0 };
   const secrets = endpointSecrets(endpoint);
   const redact = (t: string): string => redactText(t, secrets);
-  const cache = options.cachePath && !options.noCache ? openLlmCache(options.cachePath, { maxEntries: endpoint.cacheMaxEntries, maxBytes: endpoint.cacheMaxBytes, redact }) : null;
+  const cache =
+    options.cachePath && !options.noCache
+      ? openLlmCache(options.cachePath, { maxEntries: endpoint.cacheMaxEntries, maxBytes: endpoint.cacheMaxBytes, redact })
+      : null;
   const limiter = createLimiter({ concurrency: Math.max(1, endpoint.concurrency) });
   const shownURL = redactUrl(endpoint.baseURL);
   const where = `LLM ${endpoint.model} @ ${shownURL}`;
@@ -245,7 +245,8 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
     };
     const rf = request.responseFormat;
-    if (rf?.type === 'json_schema') body.response_format = { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: true } };
+    if (rf?.type === 'json_schema')
+      body.response_format = { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: true } };
     else if (rf?.type === 'json_object') body.response_format = { type: 'json_object' };
     // One client per attempt: its fetch records how far this attempt got (headers, bytes) for the error message.
     const client = new OpenAI({
@@ -259,7 +260,8 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
     const signal = AbortSignal.any([deadline.signal, AbortSignal.timeout(attemptMs)]);
     const completion = await client.chat.completions.create(body, { signal });
     const choice = completion.choices?.[0];
-    if (!choice || typeof choice.message?.content !== 'string') throw new LlmError('malformed', `${where}: the reply had no message content`);
+    if (!choice || typeof choice.message?.content !== 'string')
+      throw new LlmError('malformed', `${where}: the reply had no message content`);
     return {
       content: redact(choice.message.content),
       finishReason: choice.finish_reason ?? 'stop',
@@ -291,13 +293,25 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
           firstTimeout ??= failure.error;
         }
         // A second timeout is not retried: a server that let two attempts run out is not going to answer in time.
-        const retryable = kind === 'rate_limited' || kind === 'server_error' || kind === 'connection' || (kind === 'timeout' && timeouts <= 1);
+        const retryable =
+          kind === 'rate_limited' || kind === 'server_error' || kind === 'connection' || (kind === 'timeout' && timeouts <= 1);
         // A timeout has already waited its share: retry it at once, within what is left of the deadline.
         const wait = kind === 'timeout' ? 0 : Math.min(maxWait, failure.retryAfter ?? backoff * 2 ** attempt);
         const outOfTime = deadline.expired() || wait >= deadline.remaining() || deadline.remaining() < 20;
         if (!retryable || attempt >= endpoint.maxRetries || outOfTime) {
-          if (kind === 'timeout' || (outOfTime && retryable)) throw deadlineError(kind === 'timeout' ? (firstTimeout ?? failure.error) : failure.error, attempt + 1, Date.now() - started, deadline);
-          if (retryable) throw new LlmError(kind, `${failure.error.message} (after ${attempt + 1} attempt${attempt === 0 ? '' : 's'})`, failure.error.status);
+          if (kind === 'timeout' || (outOfTime && retryable))
+            throw deadlineError(
+              kind === 'timeout' ? (firstTimeout ?? failure.error) : failure.error,
+              attempt + 1,
+              Date.now() - started,
+              deadline,
+            );
+          if (retryable)
+            throw new LlmError(
+              kind,
+              `${failure.error.message} (after ${attempt + 1} attempt${attempt === 0 ? '' : 's'})`,
+              failure.error.status,
+            );
           throw failure.error;
         }
         await sleep(wait);
@@ -308,7 +322,9 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   /** The final error of a call that ran out of time, saying how long it waited and whether the deadline cut it. */
   function deadlineError(last: LlmError | null, tries: number, elapsedMs: number, deadline: Deadline): LlmError {
     const cut = deadline.expired() || deadline.remaining() < 50;
-    const limitNote = cut ? `timed out after ${formatSeconds(deadline.totalMs)}, the per-question deadline (llm.deadlineMs)` : `timed out after ${formatSeconds(elapsedMs)}`;
+    const limitNote = cut
+      ? `timed out after ${formatSeconds(deadline.totalMs)}, the per-question deadline (llm.deadlineMs)`
+      : `timed out after ${formatSeconds(elapsedMs)}`;
     const base = last ? last.message : `${where}: no time left for the LLM`;
     const attempts = tries > 0 ? `; ${tries} attempt${tries === 1 ? '' : 's'}` : '';
     return new LlmError(last?.kind === 'timeout' || !last ? 'timeout' : last.kind, `${base} (${limitNote}${attempts})`, last?.status);
@@ -379,7 +395,10 @@ function classify(error: unknown, ctx: ClassifyContext): { error: LlmError; retr
   if (error instanceof LlmError) return { error, retryAfter: null };
   const cause = causeOf(error);
   if (error instanceof ReplyTooLargeError || cause instanceof ReplyTooLargeError) {
-    return { error: new LlmError('malformed', `${where}: the reply is larger than ${Math.round(ctx.maxBytes / 1024)} kB; not read further`), retryAfter: null };
+    return {
+      error: new LlmError('malformed', `${where}: the reply is larger than ${Math.round(ctx.maxBytes / 1024)} kB; not read further`),
+      retryAfter: null,
+    };
   }
   if (error instanceof OpenAI.APIUserAbortError || error instanceof OpenAI.APIConnectionTimeoutError) {
     const within = formatSeconds(ctx.attemptMs);
@@ -399,9 +418,15 @@ function classify(error: unknown, ctx: ClassifyContext): { error: LlmError; retr
     const retryAfter = retryAfterMs(headers?.get?.('retry-after') ?? null);
     const detail = redact(error.message.replace(/\s+/g, ' ').slice(0, 300));
     if (status === 429) return { error: new LlmError('rate_limited', `${where}: rate limited (429): ${detail}`, status), retryAfter };
-    if (status !== undefined && status >= 500) return { error: new LlmError('server_error', `${where}: server error ${status}: ${detail}`, status), retryAfter };
-    if (status === 401 || status === 403) return { error: new LlmError('auth', `${where}: the endpoint refused the API key (${status}); check EXAM_COPILOT_LLM_API_KEY`, status), retryAfter: null };
-    if (status === 400 && /response_format|json_schema|json_object/i.test(error.message)) return { error: new LlmError('response_format', `${where}: ${detail}`, status), retryAfter: null };
+    if (status !== undefined && status >= 500)
+      return { error: new LlmError('server_error', `${where}: server error ${status}: ${detail}`, status), retryAfter };
+    if (status === 401 || status === 403)
+      return {
+        error: new LlmError('auth', `${where}: the endpoint refused the API key (${status}); check EXAM_COPILOT_LLM_API_KEY`, status),
+        retryAfter: null,
+      };
+    if (status === 400 && /response_format|json_schema|json_object/i.test(error.message))
+      return { error: new LlmError('response_format', `${where}: ${detail}`, status), retryAfter: null };
     if (status === undefined) return { error: new LlmError('malformed', `${where}: unreadable reply: ${detail}`), retryAfter: null };
     return { error: new LlmError('bad_request', `${where}: request rejected (${status}): ${detail}`, status), retryAfter: null };
   }
@@ -430,7 +455,10 @@ interface ResponseCache {
 
 const CACHE_TABLE = 'CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT NOT NULL)';
 
-function openLlmCache(file: string, options: { maxEntries?: number | undefined; maxBytes?: number | undefined; redact: (t: string) => string }): ResponseCache {
+function openLlmCache(
+  file: string,
+  options: { maxEntries?: number | undefined; maxBytes?: number | undefined; redact: (t: string) => string },
+): ResponseCache {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -440,9 +468,13 @@ function openLlmCache(file: string, options: { maxEntries?: number | undefined; 
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const select = db.prepare<[string], { value: string }>('SELECT value FROM responses WHERE key = ?');
   const insert = db.prepare<[string, string, string]>('INSERT OR REPLACE INTO responses (key, value, created_at) VALUES (?, ?, ?)');
-  const totals = db.prepare<[], { n: number; bytes: number | null }>('SELECT count(*) AS n, sum(length(CAST(value AS BLOB))) AS bytes FROM responses');
+  const totals = db.prepare<[], { n: number; bytes: number | null }>(
+    'SELECT count(*) AS n, sum(length(CAST(value AS BLOB))) AS bytes FROM responses',
+  );
   // Oldest first: INSERT OR REPLACE gives a rewritten entry a new rowid, so rowid order is insertion order.
-  const oldest = db.prepare<[], { rowid: number; bytes: number }>('SELECT rowid, length(CAST(value AS BLOB)) AS bytes FROM responses ORDER BY rowid');
+  const oldest = db.prepare<[], { rowid: number; bytes: number }>(
+    'SELECT rowid, length(CAST(value AS BLOB)) AS bytes FROM responses ORDER BY rowid',
+  );
   const remove = db.prepare<[number]>('DELETE FROM responses WHERE rowid = ?');
   const evict = db.transaction(() => {
     const t = totals.get() ?? { n: 0, bytes: 0 };
@@ -487,7 +519,9 @@ export function llmCacheStats(file: string): LlmCacheStats {
   try {
     const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'responses'").get();
     if (!hasTable) return { entries: 0, bytes: 0 };
-    const row = db.prepare<[], { n: number; bytes: number | null }>('SELECT count(*) AS n, sum(length(CAST(value AS BLOB))) AS bytes FROM responses').get();
+    const row = db
+      .prepare<[], { n: number; bytes: number | null }>('SELECT count(*) AS n, sum(length(CAST(value AS BLOB))) AS bytes FROM responses')
+      .get();
     return { entries: row?.n ?? 0, bytes: row?.bytes ?? 0 };
   } finally {
     db.close();
@@ -510,4 +544,3 @@ export function clearLlmCache(file: string): LlmCacheStats {
   }
   return before;
 }
-

@@ -39,7 +39,11 @@ export function parseRanking(text: string, count: number): { order: number[]; un
   const trimmed = text.trim();
   try {
     const parsed: unknown = JSON.parse(trimmed.replace(/^```(?:json)?\s*|\s*```$/g, ''));
-    const arr = Array.isArray(parsed) ? parsed : typeof parsed === 'object' && parsed !== null ? (Object.values(parsed).find(Array.isArray) as unknown[] | undefined) : undefined;
+    const arr = Array.isArray(parsed)
+      ? parsed
+      : typeof parsed === 'object' && parsed !== null
+        ? (Object.values(parsed).find(Array.isArray) as unknown[] | undefined)
+        : undefined;
     if (arr) numbers = arr.map((x) => Number(x)).filter((x) => Number.isInteger(x));
   } catch {
     numbers = [...trimmed.matchAll(/\d+/g)].map((m) => Number(m[0]));
@@ -54,9 +58,20 @@ export function parseRanking(text: string, count: number): { order: number[]; un
   return { order, unknown };
 }
 
-async function rankWindow(hits: Hit[], query: string, options: RerankOptions, warnings: string[], usage: RerankResult['usage']): Promise<Hit[]> {
+async function rankWindow(
+  hits: Hit[],
+  query: string,
+  options: RerankOptions,
+  warnings: string[],
+  usage: RerankResult['usage'],
+): Promise<Hit[]> {
   const chars = options.passageChars ?? 400;
-  const passages = hits.map((h, i) => `[${i + 1}] ${formatCitation({ ...h.chunk, page_start: '', page_end: '' })}\n${h.chunk.text.replace(/\s+/g, ' ').slice(0, chars)}`).join('\n\n');
+  const passages = hits
+    .map(
+      (h, i) =>
+        `[${i + 1}] ${formatCitation({ ...h.chunk, page_start: '', page_end: '' })}\n${h.chunk.text.replace(/\s+/g, ' ').slice(0, chars)}`,
+    )
+    .join('\n\n');
   const values = { query, passages, count: String(hits.length), fence: evidenceFence(passages, 'passages') };
   // Cache a ranking only when it names at least one passage that was shown.
   const accept = (content: string): boolean => {

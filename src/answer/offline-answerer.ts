@@ -189,7 +189,10 @@ function windowsOf(chunk: Chunk, analyzer: Analyzer): Window[] {
     .filter((s) => s.length > 0);
   const texts: string[] = [];
   for (const sentence of sentences) {
-    const clauses = sentence.split(/(?<=[，,、：:])/).map((c) => c.trim()).filter((c) => c.length > 0);
+    const clauses = sentence
+      .split(/(?<=[，,、：:])/)
+      .map((c) => c.trim())
+      .filter((c) => c.length > 0);
     if (clauses.length > 1) texts.push(...clauses);
   }
   for (let i = 0; i < sentences.length; i++) {
@@ -309,7 +312,9 @@ class Solver {
         const compact = 1 / (1 + win.plain.length / w.compactLength);
         let fillCov = 0;
         if (fill.length > 0) fillCov = fill.filter((g) => win.plain.includes(g)).length / fill.length;
-        const score = ((w.tokenShare * tokenCov + (1 - w.tokenShare) * runCov) * (w.stemFloor + (1 - w.stemFloor) * stemCov) + w.fillShare * fillCov) * compact;
+        const score =
+          ((w.tokenShare * tokenCov + (1 - w.tokenShare) * runCov) * (w.stemFloor + (1 - w.stemFloor) * stemCov) + w.fillShare * fillCov) *
+          compact;
         if (score > best.score) {
           best = { score, chunk: e.chunk, window: win.text, terms: [...own].filter((t) => win.tokens.has(t)), verbatim: runCov };
         }
@@ -389,7 +394,11 @@ function evidenceFrom(supports: Support[], claims: readonly string[], limit: num
   return out;
 }
 
-function base(question: ParsedQuestion, ctx: OfflineContext, started: number): Omit<AnswerResult, 'answer' | 'confidence' | 'evidence' | 'fallback'> {
+function base(
+  question: ParsedQuestion,
+  ctx: OfflineContext,
+  started: number,
+): Omit<AnswerResult, 'answer' | 'confidence' | 'evidence' | 'fallback'> {
   return { question, mode: ctx.mode, answerer: 'offline', context: [], latencyMs: Date.now() - started };
 }
 
@@ -417,7 +426,11 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   const solver = new Solver(ctx, solverWeights, judge ? '' : question.stem);
 
   // Retrieval: one query per claim (option or statement), plus the stem, pooled.
-  const claims: string[] = combination ? question.statements.map((s) => s.text) : judge || question.kind === 'open' ? [] : question.options.map((o) => o.text);
+  const claims: string[] = combination
+    ? question.statements.map((s) => s.text)
+    : judge || question.kind === 'open'
+      ? []
+      : question.options.map((o) => o.text);
   await solver.retrieve(question.stem);
   for (const claim of claims) await solver.retrieve(`${question.stem} ${claim}`);
 
@@ -466,9 +479,25 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     const guess = decision && decision.answer !== '' ? { answer: decision.answer, confidence: round(chance) } : undefined;
     const scores = decision ? { optionScores: decision.optionScores } : {};
     if (ctx.guess && guess) {
-      return finish({ answer: guess.answer, confidence: guess.confidence, evidence: [], fallback: null, message: `${verdictMessage(v)}；${GUESS_NOTE}`, guess, ...scores });
+      return finish({
+        answer: guess.answer,
+        confidence: guess.confidence,
+        evidence: [],
+        fallback: null,
+        message: `${verdictMessage(v)}；${GUESS_NOTE}`,
+        guess,
+        ...scores,
+      });
     }
-    return finish({ answer: '', confidence: guess ? guess.confidence : 0, evidence: [], fallback: v, message: verdictMessage(v), ...(guess ? { guess } : {}), ...scores });
+    return finish({
+      answer: '',
+      confidence: guess ? guess.confidence : 0,
+      evidence: [],
+      fallback: v,
+      message: verdictMessage(v),
+      ...(guess ? { guess } : {}),
+      ...scores,
+    });
   }
 
   const decisiveCoverage = decision.decisive.map((i) => solver.keyCoverage(judged[i] ?? '', { ignoreStem: judge }));
@@ -524,8 +553,17 @@ function singleDecision(question: ParsedQuestion, supports: Support[], weights: 
     answer: question.options[idx]?.letter ?? '',
     margin: Number.isFinite(runnerUp) ? (signed[idx] ?? 0) - runnerUp : 0,
     decisive: question.negated ? others : [idx],
-    evidence: question.negated ? evidenceFrom(others.map((i) => supports[i] as Support), others.map((i) => claims[i] ?? ''), weights.evidenceShown) : evidenceFrom([supports[idx] as Support], [claims[idx] ?? ''], weights.evidenceShown),
-    optionScores: optionScoresOf(question.options.map((o) => o.letter), supports),
+    evidence: question.negated
+      ? evidenceFrom(
+          others.map((i) => supports[i] as Support),
+          others.map((i) => claims[i] ?? ''),
+          weights.evidenceShown,
+        )
+      : evidenceFrom([supports[idx] as Support], [claims[idx] ?? ''], weights.evidenceShown),
+    optionScores: optionScoresOf(
+      question.options.map((o) => o.letter),
+      supports,
+    ),
   };
   if (!question.negated) {
     const conflict = detectConflict(question.options, supports, weights);
@@ -542,15 +580,24 @@ function multiDecision(question: ParsedQuestion, supports: Support[], weights: S
   const claims = question.options.map((o) => o.text);
   const scores = supports.map((s) => s.score);
   const threshold = weights.multiRatio * Math.max(...scores);
-  const pickedIdx = scores.map((_, i) => i).filter((i) => (question.negated ? (scores[i] ?? 0) < threshold : (scores[i] ?? 0) >= threshold));
+  const pickedIdx = scores
+    .map((_, i) => i)
+    .filter((i) => (question.negated ? (scores[i] ?? 0) < threshold : (scores[i] ?? 0) >= threshold));
   const supported = scores.map((_, i) => i).filter((i) => (scores[i] ?? 0) >= threshold);
   return {
     answer: pickedIdx.map((i) => question.options[i]?.letter ?? '').join(''),
     // How clearly the selected and unselected options separate around the threshold.
     margin: Math.min(...scores.map((s) => Math.abs(s - threshold))),
     decisive: supported,
-    evidence: evidenceFrom(supported.map((i) => supports[i] as Support), supported.map((i) => claims[i] ?? ''), weights.evidenceShown),
-    optionScores: optionScoresOf(question.options.map((o) => o.letter), supports),
+    evidence: evidenceFrom(
+      supported.map((i) => supports[i] as Support),
+      supported.map((i) => claims[i] ?? ''),
+      weights.evidenceShown,
+    ),
+    optionScores: optionScoresOf(
+      question.options.map((o) => o.letter),
+      supports,
+    ),
   };
 }
 
@@ -559,7 +606,12 @@ function detectConflict(options: QuestionOption[], supports: Support[], weights:
   const order = supports.map((s, i) => ({ s, i })).sort((a, b) => b.s.score - a.s.score);
   const [first, second] = order;
   if (!first || !second || !first.s.chunk || !second.s.chunk) return null;
-  if (first.s.score < weights.conflictSupport || second.s.score < weights.conflictSupport || first.s.score - second.s.score > weights.conflictGap) return null;
+  if (
+    first.s.score < weights.conflictSupport ||
+    second.s.score < weights.conflictSupport ||
+    first.s.score - second.s.score > weights.conflictGap
+  )
+    return null;
   if (first.s.chunk.chunk_id === second.s.chunk.chunk_id) return null;
   const a = options[first.i];
   const b = options[second.i];
@@ -616,14 +668,21 @@ function combinationDecision(question: ParsedQuestion, supports: Support[], weig
   const runnerUp = Math.max(...optionFit.filter((_, i) => i !== idx));
   const chosen = new Set(statementsInOption(question.options[idx]?.text ?? '', question.statements));
   const cited = question.statements.map((_, i) => i).filter((i) => chosen.has(question.statements[i]?.label ?? '') !== question.negated);
-  const evidence = evidenceFrom(cited.map((i) => supports[i] as Support), cited.map((i) => claims[i] ?? ''), weights.evidenceShown);
+  const evidence = evidenceFrom(
+    cited.map((i) => supports[i] as Support),
+    cited.map((i) => claims[i] ?? ''),
+    weights.evidenceShown,
+  );
   return {
     answer: question.options[idx]?.letter ?? '',
     // Per statement, so questions with more statements are not more confident for it.
     margin: Number.isFinite(runnerUp) ? ((optionFit[idx] ?? 0) - runnerUp) / question.statements.length : 0,
     decisive: cited,
     evidence: evidence.length > 0 ? evidence : evidenceFrom(supports, claims, weights.evidenceShown),
-    optionScores: optionScoresOf(question.statements.map((s) => s.label), supports),
+    optionScores: optionScoresOf(
+      question.statements.map((s) => s.label),
+      supports,
+    ),
   };
 }
 

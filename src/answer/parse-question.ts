@@ -25,7 +25,8 @@ const ASCII_ROMAN = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'
  * Words that make the stem ask for the wrong / excluded choice. Deliberately narrow: `不得`, `不能`
  * are content (the textbook lists prohibited acts), not a reversal of the question.
  */
-const NEGATION = /不正确|不准确|不恰当|不合理|不符合|不属于|不被允许|不包括|不包含|不涉及|不适用|不是|并非|不对|错误|有误|除外|不可能|\bnot\b|\bexcept\b|\bincorrect\b|\bfalse\b/i;
+const NEGATION =
+  /不正确|不准确|不恰当|不合理|不符合|不属于|不被允许|不包括|不包含|不涉及|不适用|不是|并非|不对|错误|有误|除外|不可能|\bnot\b|\bexcept\b|\bincorrect\b|\bfalse\b/i;
 const MULTI = /多选|多项选择|不定项|多个选项|选出所有|select all|all that apply/i;
 const JUDGE = /判断题|判断[:：]|正确与否|对还是错|是否正确|true or false/i;
 const JUDGE_OPTION = /^(正确|错误|对|错|是|否|√|×|✓|✗|true|false|t|f)$/i;
@@ -43,7 +44,10 @@ const ASKS_POSITIVE = /(?<!不)(正确|准确|恰当|符合)的(是|有|选项|�
  */
 export function asksForIncorrect(stem: string): boolean {
   const marked = foldWidth(stem).replace(/\([\s]*\)|_{2,}/g, '\u0000');
-  const clauses = marked.split(/[,，;；。?？!！:：]/).map((c) => c.trim()).filter((c) => c.length > 0);
+  const clauses = marked
+    .split(/[,，;；。?？!！:：]/)
+    .map((c) => c.trim())
+    .filter((c) => c.length > 0);
   const ask = clauses.find((c) => c.includes('\u0000')) ?? clauses[clauses.length - 1] ?? marked;
   const plainAsk = ask.replace('\u0000', '');
   if (NEGATION.test(plainAsk)) return true;
@@ -104,7 +108,11 @@ function bestChain(markers: Marker[]): Marker[] {
 }
 
 function cleanOptionText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/[;；,，]$/, '').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[;；,，]$/, '')
+    .trim();
 }
 
 /** Splits `stem A.x B.y` into the stem and lettered options. */
@@ -201,7 +209,9 @@ function inferKind(stem: string, options: QuestionOption[], statements: Statemen
 export function parseQuestion(text: string, options: ParseQuestionOptions = {}): ParsedQuestion {
   const raw = text;
   if (raw.trim() === '' && (options.options === undefined || Object.keys(options.options).length === 0)) {
-    throw new UserError('empty question: type a question with options A–D, e.g. ask "下列属于货币市场工具的是 A.股票 B.银行定期存单 C.公司债 D.可转债"');
+    throw new UserError(
+      'empty question: type a question with options A–D, e.g. ask "下列属于货币市场工具的是 A.股票 B.银行定期存单 C.公司债 D.可转债"',
+    );
   }
   let stem: string;
   let opts: QuestionOption[];

@@ -57,6 +57,7 @@ export function fillTemplate(template: string, values: Record<string, string>): 
 export function evidenceFence(data: string, name = 'evidence'): string {
   let tag = `${name}-${createHash('sha256').update(data).digest('hex').slice(0, 12)}`;
   // Belt and braces for the astronomically unlikely case that the data holds its own tag.
-  for (let salt = 0; data.includes(tag); salt++) tag = `${name}-${createHash('sha256').update(`${salt}:${data}`).digest('hex').slice(0, 12)}`;
+  for (let salt = 0; data.includes(tag); salt++)
+    tag = `${name}-${createHash('sha256').update(`${salt}:${data}`).digest('hex').slice(0, 12)}`;
   return tag;
 }

@@ -43,7 +43,9 @@ export interface AskSession {
 export async function openAskSession(options: Omit<AskOptions, 'showContext'>): Promise<AskSession> {
   const answerer = chooseAnswerer(options.config, options.answerer);
   if (options.mode === 'baseline' && answerer !== 'llm') {
-    throw new NotReadyError('--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL); use --mode hybrid for the offline answerer');
+    throw new NotReadyError(
+      '--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL); use --mode hybrid for the offline answerer',
+    );
   }
   const opened = await createAnswerer({
     root: options.root,

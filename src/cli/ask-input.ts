@@ -43,22 +43,31 @@ export function parseInputLine(line: string, lineNo: number): { question: string
   try {
     value = JSON.parse(text);
   } catch {
-    throw new UserError(`stdin:${lineNo}: not valid JSON; give one question per line, or JSONL objects {"question": "...", "options": {"A": "..."}}`);
+    throw new UserError(
+      `stdin:${lineNo}: not valid JSON; give one question per line, or JSONL objects {"question": "...", "options": {"A": "..."}}`,
+    );
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UserError(`stdin:${lineNo}: expected a JSON object {"question": "..."}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UserError(`stdin:${lineNo}: expected a JSON object {"question": "..."}`);
   const o = value as { question?: unknown; options?: unknown; id?: unknown };
   const id = typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : undefined;
   const withId = <T extends object>(v: T): T & { id?: string } => (id === undefined ? v : { ...v, id });
   if (typeof o.question !== 'string') throw new UserError(`stdin:${lineNo}: the JSON object needs a "question" string`);
   if (o.options === undefined) return withId({ question: o.question });
-  if (typeof o.options !== 'object' || o.options === null) throw new UserError(`stdin:${lineNo}: "options" must be an object like {"A": "..."}`);
-  const options = Object.fromEntries(Object.entries(o.options as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  if (typeof o.options !== 'object' || o.options === null)
+    throw new UserError(`stdin:${lineNo}: "options" must be an object like {"A": "..."}`);
+  const options = Object.fromEntries(
+    Object.entries(o.options as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
   return withId({ question: o.question, options });
 }
 
 /** The `id` of a JSONL line that failed to parse, when one can still be read, so its error line names it. */
 function idOf(line: string): string | undefined {
-  return /"id"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?\d+))/.exec(line)?.slice(1).find((v) => v !== undefined);
+  return /"id"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?\d+))/
+    .exec(line)
+    ?.slice(1)
+    .find((v) => v !== undefined);
 }
 
 const OPTION_START = /^\s*[(（]?[A-HＡ-Ｈ]\s*[.．、:：)）]/;
@@ -199,8 +208,19 @@ export async function askFromPipe(
  * The interactive loop: prompt 请输入题目（输入 exit 退出）, keep history, accept multi-line pastes (grouped by
  * `QuestionGrouper`, answering as soon as option D arrives).
  */
-export async function askRepl(ui: Ui, session: AskSession, streams: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }, showContext: boolean): Promise<void> {
-  const rl = readline.createInterface({ input: streams.input, output: streams.output, terminal: true, historySize: 200, prompt: '请输入题目（输入 exit 退出）> ' });
+export async function askRepl(
+  ui: Ui,
+  session: AskSession,
+  streams: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
+  showContext: boolean,
+): Promise<void> {
+  const rl = readline.createInterface({
+    input: streams.input,
+    output: streams.output,
+    terminal: true,
+    historySize: 200,
+    prompt: '请输入题目（输入 exit 退出）> ',
+  });
   const grouper = new QuestionGrouper(true);
   const answer = async (text: string): Promise<void> => {
     try {

@@ -14,7 +14,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander already printed the message (or the help text).
-      const code = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
+      const code =
+        error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help'
+          ? ExitCode.ok
+          : ExitCode.usage;
       process.exit(code);
     }
     if (error instanceof UserError) {

@@ -13,14 +13,28 @@ export function buildProgram(): Command {
   const program = new Command('exam-copilot')
     .description('Answer certification-exam questions with evidence from your own textbooks (local-first).')
     .version('0.1.0')
-    .addOption(new Option('--root <dir>', 'folder holding rawdoc/, data/ and index/ (env EXAM_COPILOT_ROOT)').default(undefined, 'current directory'))
+    .addOption(
+      new Option('--root <dir>', 'folder holding rawdoc/, data/ and index/ (env EXAM_COPILOT_ROOT)').default(
+        undefined,
+        'current directory',
+      ),
+    )
     .option('--json', 'machine-readable output on stdout; logs go to stderr')
     .option('-q, --quiet', 'only results and errors')
     .option('-v, --verbose', 'extra detail on stderr')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   program.configureHelp({ showGlobalOptions: true });
-  for (const register of [registerIngest, registerSearch, registerToc, registerAsk, registerEval, registerServe, registerDoctor, registerCache]) {
+  for (const register of [
+    registerIngest,
+    registerSearch,
+    registerToc,
+    registerAsk,
+    registerEval,
+    registerServe,
+    registerDoctor,
+    registerCache,
+  ]) {
     register(program).exitOverride();
   }
   program.addHelpText(

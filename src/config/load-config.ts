@@ -70,15 +70,29 @@ export interface LoadedConfig {
   warnings: Warning[];
 }
 
-const endpointFile = z.object({ baseURL: z.string().url().optional(), apiKey: z.string().optional(), model: z.string().optional() }).strict();
+const endpointFile = z
+  .object({ baseURL: z.string().url().optional(), apiKey: z.string().optional(), model: z.string().optional() })
+  .strict();
 
 const fileSchema = z
   .object({
     $schema: z.string().optional(),
     books: z.record(z.string(), z.string()).optional(),
-    chunking: z.object({ minChars: z.number().int().positive(), maxChars: z.number().int().positive(), overlap: z.number().int().nonnegative() }).partial().strict().optional(),
-    pdf: z.object({ pageTimeoutMs: z.number().int().positive(), fileTimeoutMs: z.number().int().positive(), password: z.string() }).partial().strict().optional(),
-    ingest: z.object({ ocr: z.enum(['auto', 'always', 'never']), ocrPageTimeoutMs: z.number().int().positive() }).partial().strict().optional(),
+    chunking: z
+      .object({ minChars: z.number().int().positive(), maxChars: z.number().int().positive(), overlap: z.number().int().nonnegative() })
+      .partial()
+      .strict()
+      .optional(),
+    pdf: z
+      .object({ pageTimeoutMs: z.number().int().positive(), fileTimeoutMs: z.number().int().positive(), password: z.string() })
+      .partial()
+      .strict()
+      .optional(),
+    ingest: z
+      .object({ ocr: z.enum(['auto', 'always', 'never']), ocrPageTimeoutMs: z.number().int().positive() })
+      .partial()
+      .strict()
+      .optional(),
     embedder: z
       .object({
         kind: z.enum(['lsa', 'transformers', 'openai']),
@@ -92,7 +106,11 @@ const fileSchema = z
       .partial()
       .strict()
       .optional(),
-    vector: z.object({ index: z.enum(['flat', 'hnsw']), backend: z.enum(['auto', 'faiss', 'js']), hnswM: z.number().int().min(4).max(128) }).partial().strict().optional(),
+    vector: z
+      .object({ index: z.enum(['flat', 'hnsw']), backend: z.enum(['auto', 'faiss', 'js']), hnswM: z.number().int().min(4).max(128) })
+      .partial()
+      .strict()
+      .optional(),
     retrieval: z
       .object({
         rrfK: z.number().positive(),
@@ -104,7 +122,11 @@ const fileSchema = z
       .strict()
       .optional(),
     userDict: z.union([z.string(), z.array(z.string())]).optional(),
-    answer: z.object({ abstainBelow: z.number().min(0).max(1) }).partial().strict().optional(),
+    answer: z
+      .object({ abstainBelow: z.number().min(0).max(1) })
+      .partial()
+      .strict()
+      .optional(),
     llm: endpointFile
       .extend({
         timeoutMs: z.number().int().positive(),
@@ -117,7 +139,11 @@ const fileSchema = z
       .partial()
       .strict()
       .optional(),
-    exam: z.object({ name: z.string().min(1) }).partial().strict().optional(),
+    exam: z
+      .object({ name: z.string().min(1) })
+      .partial()
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -142,7 +168,9 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
   const llm = resolveLlm(file, pick, warnings);
   const chunking = { minChars: 300, maxChars: 800, overlap: 100, ...file.chunking };
   if (chunking.minChars > chunking.maxChars || chunking.overlap >= chunking.minChars) {
-    throw new UserError(`${paths.configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`);
+    throw new UserError(
+      `${paths.configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`,
+    );
   }
 
   const config: ExamCopilotConfig = {
@@ -230,7 +258,10 @@ function resolveLlm(file: FileConfig, pick: EnvLookup, warnings: Warning[]): Exa
   const model = pick('EXAM_COPILOT_LLM_MODEL', 'OPENAI_MODEL') ?? file.llm?.model;
   if (!baseURL && !apiKey && !model) return null;
   if (!model) {
-    warnings.push({ where: 'llm', message: 'an LLM endpoint or key is set but no model (EXAM_COPILOT_LLM_MODEL / OPENAI_MODEL); using the offline answerer' });
+    warnings.push({
+      where: 'llm',
+      message: 'an LLM endpoint or key is set but no model (EXAM_COPILOT_LLM_MODEL / OPENAI_MODEL); using the offline answerer',
+    });
     return null;
   }
   // 30 s: rerank + answer on a hosted endpoint take a few seconds, so this leaves room for one retry, and an
@@ -286,7 +317,9 @@ function resolveVector(file: FileConfig, pick: EnvLookup): ExamCopilotConfig['ve
 function resolveChunking(file: FileConfig, configFile: string): ExamCopilotConfig['chunking'] {
   const chunking = { minChars: 300, maxChars: 800, overlap: 100, ...file.chunking };
   if (chunking.minChars > chunking.maxChars || chunking.overlap >= chunking.minChars) {
-    throw new UserError(`${configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`);
+    throw new UserError(
+      `${configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`,
+    );
   }
   return chunking;
 }

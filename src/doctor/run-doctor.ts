@@ -40,7 +40,12 @@ const checkNode: Check = () => {
   return Promise.resolve(
     ok
       ? { name: 'node', status: 'ok', message: `Node ${process.versions.node}` }
-      : { name: 'node', status: 'fail', message: `Node ${process.versions.node} is too old`, fix: `install Node ${MIN_NODE.join('.')} or newer` },
+      : {
+          name: 'node',
+          status: 'fail',
+          message: `Node ${process.versions.node} is too old`,
+          fix: `install Node ${MIN_NODE.join('.')} or newer`,
+        },
   );
 };
 
@@ -56,7 +61,12 @@ const checkSqlite: Check = async () => {
       db.close();
     }
   } catch (error) {
-    return { name: 'sqlite-fts5', status: 'fail', message: `better-sqlite3/FTS5 unusable: ${errorMessage(error)}`, fix: 'run `npm rebuild better-sqlite3` (needs python3, make and g++)' };
+    return {
+      name: 'sqlite-fts5',
+      status: 'fail',
+      message: `better-sqlite3/FTS5 unusable: ${errorMessage(error)}`,
+      fix: 'run `npm rebuild better-sqlite3` (needs python3, make and g++)',
+    };
   }
 };
 
@@ -65,9 +75,15 @@ const checkFaiss: Check = async ({ config }) => {
     const { faissStatus } = await import('../indexing/vector-index.js');
     const status = await faissStatus();
     if (config.vector.backend === 'js') {
-      return { name: 'faiss', status: 'ok', message: 'vector backend js chosen (vector.backend, EXAM_COPILOT_VECTOR_BACKEND or EXAM_COPILOT_DISABLE_FAISS): the exact JS flat index' };
+      return {
+        name: 'faiss',
+        status: 'ok',
+        message:
+          'vector backend js chosen (vector.backend, EXAM_COPILOT_VECTOR_BACKEND or EXAM_COPILOT_DISABLE_FAISS): the exact JS flat index',
+      };
     }
-    if (status.available) return { name: 'faiss', status: 'ok', message: `native FAISS loaded${status.version ? ` (${status.version})` : ''}` };
+    if (status.available)
+      return { name: 'faiss', status: 'ok', message: `native FAISS loaded${status.version ? ` (${status.version})` : ''}` };
     const wanted = config.vector.backend === 'faiss' || config.vector.index === 'hnsw';
     return {
       name: 'faiss',
@@ -76,7 +92,12 @@ const checkFaiss: Check = async ({ config }) => {
       fix: status.fix ?? 'apt-get install -y libfaiss-dev libopenblas-dev && node scripts/install-faiss.mjs',
     };
   } catch (error) {
-    return { name: 'faiss', status: 'warn', message: `could not check FAISS: ${errorMessage(error)}`, fix: 'node scripts/install-faiss.mjs' };
+    return {
+      name: 'faiss',
+      status: 'warn',
+      message: `could not check FAISS: ${errorMessage(error)}`,
+      fix: 'node scripts/install-faiss.mjs',
+    };
   }
 };
 
@@ -89,7 +110,12 @@ const checkJieba: Check = async ({ root, config }) => {
     const userTerms = readUserDictionary(config.userDict.map((f) => path.resolve(root, f))).lines.length;
     const summary = `segmentation works (${tokens.join('/')}); starter exam terms plus ${userTerms} of yours`;
     if (warnings.length > 0) {
-      return { name: 'jieba', status: 'warn', message: `${summary}, but ${warnings.map((w) => `${w.where}: ${w.message}`).join('; ')}`, fix: 'create the file (one term per line) or change userDict in exam-copilot.config.json' };
+      return {
+        name: 'jieba',
+        status: 'warn',
+        message: `${summary}, but ${warnings.map((w) => `${w.where}: ${w.message}`).join('; ')}`,
+        fix: 'create the file (one term per line) or change userDict in exam-copilot.config.json',
+      };
     }
     return { name: 'jieba', status: 'ok', message: summary };
   } catch (error) {
@@ -102,7 +128,11 @@ const checkOnnx: Check = async ({ config }) => {
   try {
     // Only the loadability matters; the embedder itself loads it through transformers.js.
     await import('onnxruntime-node');
-    return { name: 'onnxruntime', status: 'ok', message: `onnxruntime-node loads${needed ? '' : ' (only used by the transformers embedder)'}` };
+    return {
+      name: 'onnxruntime',
+      status: 'ok',
+      message: `onnxruntime-node loads${needed ? '' : ' (only used by the transformers embedder)'}`,
+    };
   } catch (error) {
     return {
       name: 'onnxruntime',
@@ -121,10 +151,25 @@ const checkIndex: Check = async ({ root, config }) => {
   try {
     const { checkFreshness } = await import('../ingest/freshness.js');
     const freshness = await checkFreshness({ root, config });
-    if (freshness.stale.length === 0) return { name: 'index', status: 'ok', message: `index in step with rawdoc/ (${freshness.sources} sources, ${freshness.chunks} chunks)` };
-    return { name: 'index', status: 'warn', message: `index out of date: ${freshness.stale.slice(0, 3).join('; ')}${freshness.stale.length > 3 ? ` (+${freshness.stale.length - 3} more)` : ''}`, fix: 'run `exam-copilot ingest`' };
+    if (freshness.stale.length === 0)
+      return {
+        name: 'index',
+        status: 'ok',
+        message: `index in step with rawdoc/ (${freshness.sources} sources, ${freshness.chunks} chunks)`,
+      };
+    return {
+      name: 'index',
+      status: 'warn',
+      message: `index out of date: ${freshness.stale.slice(0, 3).join('; ')}${freshness.stale.length > 3 ? ` (+${freshness.stale.length - 3} more)` : ''}`,
+      fix: 'run `exam-copilot ingest`',
+    };
   } catch (error) {
-    return { name: 'index', status: 'fail', message: `cannot read the index: ${errorMessage(error)}`, fix: 'run `exam-copilot ingest --force`' };
+    return {
+      name: 'index',
+      status: 'fail',
+      message: `cannot read the index: ${errorMessage(error)}`,
+      fix: 'run `exam-copilot ingest --force`',
+    };
   }
 };
 
@@ -135,8 +180,12 @@ const checkIndex: Check = async ({ root, config }) => {
  */
 const checkEmbedder: Check = async ({ root, config }) => {
   const paths = projectPaths(root);
-  const configured = config.embedder.kind === 'lsa' ? `lsa (${config.embedder.dimension} dims, fitted at ingest, offline)` : `${config.embedder.kind}${config.embedder.model ? ` ${config.embedder.model}` : ''}`;
-  if (!existsSync(path.join(paths.faissDir, 'meta.json'))) return { name: 'embedder', status: 'ok', message: `configured: ${configured}; no vector index yet` };
+  const configured =
+    config.embedder.kind === 'lsa'
+      ? `lsa (${config.embedder.dimension} dims, fitted at ingest, offline)`
+      : `${config.embedder.kind}${config.embedder.model ? ` ${config.embedder.model}` : ''}`;
+  if (!existsSync(path.join(paths.faissDir, 'meta.json')))
+    return { name: 'embedder', status: 'ok', message: `configured: ${configured}; no vector index yet` };
   try {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
     const retriever = await openRetriever({ root, config });
@@ -145,19 +194,32 @@ const checkEmbedder: Check = async ({ root, config }) => {
     retriever.close();
     return { name: 'embedder', status: 'ok', message };
   } catch (error) {
-    const fix = error instanceof NotReadyError ? 'run `exam-copilot ingest --force`, or change the embedder or dictionary back' : 'run `exam-copilot ingest --force`';
+    const fix =
+      error instanceof NotReadyError
+        ? 'run `exam-copilot ingest --force`, or change the embedder or dictionary back'
+        : 'run `exam-copilot ingest --force`';
     return { name: 'embedder', status: 'fail', message: redactSecrets(errorMessage(error), config), fix };
   }
 };
 
 const checkLlm: Check = async ({ config, llmTimeoutMs = 3000 }) => {
   const llm = config.llm;
-  if (!llm) return { name: 'llm', status: 'ok', message: 'no LLM configured: the offline answerer is used (set EXAM_COPILOT_LLM_MODEL and a base URL to use one)' };
+  if (!llm)
+    return {
+      name: 'llm',
+      status: 'ok',
+      message: 'no LLM configured: the offline answerer is used (set EXAM_COPILOT_LLM_MODEL and a base URL to use one)',
+    };
   const url = `${llm.baseURL.replace(/\/+$/, '')}/models`;
   try {
     const response = await fetch(url, { headers: { authorization: `Bearer ${llm.apiKey}` }, signal: AbortSignal.timeout(llmTimeoutMs) });
     if (response.status === 401 || response.status === 403) {
-      return { name: 'llm', status: 'fail', message: `${describeEndpoint(llm)}: the key was rejected (HTTP ${response.status})`, fix: 'check EXAM_COPILOT_LLM_API_KEY / OPENAI_API_KEY' };
+      return {
+        name: 'llm',
+        status: 'fail',
+        message: `${describeEndpoint(llm)}: the key was rejected (HTTP ${response.status})`,
+        fix: 'check EXAM_COPILOT_LLM_API_KEY / OPENAI_API_KEY',
+      };
     }
     // Some compatible servers do not implement /models; any HTTP answer proves the endpoint is reachable.
     return { name: 'llm', status: 'ok', message: `${describeEndpoint(llm)} reachable (HTTP ${response.status})` };
@@ -175,13 +237,29 @@ const checkOcr: Check = async ({ config }) => {
   const mode = config.ingest?.ocr ?? 'auto';
   const { ocrAvailability, OCR_INSTALL_HINT } = await import('../ingest/ocr/ocr-engine.js');
   const status = await ocrAvailability();
-  if (status.available) return { name: 'ocr', status: 'ok', message: `OCR available for scanned pages (PaddleOCR PP-OCRv4, offline; ingest.ocr = ${mode})` };
+  if (status.available)
+    return { name: 'ocr', status: 'ok', message: `OCR available for scanned pages (PaddleOCR PP-OCRv4, offline; ingest.ocr = ${mode})` };
   if (mode === 'never') return { name: 'ocr', status: 'ok', message: `OCR off (ingest.ocr = never); not installed: ${status.reason}` };
-  return { name: 'ocr', status: mode === 'always' ? 'fail' : 'warn', message: `OCR unavailable (${status.reason}): scanned PDFs cannot be read`, fix: OCR_INSTALL_HINT };
+  return {
+    name: 'ocr',
+    status: mode === 'always' ? 'fail' : 'warn',
+    message: `OCR unavailable (${status.reason}): scanned PDFs cannot be read`,
+    fix: OCR_INSTALL_HINT,
+  };
 };
 
 /** Every check, in the order they are shown. */
-export const DOCTOR_CHECKS: readonly Check[] = [checkNode, checkSqlite, checkFaiss, checkJieba, checkOnnx, checkOcr, checkIndex, checkEmbedder, checkLlm];
+export const DOCTOR_CHECKS: readonly Check[] = [
+  checkNode,
+  checkSqlite,
+  checkFaiss,
+  checkJieba,
+  checkOnnx,
+  checkOcr,
+  checkIndex,
+  checkEmbedder,
+  checkLlm,
+];
 
 /** Runs every check; never throws for a failing check (each becomes a `fail` line). */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {

@@ -49,7 +49,8 @@ export async function openEvalEngine(options: EvalEngineOptions): Promise<EvalEn
   });
   return {
     embedderId: answerer.embedderId,
-    answer: (row, mode) => answerer.answer(questionFromParts(row.question, Object.fromEntries(row.options.map((o) => [o.letter, o.text]))), mode),
+    answer: (row, mode) =>
+      answerer.answer(questionFromParts(row.question, Object.fromEntries(row.options.map((o) => [o.letter, o.text]))), mode),
     chunk: (id) => answerer.chunk(id),
     llmNotice: () => answerer.llmNotice(),
     close: () => answerer.close(),

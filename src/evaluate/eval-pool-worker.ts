@@ -12,7 +12,11 @@ import type { EvalWorkerData, EvalWorkerReply, EvalWorkerRequest, SerializedErro
 function serialize(error: unknown): SerializedError {
   if (error instanceof Error) {
     const exitCode = (error as { exitCode?: unknown }).exitCode;
-    return { name: error.name, message: error.message, ...(typeof exitCode === 'number' ? { exitCode: exitCode as SerializedError['exitCode'] } : {}) };
+    return {
+      name: error.name,
+      message: error.message,
+      ...(typeof exitCode === 'number' ? { exitCode: exitCode as SerializedError['exitCode'] } : {}),
+    };
   }
   return { name: 'Error', message: String(error) };
 }

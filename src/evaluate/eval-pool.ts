@@ -61,7 +61,8 @@ interface PoolWorker {
  * index) and returns an engine that sends each row to the least busy thread.
  */
 export async function openEvalPool(options: EvalEngineOptions & { workers: number }): Promise<EvalEngine> {
-  if (options.answerer !== 'offline' || !options.retrieval) throw new Error('openEvalPool: only the offline answerer with retrieval runs in a pool');
+  if (options.answerer !== 'offline' || !options.retrieval)
+    throw new Error('openEvalPool: only the offline answerer with retrieval runs in a pool');
   const data: EvalWorkerData = { root: options.root, config: options.config, topK: options.topK };
   const url = new URL('./eval-pool-worker.js', import.meta.url);
   const pending = new Map<number, { resolve: (r: AnswerResult) => void; reject: (e: Error) => void; worker: PoolWorker }>();

@@ -31,7 +31,10 @@ function parseFraction(name: string, raw: string): number {
 /** Parses `--fail-under 0.6` (all modes) or `hybrid=0.6,keyword=0.5`. */
 export function parseFailUnder(raw: string): FailUnder {
   const out: FailUnder = {};
-  for (const part of raw.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const eq = part.indexOf('=');
     if (eq === -1) {
       out.all = parseFraction('--fail-under', part);
@@ -54,33 +57,60 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
  * previous report. A mode named in `--fail-under`, or present in the previous report, that did not run is a violation:
  * a guard that silently passes when a mode vanished guards nothing.
  */
-export function checkGate(current: GateReport, options: { failUnder?: FailUnder; previous?: GateReport; maxDropPoints?: number }): GateViolation[] {
+export function checkGate(
+  current: GateReport,
+  options: { failUnder?: FailUnder; previous?: GateReport; maxDropPoints?: number },
+): GateViolation[] {
   const violations: GateViolation[] = [];
   const byMode = new Map(current.modes.map((m) => [m.mode, m.accuracy]));
   const failUnder = options.failUnder ?? {};
   for (const m of current.modes) {
     const floor = failUnder[m.mode as AnswerMode] ?? failUnder.all;
     if (floor !== undefined && m.accuracy < floor) {
-      violations.push({ kind: 'fail-under', mode: m.mode, actual: m.accuracy, threshold: floor, message: `${m.mode}: accuracy ${pct(m.accuracy)} is below --fail-under ${pct(floor)}` });
+      violations.push({
+        kind: 'fail-under',
+        mode: m.mode,
+        actual: m.accuracy,
+        threshold: floor,
+        message: `${m.mode}: accuracy ${pct(m.accuracy)} is below --fail-under ${pct(floor)}`,
+      });
     }
   }
   for (const [mode, floor] of Object.entries(failUnder)) {
     if (mode === 'all' || floor === undefined || byMode.has(mode)) continue;
-    violations.push({ kind: 'missing-mode', mode, actual: null, threshold: floor, message: `${mode}: named in --fail-under but did not run` });
+    violations.push({
+      kind: 'missing-mode',
+      mode,
+      actual: null,
+      threshold: floor,
+      message: `${mode}: named in --fail-under but did not run`,
+    });
   }
   if (options.previous) {
     const maxDrop = options.maxDropPoints ?? 0;
     for (const prev of options.previous.modes) {
       const now = byMode.get(prev.mode);
       if (now === undefined) {
-        violations.push({ kind: 'missing-mode', mode: prev.mode, actual: null, threshold: prev.accuracy, message: `${prev.mode}: in the previous report (${pct(prev.accuracy)}) but did not run now` });
+        violations.push({
+          kind: 'missing-mode',
+          mode: prev.mode,
+          actual: null,
+          threshold: prev.accuracy,
+          message: `${prev.mode}: in the previous report (${pct(prev.accuracy)}) but did not run now`,
+        });
         continue;
       }
       // Reports store accuracy to 4 decimals (0.01 points): compare at that precision, so a drop that is
       // exactly at the limit in the report does not fail through rounding or float noise.
       const drop = Math.round((prev.accuracy - now) * 10_000) / 100;
       if (drop > maxDrop) {
-        violations.push({ kind: 'max-drop', mode: prev.mode, actual: now, threshold: prev.accuracy, message: `${prev.mode}: accuracy fell ${drop.toFixed(1)} points (${pct(prev.accuracy)} → ${pct(now)}), more than --max-drop ${maxDrop}` });
+        violations.push({
+          kind: 'max-drop',
+          mode: prev.mode,
+          actual: now,
+          threshold: prev.accuracy,
+          message: `${prev.mode}: accuracy fell ${drop.toFixed(1)} points (${pct(prev.accuracy)} → ${pct(now)}), more than --max-drop ${maxDrop}`,
+        });
       }
     }
   }

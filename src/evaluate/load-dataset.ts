@@ -24,7 +24,11 @@ const LETTERS = 'ABCDEFGH';
 
 /** Folds width and case and drops spacing/punctuation, so `Option A`, `选项Ａ` and `a` compare alike. */
 function normalizeHeader(h: string): string {
-  return h.normalize('NFKC').trim().toLowerCase().replace(/[\s._\-:：()（）]/g, '');
+  return h
+    .normalize('NFKC')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s._\-:：()（）]/g, '');
 }
 
 /** The option letter a header names (`A`, `选项A`, `Option A`), or null. */
@@ -88,7 +92,11 @@ export function splitOptionsCell(cell: string): { letter: string; text: string }
   }
   return marks.map((mark, i) => ({
     letter: mark.letter,
-    text: text.slice(mark.end, marks[i + 1]?.start ?? text.length).trim().replace(/[;；,，|]$/, '').trim(),
+    text: text
+      .slice(mark.end, marks[i + 1]?.start ?? text.length)
+      .trim()
+      .replace(/[;；,，|]$/, '')
+      .trim(),
   }));
 }
 
@@ -131,13 +139,23 @@ export interface RawTable {
 export function readCsvTable(text: string, file: string): RawTable {
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
   // Excel's "Unicode text" export and many hand-made files use tabs; commas win when both appear.
-  const delimiter = !firstLine.includes(',') && firstLine.includes('\t') ? '\t' : !firstLine.includes(',') && firstLine.includes(';') ? ';' : ',';
+  const delimiter =
+    !firstLine.includes(',') && firstLine.includes('\t') ? '\t' : !firstLine.includes(',') && firstLine.includes(';') ? ';' : ',';
   let records: { record: string[]; info: { lines: number }; raw: string }[];
   try {
-    records = parse(text, { delimiter, info: true, raw: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true }) as unknown as typeof records;
+    records = parse(text, {
+      delimiter,
+      info: true,
+      raw: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      relax_quotes: true,
+    }) as unknown as typeof records;
   } catch (error) {
     const m = /line (\d+)/i.exec((error as Error).message);
-    throw new UserError(`${file}${m ? `:${m[1]}` : ''}: not readable as CSV (${(error as Error).message.split('\n')[0] ?? ''}); save it as CSV (UTF-8) or XLSX`);
+    throw new UserError(
+      `${file}${m ? `:${m[1]}` : ''}: not readable as CSV (${(error as Error).message.split('\n')[0] ?? ''}); save it as CSV (UTF-8) or XLSX`,
+    );
   }
   const out: { line: number; cells: string[] }[] = [];
   let header: string[] | null = null;
@@ -195,7 +213,9 @@ export async function loadDataset(file: string): Promise<LoadedDataset> {
   const cols = mapColumns(table.header, file);
   const { rows, warnings, skipped, issues } = validateRows(table, cols, file);
   if (rows.length === 0) {
-    throw new UserError(`${file}: no usable question rows${skipped > 0 ? ` (${skipped} skipped: first ${warnings[0]?.where ?? ''} ${warnings[0]?.message ?? ''})` : ''}; check the columns and answers`);
+    throw new UserError(
+      `${file}: no usable question rows${skipped > 0 ? ` (${skipped} skipped: first ${warnings[0]?.where ?? ''} ${warnings[0]?.message ?? ''})` : ''}; check the columns and answers`,
+    );
   }
   const columns: Record<string, string> = {};
   for (const [name, col] of Object.entries(cols.index)) columns[name] = table.header[col] ?? '';
@@ -213,7 +233,9 @@ async function readTable(file: string): Promise<{ table: RawTable; encoding: str
     bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: cannot read the validation set (${code === 'ENOENT' ? 'no such file' : (code ?? errorText(error))}); check the path`);
+    throw new UserError(
+      `${file}: cannot read the validation set (${code === 'ENOENT' ? 'no such file' : (code ?? errorText(error))}); check the path`,
+    );
   }
   if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b) {
     throw new UserError(`${file}: looks like an XLSX workbook; give it the .xlsx extension`);
@@ -235,14 +257,20 @@ function readRow(cells: string[], line: number, cols: ColumnMap): RowVerdict {
   if (question === '') return { issue: 'empty_question', message: 'empty question' };
   let options = cols.optionCols.map((o) => ({ letter: o.letter, text: (cells[o.col] ?? '').trim() })).filter((o) => o.text !== '');
   if (options.length === 0 && cols.index.options !== undefined) options = splitOptionsCell(cell('options'));
-  if (options.length < 2) return { issue: 'too_few_options', message: `only ${options.length} option${options.length === 1 ? '' : 's'} (needs at least 2)` };
+  if (options.length < 2)
+    return { issue: 'too_few_options', message: `only ${options.length} option${options.length === 1 ? '' : 's'} (needs at least 2)` };
   const rawAnswer = cell('answer');
   const answer = normalizeAnswer(rawAnswer, options);
   if (answer === null) {
-    return rawAnswer === '' ? { issue: 'no_answer', message: 'no answer' } : { issue: 'answer_not_an_option', message: `answer ${JSON.stringify(rawAnswer)} is not an option letter` };
+    return rawAnswer === ''
+      ? { issue: 'no_answer', message: 'no answer' }
+      : { issue: 'answer_not_an_option', message: `answer ${JSON.stringify(rawAnswer)} is not an option letter` };
   }
   if ([...answer].some((l) => !options.some((o) => o.letter === l))) {
-    return { issue: 'answer_not_an_option', message: `answer ${JSON.stringify(rawAnswer)} is not among the options (${options.map((o) => o.letter).join('')})` };
+    return {
+      issue: 'answer_not_an_option',
+      message: `answer ${JSON.stringify(rawAnswer)} is not among the options (${options.map((o) => o.letter).join('')})`,
+    };
   }
   let id = cell('id');
   if (id === '' && cols.unnamedIndex !== null) id = (cells[cols.unnamedIndex] ?? '').trim();
@@ -254,13 +282,25 @@ function readRow(cells: string[], line: number, cols: ColumnMap): RowVerdict {
   }
   const parsedType = parseType(cell('type'));
   return {
-    row: { id, line, question, options, answer, type: parsedType === 'unknown' ? null : parsedType, gold: Object.keys(gold).length > 0 ? gold : null },
+    row: {
+      id,
+      line,
+      question,
+      options,
+      answer,
+      type: parsedType === 'unknown' ? null : parsedType,
+      gold: Object.keys(gold).length > 0 ? gold : null,
+    },
     unknownType: parsedType === 'unknown',
   };
 }
 
 /** Step 3: every row through `readRow`, then the checks across rows (duplicate ids), counting each kind of problem. */
-function validateRows(table: RawTable, cols: ColumnMap, file: string): { rows: EvalRow[]; warnings: Warning[]; skipped: number; issues: RowIssueCounts } {
+function validateRows(
+  table: RawTable,
+  cols: ColumnMap,
+  file: string,
+): { rows: EvalRow[]; warnings: Warning[]; skipped: number; issues: RowIssueCounts } {
   const warnings: Warning[] = [];
   const rows: EvalRow[] = [];
   const issues: RowIssueCounts = {};
@@ -291,7 +331,10 @@ function validateRows(table: RawTable, cols: ColumnMap, file: string): { rows: E
     rows.push(row);
   }
   if (unknownTypes > 0) {
-    warnings.push({ where: file, message: `${unknownTypes} row(s) have a type other than text/table (文字/表格); their type is taken from the top evidence` });
+    warnings.push({
+      where: file,
+      message: `${unknownTypes} row(s) have a type other than text/table (文字/表格); their type is taken from the top evidence`,
+    });
   }
   return { rows, warnings, skipped, issues };
 }

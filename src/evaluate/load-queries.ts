@@ -51,10 +51,13 @@ export async function loadQueries(file: string): Promise<LoadedQueries> {
     bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: cannot read the queries (${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}); check the path`);
+    throw new UserError(
+      `${file}: cannot read the queries (${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}); check the path`,
+    );
   }
   const { text, encoding } = decodeCsvBytes(bytes);
-  if (text.trim() === '') throw new UserError(`${file}: the file is empty; it needs a header row (query_id, query[, relevant]) or JSONL lines`);
+  if (text.trim() === '')
+    throw new UserError(`${file}: the file is empty; it needs a header row (query_id, query[, relevant]) or JSONL lines`);
   const ext = path.extname(file).toLowerCase();
   const jsonl = ext === '.jsonl' || ext === '.ndjson' || (ext !== '.csv' && ext !== '.tsv' && text.trimStart().startsWith('{'));
   const warnings: Warning[] = [];
@@ -101,7 +104,12 @@ export async function loadQueries(file: string): Promise<LoadedQueries> {
       const id = pick(ID_NAMES);
       const query = pick(QUERY_NAMES);
       const rel = pick(RELEVANT_NAMES);
-      const relevant = typeof rel === 'string' ? splitGold(rel) : Array.isArray(rel) ? rel.filter((g): g is string => typeof g === 'string' && g.trim() !== '') : null;
+      const relevant =
+        typeof rel === 'string'
+          ? splitGold(rel)
+          : Array.isArray(rel)
+            ? rel.filter((g): g is string => typeof g === 'string' && g.trim() !== '')
+            : null;
       add(line, typeof id === 'string' || typeof id === 'number' ? String(id) : '', typeof query === 'string' ? query : '', relevant);
     });
   } else {
@@ -111,7 +119,9 @@ export async function loadQueries(file: string): Promise<LoadedQueries> {
     const col = (names: readonly string[]): number => header.findIndex((h) => names.includes(h));
     const [idCol, queryCol, relCol] = [col(ID_NAMES), col(QUERY_NAMES), col(RELEVANT_NAMES)];
     if (queryCol < 0) {
-      throw new UserError(`${file}: no query column (query_id, query[, relevant]); columns found: ${table.header.map((h) => JSON.stringify(h)).join(', ')}`);
+      throw new UserError(
+        `${file}: no query column (query_id, query[, relevant]); columns found: ${table.header.map((h) => JSON.stringify(h)).join(', ')}`,
+      );
     }
     for (const { line, cells } of table.rows) {
       const cell = (i: number): string => (i < 0 ? '' : (cells[i] ?? ''));
@@ -120,7 +130,9 @@ export async function loadQueries(file: string): Promise<LoadedQueries> {
   }
   if (queries.length === 0) {
     const first = warnings[0];
-    throw new UserError(`${file}: no usable queries${first ? ` (${skipped} skipped: first ${first.where} ${first.message})` : ''}; check the columns`);
+    throw new UserError(
+      `${file}: no usable queries${first ? ` (${skipped} skipped: first ${first.where} ${first.message})` : ''}; check the columns`,
+    );
   }
   return { file, format, encoding, queries, warnings, skipped, judged: queries.some((q) => q.relevant !== null && q.relevant.length > 0) };
 }

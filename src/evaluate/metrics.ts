@@ -1,5 +1,14 @@
 import type { AnswerMode } from '../answer/answer-types.js';
-import type { EvidenceRef, GoldEvidence, ModeComparison, ModeReport, QuestionType, ReliabilityBin, RunRecord, TypeBreakdown } from './eval-types.js';
+import type {
+  EvidenceRef,
+  GoldEvidence,
+  ModeComparison,
+  ModeReport,
+  QuestionType,
+  ReliabilityBin,
+  RunRecord,
+  TypeBreakdown,
+} from './eval-types.js';
 
 /** z for a two-sided 95% interval. */
 const Z95 = 1.959963984540054;
@@ -109,7 +118,10 @@ export interface RiskCoveragePoint {
  * the answerer would say if it had to answer: abstentions count with their best guess and its confidence.
  */
 function byConfidence<T extends { confidence: number }>(items: readonly T[]): T[] {
-  return items.map((it, i) => ({ it, i })).sort((a, b) => clamp01(b.it.confidence) - clamp01(a.it.confidence) || a.i - b.i).map((x) => x.it);
+  return items
+    .map((it, i) => ({ it, i }))
+    .sort((a, b) => clamp01(b.it.confidence) - clamp01(a.it.confidence) || a.i - b.i)
+    .map((x) => x.it);
 }
 
 /** The risk–coverage curve (Geifman & El-Yaniv 2017): selective risk when answering only the k most confident, k = 1…N. */
@@ -167,12 +179,14 @@ function normRef(s: string): string {
  * gold printed page inside the chunk's printed page range. Chapter/section only decide when no page or figure is given.
  */
 export function evidenceCovers(gold: GoldEvidence, ref: EvidenceRef): boolean {
-  if (gold.figure_ref && ref.figure_ref && normRef(gold.figure_ref) === normRef(ref.figure_ref) && sameBook(gold.book ?? '', ref.book)) return true;
+  if (gold.figure_ref && ref.figure_ref && normRef(gold.figure_ref) === normRef(ref.figure_ref) && sameBook(gold.book ?? '', ref.book))
+    return true;
   if (gold.page) {
     const page = Number(gold.page.replace(/[^\d]/g, ''));
     const start = Number(ref.page_start);
     const end = ref.page_end === '' ? start : Number(ref.page_end);
-    if (!Number.isFinite(page) || gold.page.trim() === '' || ref.page_start === '' || !Number.isFinite(start) || !Number.isFinite(end)) return false;
+    if (!Number.isFinite(page) || gold.page.trim() === '' || ref.page_start === '' || !Number.isFinite(start) || !Number.isFinite(end))
+      return false;
     return sameBook(gold.book ?? '', ref.book) && page >= start && page <= end;
   }
   if (gold.figure_ref) return false;
@@ -188,7 +202,10 @@ export function evidenceHit(gold: GoldEvidence | null, retrieved: readonly Evide
 }
 
 /** The type a question counts under: the dataset's, else the top evidence's chunk type. */
-export function inferType(datasetType: QuestionType | null, retrieved: readonly EvidenceRef[]): { type: QuestionType | null; source: 'dataset' | 'evidence' | null } {
+export function inferType(
+  datasetType: QuestionType | null,
+  retrieved: readonly EvidenceRef[],
+): { type: QuestionType | null; source: 'dataset' | 'evidence' | null } {
   if (datasetType) return { type: datasetType, source: 'dataset' };
   const top = retrieved[0];
   if (!top || !top.chunk_type) return { type: null, source: null };
@@ -232,15 +249,20 @@ export function modeMetrics(
   for (const t of Object.values(byType)) t.accuracy = t.total > 0 ? t.correct / t.total : null;
   // Calibration is about the letter the confidence is for: the answer, or the guess of an abstention.
   const calib = records.map((r) => ({ confidence: r.confidence, correct: letterRight(r) }));
-  const stated = records.filter((r) => typeof r.stated_confidence === 'number').map((r) => ({ confidence: r.stated_confidence ?? 0, correct: letterRight(r) }));
+  const stated = records
+    .filter((r) => typeof r.stated_confidence === 'number')
+    .map((r) => ({ confidence: r.stated_confidence ?? 0, correct: letterRight(r) }));
   const curve = riskCoverage(calib);
   const step = Math.max(1, Math.ceil(curve.length / 100));
   const latencies = records.map((r) => r.latency_ms);
   const withTokens = records.filter((r) => r.tokens !== null);
-  const tokens = withTokens.length === 0 ? null : {
-    prompt: withTokens.reduce((s, r) => s + (r.tokens?.prompt ?? 0), 0),
-    completion: withTokens.reduce((s, r) => s + (r.tokens?.completion ?? 0), 0),
-  };
+  const tokens =
+    withTokens.length === 0
+      ? null
+      : {
+          prompt: withTokens.reduce((s, r) => s + (r.tokens?.prompt ?? 0), 0),
+          completion: withTokens.reduce((s, r) => s + (r.tokens?.completion ?? 0), 0),
+        };
   return {
     mode,
     answerer: records[0]?.answerer ?? options.answerer,
@@ -259,8 +281,11 @@ export function modeMetrics(
     reliability: reliabilityBins(calib),
     selective_accuracy: REPORTED_COVERAGES.map((coverage) => ({ coverage, accuracy: selectiveAccuracy(calib, coverage) })),
     aurc: aurc(calib),
-    risk_coverage: curve.filter((_, i) => i % step === step - 1 || i === curve.length - 1).map((p) => ({ coverage: p.coverage, risk: p.risk })),
-    stated_calibration: stated.length > 0 ? { count: stated.length, brier: brierScore(stated), ece: expectedCalibrationError(stated) } : null,
+    risk_coverage: curve
+      .filter((_, i) => i % step === step - 1 || i === curve.length - 1)
+      .map((p) => ({ coverage: p.coverage, risk: p.risk })),
+    stated_calibration:
+      stated.length > 0 ? { count: stated.length, brier: brierScore(stated), ece: expectedCalibrationError(stated) } : null,
     latency_ms: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
     tokens,
     fallbacks: records.filter((r) => r.fallback !== null).map((r) => ({ id: r.id, fallback: r.fallback ?? '', message: r.message })),
@@ -271,7 +296,13 @@ export function modeMetrics(
 }
 
 /** McNemar comparison of two modes over the questions both answered. */
-export function compareModes(a: AnswerMode, ra: readonly RunRecord[], b: AnswerMode, rb: readonly RunRecord[], alpha = 0.05): ModeComparison {
+export function compareModes(
+  a: AnswerMode,
+  ra: readonly RunRecord[],
+  b: AnswerMode,
+  rb: readonly RunRecord[],
+  alpha = 0.05,
+): ModeComparison {
   const byId = new Map(rb.map((r) => [r.id, r]));
   let n = 0;
   let aOnly = 0;

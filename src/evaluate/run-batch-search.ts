@@ -52,7 +52,14 @@ export interface BatchSearchReport {
   k: number;
   modes: BatchModeResult[];
   warnings: Warning[];
-  config: { embedder: string; vector_backend: string; rrf_k: number; weights: { keyword: number; vector: number }; depth: number; budget_chars: number };
+  config: {
+    embedder: string;
+    vector_backend: string;
+    rrf_k: number;
+    weights: { keyword: number; vector: number };
+    depth: number;
+    budget_chars: number;
+  };
   /** The JSON report written, if any. */
   reportJson: string | null;
 }
@@ -127,7 +134,13 @@ export async function runBatchSearch(options: RunBatchSearchOptions): Promise<Ba
         runFile = path.join(options.runDir, `${name}.${mode}.trec`);
         writeAtomic(runFile, lines.map((l) => l + '\n').join(''));
       }
-      modes.push({ mode, scores: judged.length > 0 ? retrievalScores(judged) : null, p50Ms: percentile(times, 0.5), p95Ms: percentile(times, 0.95), runFile });
+      modes.push({
+        mode,
+        scores: judged.length > 0 ? retrievalScores(judged) : null,
+        p50Ms: percentile(times, 0.5),
+        p95Ms: percentile(times, 0.95),
+        runFile,
+      });
     }
   } finally {
     if (!options.retriever) retriever.close();
@@ -162,10 +175,26 @@ export async function runBatchSearch(options: RunBatchSearchOptions): Promise<Ba
  * (small units): the ranks 1..k are the timed search's, the budget is filled from the same ranking deeper.
  * Not timed, so latency stays that of a k-hit search.
  */
-async function judgeWithBudget(retriever: Retriever, query: string, mode: RetrievalMode, k: number, hits: readonly Hit[], gold: readonly string[]): Promise<JudgedQuery> {
-  const atK = judgeRanking(hits.map((h) => h.chunk.text), gold);
+async function judgeWithBudget(
+  retriever: Retriever,
+  query: string,
+  mode: RetrievalMode,
+  k: number,
+  hits: readonly Hit[],
+  gold: readonly string[],
+): Promise<JudgedQuery> {
+  const atK = judgeRanking(
+    hits.map((h) => h.chunk.text),
+    gold,
+  );
   const chars = hits.reduce((s, h) => s + h.chunk.text.length, 0);
   if (atK.budgetHit || chars >= EVIDENCE_BUDGET_CHARS || hits.length < k) return atK;
   const deeper = await retriever.search(query, { mode, k: Math.min(200, k * 5) });
-  return { ...atK, budgetHit: judgeRanking(deeper.map((h) => h.chunk.text), gold).budgetHit };
+  return {
+    ...atK,
+    budgetHit: judgeRanking(
+      deeper.map((h) => h.chunk.text),
+      gold,
+    ).budgetHit,
+  };
 }

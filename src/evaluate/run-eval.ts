@@ -48,7 +48,6 @@ export interface RunEvalOptions {
   workers?: number;
 }
 
-
 /** A seeded sample of `n` rows, returned in their original order. */
 export function sampleRows<T>(rows: readonly T[], n: number, seed: number): T[] {
   if (n >= rows.length) return [...rows];
@@ -68,17 +67,46 @@ function evidenceRef(e: ChunkLocation & { quote?: string; highlights?: Array<[nu
   const path = e.headings ?? chunk?.headings;
   const articles = e.articles ?? chunk?.articles;
   return {
-    chunk_id: e.chunk_id, book: e.book, ...(path ? { headings: path } : {}), chapter: e.chapter, section: e.section, ...(articles ? { articles } : {}),
-    figure_ref: e.figure_ref, page_start: e.page_start, page_end: e.page_end, chunk_type: chunk?.chunk_type ?? null,
+    chunk_id: e.chunk_id,
+    book: e.book,
+    ...(path ? { headings: path } : {}),
+    chapter: e.chapter,
+    section: e.section,
+    ...(articles ? { articles } : {}),
+    figure_ref: e.figure_ref,
+    page_start: e.page_start,
+    page_end: e.page_end,
+    chunk_type: chunk?.chunk_type ?? null,
     ...(e.quote !== undefined ? { quote: e.quote } : {}),
     ...(e.highlights && e.highlights.length > 0 ? { highlights: e.highlights } : {}),
   };
 }
 
 /** Turns an answer into the run-file record of one question. */
-export function toRecord(row: EvalRow, result: AnswerResult, fingerprint: string, k: number, chunk: (id: string) => Chunk | undefined): RunRecord {
+export function toRecord(
+  row: EvalRow,
+  result: AnswerResult,
+  fingerprint: string,
+  k: number,
+  chunk: (id: string) => Chunk | undefined,
+): RunRecord {
   const predicted = [...new Set(result.answer.toUpperCase().replace(/[^A-H]/g, ''))].sort().join('');
-  const retrieved = result.context.slice(0, k).map((h) => evidenceRef({ chunk_id: h.chunk.chunk_id, book: h.chunk.book, chapter: h.chunk.chapter, section: h.chunk.section, figure_ref: h.chunk.figure_ref, page_start: h.chunk.page_start, page_end: h.chunk.page_end }, h.chunk));
+  const retrieved = result.context
+    .slice(0, k)
+    .map((h) =>
+      evidenceRef(
+        {
+          chunk_id: h.chunk.chunk_id,
+          book: h.chunk.book,
+          chapter: h.chunk.chapter,
+          section: h.chunk.section,
+          figure_ref: h.chunk.figure_ref,
+          page_start: h.chunk.page_start,
+          page_end: h.chunk.page_end,
+        },
+        h.chunk,
+      ),
+    );
   const evidence = result.evidence.map((e) => evidenceRef(e, chunk(e.chunk_id)));
   const { type, source } = inferType(row.type, retrieved.length > 0 ? retrieved : evidence);
   return {
@@ -131,8 +159,13 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const chosen = chooseModes(options.modes, answerer, config);
   // Offline answering is CPU-bound: a pool of worker threads (eval-pool.ts) answers on every core.
   const workers =
-    answerer === 'offline' && !options.openEngine && chosen.modes.some((m) => m !== 'baseline') ? evalWorkerCount(rows.length * chosen.modes.length, options.workers) : 1;
-  const concurrency = Math.max(1, options.concurrency ?? (answerer === 'llm' ? (config.llm?.concurrency ?? 4) : workers > 1 ? workers * 2 : 1));
+    answerer === 'offline' && !options.openEngine && chosen.modes.some((m) => m !== 'baseline')
+      ? evalWorkerCount(rows.length * chosen.modes.length, options.workers)
+      : 1;
+  const concurrency = Math.max(
+    1,
+    options.concurrency ?? (answerer === 'llm' ? (config.llm?.concurrency ?? 4) : workers > 1 ? workers * 2 : 1),
+  );
   const { engine, modes } = await openEngineForModes(options, chosen, { answerer, topK, concurrency }, workers);
 
   const runDir = path.resolve(options.runDir ?? path.join(projectPaths(options.root).state, 'runs'));
@@ -143,20 +176,39 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     runLock = acquireLock({
       file: path.join(runDir, '.lock'),
       command: 'exam-copilot eval',
-      busy: (h) => `another eval is using the run directory ${runDir}${h ? ` (pid ${h.pid}, started ${h.startedAt})` : ''}; wait for it, or pass another --run-dir`,
+      busy: (h) =>
+        `another eval is using the run directory ${runDir}${h ? ` (pid ${h.pid}, started ${h.startedAt})` : ''}; wait for it, or pass another --run-dir`,
     });
   } catch (error) {
     engine.close();
     throw error;
   }
-  const answererConfig = { answerer, model: answerer === 'llm' ? (config.llm?.model ?? null) : null, rerank: answerer === 'llm', embedder: engine.embedderId, topK };
+  const answererConfig = {
+    answerer,
+    model: answerer === 'llm' ? (config.llm?.model ?? null) : null,
+    rerank: answerer === 'llm',
+    embedder: engine.embedderId,
+    topK,
+  };
   const fingerprints = new Map(dataset.rows.map((r) => [r.id, rowFingerprint(r, answererConfig)]));
-  const plan = modes.map((mode) => planMode(mode, runFilePath(runDir, dataset.file, mode), rows, fingerprints, { resume: options.resume === true, retryLlmFailures: answerer === 'llm' }));
+  const plan = modes.map((mode) =>
+    planMode(mode, runFilePath(runDir, dataset.file, mode), rows, fingerprints, {
+      resume: options.resume === true,
+      retryLlmFailures: answerer === 'llm',
+    }),
+  );
   const limiter = createLimiter({ concurrency, ...(options.ratePerSecond ? { perSecond: options.ratePerSecond } : {}) });
   let answeredByMode: Map<AnswerMode, number>;
   let llmNotice: string | null = null;
   try {
-    answeredByMode = await answerPlan(plan, rows, { engine, limiter, fingerprints, topK, started, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    answeredByMode = await answerPlan(plan, rows, {
+      engine,
+      limiter,
+      fingerprints,
+      topK,
+      started,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
   } finally {
     llmNotice = engine.llmNotice?.() ?? null;
     engine.close();
@@ -205,11 +257,18 @@ function chooseModes(
   config: ExamCopilotConfig,
 ): { modes: AnswerMode[]; skipped: SkippedMode[]; explicit: boolean } {
   const requested = [...new Set(requestedModes ?? ANSWER_MODES)];
-  for (const m of requested) if (!(ANSWER_MODES as readonly string[]).includes(m)) throw new UsageError(`--modes: unknown mode "${m}"; use ${ANSWER_MODES.join(', ')}`);
+  for (const m of requested)
+    if (!(ANSWER_MODES as readonly string[]).includes(m))
+      throw new UsageError(`--modes: unknown mode "${m}"; use ${ANSWER_MODES.join(', ')}`);
   const skipped: SkippedMode[] = [];
   const modes = requested.filter((m) => {
     if (m !== 'baseline' || answerer === 'llm') return true;
-    skipped.push({ mode: 'baseline', reason: config.llm ? 'baseline is the LLM alone and --answerer offline was chosen; not faked with the offline answerer' : 'baseline is the LLM alone and no LLM is configured (set EXAM_COPILOT_LLM_MODEL); not faked with the offline answerer' });
+    skipped.push({
+      mode: 'baseline',
+      reason: config.llm
+        ? 'baseline is the LLM alone and --answerer offline was chosen; not faked with the offline answerer'
+        : 'baseline is the LLM alone and no LLM is configured (set EXAM_COPILOT_LLM_MODEL); not faked with the offline answerer',
+    });
     return false;
   });
   if (modes.length === 0) throw new NotReadyError(`no requested mode can run: ${skipped.map((x) => `${x.mode}: ${x.reason}`).join('; ')}`);
@@ -266,7 +325,14 @@ function planMode(
 async function answerPlan(
   plan: readonly ModePlan[],
   rows: readonly EvalRow[],
-  ctx: { engine: EvalEngine; limiter: Limiter; fingerprints: ReadonlyMap<string, string>; topK: number; started: number; onProgress?: (event: EvalProgress) => void },
+  ctx: {
+    engine: EvalEngine;
+    limiter: Limiter;
+    fingerprints: ReadonlyMap<string, string>;
+    topK: number;
+    started: number;
+    onProgress?: (event: EvalProgress) => void;
+  },
 ): Promise<Map<AnswerMode, number>> {
   const selectedIds = new Set(rows.map((r) => r.id));
   const total = rows.length * plan.length;
@@ -281,7 +347,15 @@ async function answerPlan(
   let firstAnswerAt: number | null = null;
   const progress = (phase: EvalProgress['phase'], mode?: AnswerMode): void => {
     const eta = answeredNow > 0 && firstAnswerAt !== null ? ((Date.now() - firstAnswerAt) / answeredNow) * (total - done) : null;
-    ctx.onProgress?.({ phase, ...(mode ? { mode } : {}), done, total, perMode: structuredClone(perMode), elapsedMs: Date.now() - ctx.started, etaMs: eta });
+    ctx.onProgress?.({
+      phase,
+      ...(mode ? { mode } : {}),
+      done,
+      total,
+      perMode: structuredClone(perMode),
+      elapsedMs: Date.now() - ctx.started,
+      etaMs: eta,
+    });
   };
   progress('open');
   const answeredByMode = new Map<AnswerMode, number>();
@@ -308,7 +382,8 @@ async function answerPlan(
         ),
       );
     } catch (error) {
-      if (error instanceof UserError) throw new UserError(`${error.message} (finished rows are saved in ${p.file}; rerun with --resume to continue)`, error.exitCode);
+      if (error instanceof UserError)
+        throw new UserError(`${error.message} (finished rows are saved in ${p.file}; rerun with --resume to continue)`, error.exitCode);
       throw error;
     } finally {
       writer.close();
@@ -341,7 +416,14 @@ function scoreRunFiles(
       throw new Error(`run file ${p.file} holds ${ordered.length} of ${rows.length} finished rows after the run`);
     }
     records[p.mode] = ordered;
-    modeReports.push(modeMetrics(p.mode, ordered, { k: ctx.topK, runFile: p.file, answeredNow: ctx.answeredByMode.get(p.mode) ?? 0, answerer: ctx.answerer }));
+    modeReports.push(
+      modeMetrics(p.mode, ordered, {
+        k: ctx.topK,
+        runFile: p.file,
+        answeredNow: ctx.answeredByMode.get(p.mode) ?? 0,
+        answerer: ctx.answerer,
+      }),
+    );
   }
   const comparisons: ModeComparison[] = [];
   for (let i = 0; i < modeReports.length; i++) {

@@ -37,9 +37,14 @@ export function reportJson(report: EvalReport): unknown {
       by_type: m.by_type,
       brier: round(m.brier),
       ece: round(m.ece),
-      selective_accuracy: m.selective_accuracy.map((s) => ({ coverage: s.coverage, accuracy: s.accuracy === null ? null : round(s.accuracy) })),
+      selective_accuracy: m.selective_accuracy.map((s) => ({
+        coverage: s.coverage,
+        accuracy: s.accuracy === null ? null : round(s.accuracy),
+      })),
       aurc: round(m.aurc),
-      stated_calibration: m.stated_calibration ? { count: m.stated_calibration.count, brier: round(m.stated_calibration.brier), ece: round(m.stated_calibration.ece) } : null,
+      stated_calibration: m.stated_calibration
+        ? { count: m.stated_calibration.count, brier: round(m.stated_calibration.brier), ece: round(m.stated_calibration.ece) }
+        : null,
       latency_ms: { p50: Math.round(m.latency_ms.p50), p95: Math.round(m.latency_ms.p95) },
       tokens: m.tokens,
       total: m.total,
@@ -68,21 +73,48 @@ export function reportMarkdown(report: EvalReport): string {
   const lines: string[] = [];
   lines.push(`# Evaluation: ${report.dataset}`, '');
   const issues = rowIssueSummary(report.row_issues);
-  lines.push(`${report.total} questions, ${report.skipped} skipped rows${issues ? ` (bad rows: ${issues})` : ''}, answerer ${report.config.answerer}${report.config.llm_model ? ` (${report.config.llm_model})` : ''}, top-K ${report.config.top_k}.`, '');
-  lines.push('| mode | answerer | accuracy | 95% CI | correct | incorrect | abstained | evidence hit@K | text | table | Brier | ECE | p50 ms | p95 ms |');
+  lines.push(
+    `${report.total} questions, ${report.skipped} skipped rows${issues ? ` (bad rows: ${issues})` : ''}, answerer ${report.config.answerer}${report.config.llm_model ? ` (${report.config.llm_model})` : ''}, top-K ${report.config.top_k}.`,
+    '',
+  );
+  lines.push(
+    '| mode | answerer | accuracy | 95% CI | correct | incorrect | abstained | evidence hit@K | text | table | Brier | ECE | p50 ms | p95 ms |',
+  );
   lines.push('| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const m of report.modes) {
-    lines.push(`| ${m.mode} | ${m.answerer} | ${pct(m.accuracy)} | ${pct(m.ci95[0])}–${pct(m.ci95[1])} | ${m.correct} | ${m.incorrect} | ${m.abstained} | ${pct(m.evidence_hit_rate)} | ${pct(m.by_type.text?.accuracy ?? null)} | ${pct(m.by_type.table?.accuracy ?? null)} | ${m.brier.toFixed(3)} | ${m.ece.toFixed(3)} | ${Math.round(m.latency_ms.p50)} | ${Math.round(m.latency_ms.p95)} |`);
+    lines.push(
+      `| ${m.mode} | ${m.answerer} | ${pct(m.accuracy)} | ${pct(m.ci95[0])}–${pct(m.ci95[1])} | ${m.correct} | ${m.incorrect} | ${m.abstained} | ${pct(m.evidence_hit_rate)} | ${pct(m.by_type.text?.accuracy ?? null)} | ${pct(m.by_type.table?.accuracy ?? null)} | ${m.brier.toFixed(3)} | ${m.ece.toFixed(3)} | ${Math.round(m.latency_ms.p50)} | ${Math.round(m.latency_ms.p95)} |`,
+    );
   }
-  lines.push('', '## Selective answering', '', 'Accuracy of the most confident share of questions (abstentions ranked with their best guess), and the area under the risk–coverage curve (lower is better).', '');
-  lines.push('| mode | 25% | 50% | 75% | 100% | AURC | abstained | LLM stated confidence Brier / ECE |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(
+    '',
+    '## Selective answering',
+    '',
+    'Accuracy of the most confident share of questions (abstentions ranked with their best guess), and the area under the risk–coverage curve (lower is better).',
+    '',
+  );
+  lines.push(
+    '| mode | 25% | 50% | 75% | 100% | AURC | abstained | LLM stated confidence Brier / ECE |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  );
   for (const m of report.modes) {
     const stated = m.stated_calibration ? `${m.stated_calibration.brier.toFixed(3)} / ${m.stated_calibration.ece.toFixed(3)}` : '–';
-    lines.push(`| ${m.mode} | ${m.selective_accuracy.map((s) => pct(s.accuracy)).join(' | ')} | ${m.aurc.toFixed(3)} | ${m.abstained} | ${stated} |`);
+    lines.push(
+      `| ${m.mode} | ${m.selective_accuracy.map((s) => pct(s.accuracy)).join(' | ')} | ${m.aurc.toFixed(3)} | ${m.abstained} | ${stated} |`,
+    );
   }
   if (report.comparisons.length > 0) {
-    lines.push('', '## Paired comparisons (McNemar exact)', '', '| A | B | both answered | only A right | only B right | p | verdict |', '| --- | --- | ---: | ---: | ---: | ---: | --- |');
-    for (const c of report.comparisons) lines.push(`| ${c.a} | ${c.b} | ${c.n} | ${c.a_only} | ${c.b_only} | ${c.p_value.toFixed(4)} | ${c.verdict === 'within noise' ? 'within noise' : `${c.verdict} better`} |`);
+    lines.push(
+      '',
+      '## Paired comparisons (McNemar exact)',
+      '',
+      '| A | B | both answered | only A right | only B right | p | verdict |',
+      '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+    );
+    for (const c of report.comparisons)
+      lines.push(
+        `| ${c.a} | ${c.b} | ${c.n} | ${c.a_only} | ${c.b_only} | ${c.p_value.toFixed(4)} | ${c.verdict === 'within noise' ? 'within noise' : `${c.verdict} better`} |`,
+      );
   }
   if (report.skipped_modes.length > 0) {
     lines.push('', '## Modes not run', '');
@@ -98,7 +130,9 @@ export function reportMarkdown(report: EvalReport): string {
     lines.push('', `## Wrong answers: ${m.mode} (${wrong.length})`, '');
     for (const r of wrong) {
       const ev = r.evidence[0] ?? r.retrieved[0];
-      lines.push(`- **${mdEscape(r.id)}** predicted \`${r.predicted || '—'}\`, gold \`${r.gold}\`${r.fallback ? ` (fallback: ${r.fallback})` : ''}: ${mdEscape(short(r.question, 120))}${ev ? `  \n  evidence: ${mdEscape(formatEvidence(ev))}` : ''}`);
+      lines.push(
+        `- **${mdEscape(r.id)}** predicted \`${r.predicted || '—'}\`, gold \`${r.gold}\`${r.fallback ? ` (fallback: ${r.fallback})` : ''}: ${mdEscape(short(r.question, 120))}${ev ? `  \n  evidence: ${mdEscape(formatEvidence(ev))}` : ''}`,
+      );
     }
   }
   return lines.join('\n') + '\n';
@@ -115,14 +149,16 @@ function short(s: string, n: number): string {
 
 /** Escapes text for XML content and attribute values, dropping characters XML 1.0 forbids. */
 export function xmlEscape(s: string): string {
-  return s
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    s
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 /** JUnit XML: one testsuite per mode, one testcase per question; wrong answers are failures carrying predicted, gold and evidence. */
@@ -131,14 +167,27 @@ export function reportJunit(report: EvalReport): string {
   const all = report.modes.reduce((s, m) => s + m.total, 0);
   const failures = report.modes.reduce((s, m) => s + m.total - m.correct, 0);
   const seconds = (ms: number): string => (ms / 1000).toFixed(3);
-  out.push(`<testsuites name="exam-copilot eval ${xmlEscape(report.dataset)}" tests="${all}" failures="${failures}" errors="0" time="${seconds(report.wall_ms)}">`);
+  out.push(
+    `<testsuites name="exam-copilot eval ${xmlEscape(report.dataset)}" tests="${all}" failures="${failures}" errors="0" time="${seconds(report.wall_ms)}">`,
+  );
   for (const m of report.modes) {
     const records = report.records[m.mode] ?? [];
     const time = records.reduce((s, r) => s + r.latency_ms, 0);
-    out.push(`  <testsuite name="${xmlEscape(`eval.${m.mode}`)}" tests="${records.length}" failures="${records.filter((r) => !r.correct).length}" errors="0" skipped="0" time="${seconds(time)}">`);
+    out.push(
+      `  <testsuite name="${xmlEscape(`eval.${m.mode}`)}" tests="${records.length}" failures="${records.filter((r) => !r.correct).length}" errors="0" skipped="0" time="${seconds(time)}">`,
+    );
     out.push('    <properties>');
-    const selective = m.selective_accuracy.map((s) => [`selective_accuracy_${Math.round(s.coverage * 100)}`, s.accuracy === null ? '' : s.accuracy.toFixed(4)] as const);
-    for (const [k, v] of [['accuracy', m.accuracy.toFixed(4)], ['ci95', `${m.ci95[0].toFixed(4)}-${m.ci95[1].toFixed(4)}`], ['answerer', m.answerer], ['abstained', String(m.abstained)], ...selective, ['aurc', m.aurc.toFixed(4)]] as const) {
+    const selective = m.selective_accuracy.map(
+      (s) => [`selective_accuracy_${Math.round(s.coverage * 100)}`, s.accuracy === null ? '' : s.accuracy.toFixed(4)] as const,
+    );
+    for (const [k, v] of [
+      ['accuracy', m.accuracy.toFixed(4)],
+      ['ci95', `${m.ci95[0].toFixed(4)}-${m.ci95[1].toFixed(4)}`],
+      ['answerer', m.answerer],
+      ['abstained', String(m.abstained)],
+      ...selective,
+      ['aurc', m.aurc.toFixed(4)],
+    ] as const) {
       out.push(`      <property name="${k}" value="${xmlEscape(v)}"/>`);
     }
     out.push('    </properties>');
@@ -175,12 +224,46 @@ function csvCell(v: string | number | boolean | null): string {
 
 /** Predictions CSV (UTF-8 with BOM so Excel shows the Chinese): one row per question per mode. */
 export function reportPredictionsCsv(report: EvalReport): string {
-  const header = ['id', 'mode', 'answerer', 'question', 'gold', 'predicted', 'correct', 'fallback', 'confidence', 'type', 'evidence', 'latency_ms', 'prompt_tokens', 'completion_tokens'];
+  const header = [
+    'id',
+    'mode',
+    'answerer',
+    'question',
+    'gold',
+    'predicted',
+    'correct',
+    'fallback',
+    'confidence',
+    'type',
+    'evidence',
+    'latency_ms',
+    'prompt_tokens',
+    'completion_tokens',
+  ];
   const rows = [header.join(',')];
   for (const m of report.modes) {
     for (const r of report.records[m.mode] ?? []) {
       const ev = r.evidence.map(formatEvidence).join(' ; ');
-      rows.push([r.id, r.mode, r.answerer, r.question, r.gold, r.predicted, r.correct, r.fallback, r.confidence.toFixed(4), r.type, ev, Math.round(r.latency_ms), r.tokens?.prompt ?? null, r.tokens?.completion ?? null].map(csvCell).join(','));
+      rows.push(
+        [
+          r.id,
+          r.mode,
+          r.answerer,
+          r.question,
+          r.gold,
+          r.predicted,
+          r.correct,
+          r.fallback,
+          r.confidence.toFixed(4),
+          r.type,
+          ev,
+          Math.round(r.latency_ms),
+          r.tokens?.prompt ?? null,
+          r.tokens?.completion ?? null,
+        ]
+          .map(csvCell)
+          .join(','),
+      );
     }
   }
   return '\ufeff' + rows.join('\r\n') + '\r\n';
@@ -214,4 +297,3 @@ export function writeReports(report: EvalReport, targets: ReportTargets): string
 export function wrongRecords(report: EvalReport, mode: AnswerMode): RunRecord[] {
   return (report.records[mode] ?? []).filter((r) => !r.correct);
 }
-

@@ -62,7 +62,8 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
   const { config, chunks, docs, indexDir } = options;
   if (chunks.length !== docs.length) throw new Error(`buildIndexes: ${chunks.length} chunks but ${docs.length} docs`);
   chunks.forEach((c, i) => {
-    if (docs[i]!.chunk_id !== c.chunk_id) throw new Error(`buildIndexes: docs[${i}] is ${docs[i]!.chunk_id}, chunks[${i}] is ${c.chunk_id}`);
+    if (docs[i]!.chunk_id !== c.chunk_id)
+      throw new Error(`buildIndexes: docs[${i}] is ${docs[i]!.chunk_id}, chunks[${i}] is ${c.chunk_id}`);
   });
   const warnings: Warning[] = [];
   let analyzer = options.analyzer;
@@ -111,7 +112,12 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
   }
   const t3 = performance.now();
 
-  const index = await createVectorIndex({ dimension: embedder.dimension, kind: config.vector.index, backend: config.vector.backend, hnswM: config.vector.hnswM });
+  const index = await createVectorIndex({
+    dimension: embedder.dimension,
+    kind: config.vector.index,
+    backend: config.vector.backend,
+    hnswM: config.vector.hnswM,
+  });
   index.add(embedded.vectors);
   index.write(path.join(faissDir, VECTOR_FILES.index));
   writeVectorMeta(
@@ -134,7 +140,10 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
   const t4 = performance.now();
   warnings.push(...index.warnings);
   if (config.vector.backend === 'auto' && index.backend === 'js') {
-    warnings.push({ where: 'index/faiss', message: 'FAISS native binding unavailable; wrote the index with the exact JS backend (same file format)' });
+    warnings.push({
+      where: 'index/faiss',
+      message: 'FAISS native binding unavailable; wrote the index with the exact JS backend (same file format)',
+    });
   }
 
   return {

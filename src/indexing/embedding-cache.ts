@@ -24,7 +24,9 @@ export class EmbeddingCache {
     mkdirSync(path.dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.exec('CREATE TABLE IF NOT EXISTS embeddings (embedder TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, hash)) WITHOUT ROWID');
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS embeddings (embedder TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, hash)) WITHOUT ROWID',
+    );
     this.getStmt = this.db.prepare('SELECT vector FROM embeddings WHERE embedder = ? AND hash = ?');
     this.putStmt = this.db.prepare('INSERT OR REPLACE INTO embeddings (embedder, hash, vector) VALUES (?, ?, ?)');
   }
@@ -37,7 +39,8 @@ export class EmbeddingCache {
 
   putMany(embedderId: string, entries: readonly { text: string; vector: Float32Array }[]): void {
     const tx = this.db.transaction(() => {
-      for (const e of entries) this.putStmt.run(embedderId, textHash(e.text), Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength));
+      for (const e of entries)
+        this.putStmt.run(embedderId, textHash(e.text), Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength));
     });
     tx();
   }
@@ -67,7 +70,10 @@ export async function embedWithCache(
     ids.forEach((i, j) => {
       vectors[i] = out[j];
     });
-    cache?.putMany(embedder.id, ids.map((i, j) => ({ text: texts[i]!, vector: out[j]! })));
+    cache?.putMany(
+      embedder.id,
+      ids.map((i, j) => ({ text: texts[i]!, vector: out[j]! })),
+    );
     onProgress?.(cached + Math.min(b + batchSize, missing.length), texts.length);
   }
   return { vectors: vectors as Float32Array[], embedded: missing.length, cached };

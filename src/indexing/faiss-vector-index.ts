@@ -26,7 +26,13 @@ export class FaissVectorIndex implements VectorIndex {
   private readonly efSearch: number | undefined;
   private searchParamsApplied: boolean;
 
-  private constructor(faiss: FaissModule, index: FaissIndexHandle, kind: VectorKind, efSearch: number | undefined, warnings: readonly Warning[]) {
+  private constructor(
+    faiss: FaissModule,
+    index: FaissIndexHandle,
+    kind: VectorKind,
+    efSearch: number | undefined,
+    warnings: readonly Warning[],
+  ) {
     this.faiss = faiss;
     this.index = index;
     this.kind = kind;

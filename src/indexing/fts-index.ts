@@ -39,7 +39,12 @@ type ChunkRow = Omit<Chunk, JsonFields> & Record<JsonFields, string> & { row: nu
 
 function rowToChunk(r: ChunkRow): Chunk {
   const { row: _row, headings, articles, page_breaks, ...rest } = r;
-  return { ...rest, headings: JSON.parse(headings) as string[], articles: JSON.parse(articles) as string[], page_breaks: JSON.parse(page_breaks) as Chunk['page_breaks'] };
+  return {
+    ...rest,
+    headings: JSON.parse(headings) as string[],
+    articles: JSON.parse(articles) as string[],
+    page_breaks: JSON.parse(page_breaks) as Chunk['page_breaks'],
+  };
 }
 
 /**
@@ -72,7 +77,8 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       CREATE INDEX chunks_source_seq ON chunks(source, seq);
       CREATE VIRTUAL TABLE chunks_fts USING fts5(content, book, chapter, section, figure_ref, tokenize = 'unicode61 remove_diacritics 2');
     `);
-    const insertChunk = db.prepare(`INSERT INTO chunks VALUES (@chunk_id, @row, @book, @headings, @chapter, @section, @subsection, @articles, @page_breaks,
+    const insertChunk =
+      db.prepare(`INSERT INTO chunks VALUES (@chunk_id, @row, @book, @headings, @chapter, @section, @subsection, @articles, @page_breaks,
       @figure_ref, @page_start, @page_end,
       @page_start_num, @page_end_num, @pdf_page_start, @pdf_page_end, @chunk_type, @exam_priority, @source, @char_start, @char_end, @seq, @text)`);
     const insertFts = db.prepare('INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, ?, ?, ?, ?)');
@@ -82,7 +88,11 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
         const row = i + 1;
         const start = printedPageNumber(c.page_start);
         const end = printedPageNumber(c.page_end) ?? start;
-        const json = { headings: JSON.stringify(c.headings), articles: JSON.stringify(c.articles), page_breaks: JSON.stringify(c.page_breaks) };
+        const json = {
+          headings: JSON.stringify(c.headings),
+          articles: JSON.stringify(c.articles),
+          page_breaks: JSON.stringify(c.page_breaks),
+        };
         insertChunk.run({ ...c, ...json, row, page_start_num: start, page_end_num: end });
         insertFts.run(
           row,
@@ -90,7 +100,10 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
           segmentForIndex(analyzer, c.book),
           segmentForIndex(analyzer, c.chapter),
           // Every heading below the outermost, so the middle levels of a deep path (编 > 分编 > 章 > 节) are searchable too.
-          segmentForIndex(analyzer, c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' ')),
+          segmentForIndex(
+            analyzer,
+            c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' '),
+          ),
           segmentForIndex(analyzer, c.figure_ref),
         );
         if (onRow && row % 500 === 0) onRow(row);
@@ -193,7 +206,9 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   }
   if (meta.get('schema_version') !== String(FTS_SCHEMA_VERSION)) {
     db.close();
-    throw new NotReadyError(`${file} was built by another version (schema ${meta.get('schema_version') ?? '?'}); run \`exam-copilot ingest --force\``);
+    throw new NotReadyError(
+      `${file} was built by another version (schema ${meta.get('schema_version') ?? '?'}); run \`exam-copilot ingest --force\``,
+    );
   }
   const built = meta.get('analyzer') ?? '';
   if (built !== analyzer.fingerprint) {
@@ -227,7 +242,11 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   // unicode61 indexes `0.05` as 0 + 05 and folds diacritics: a token's postings are those of its parts, so its
   // document frequency is at most the rarest part's.
   const docFrequency = (term: string): number => {
-    const parts = term.normalize('NFD').replace(/\p{M}/gu, '').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const parts = term
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
     return parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
   };
   return {

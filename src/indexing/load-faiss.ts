@@ -33,9 +33,7 @@ export interface FaissModule {
 }
 
 /** Either the loaded module, or why it could not be loaded and how to fix that. */
-export type FaissLoadResult =
-  | { available: true; faiss: FaissModule; version: string }
-  | { available: false; reason: string; fix: string };
+export type FaissLoadResult = { available: true; faiss: FaissModule; version: string } | { available: false; reason: string; fix: string };
 
 /** Loads faiss-node on demand; injectable so callers and tests can force the JS fallback. */
 export type FaissLoader = () => Promise<FaissLoadResult>;
@@ -77,7 +75,11 @@ function tryLoad(): FaissLoadResult {
   try {
     packageDir = path.dirname(require.resolve('faiss-node/package.json'));
   } catch {
-    return { available: false, reason: 'faiss-node is not installed', fix: `npm install (faiss-node is an optional dependency); ${FAISS_FIX}` };
+    return {
+      available: false,
+      reason: 'faiss-node is not installed',
+      fix: `npm install (faiss-node is an optional dependency); ${FAISS_FIX}`,
+    };
   }
   try {
     const faiss = require('faiss-node') as FaissModule;

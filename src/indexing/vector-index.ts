@@ -48,11 +48,15 @@ const DEFAULT_EF_SEARCH = 128;
 /** Creates an empty index of the requested kind on the requested backend. */
 export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<VectorIndex> {
   if (!Number.isInteger(o.dimension) || o.dimension <= 0) {
-    throw new UserError(`vector dimension must be a positive integer, got ${o.dimension}; check the embedder settings in exam-copilot.config.json`);
+    throw new UserError(
+      `vector dimension must be a positive integer, got ${o.dimension}; check the embedder settings in exam-copilot.config.json`,
+    );
   }
   const loader = o.loader ?? loadFaiss;
   if (o.kind === 'hnsw' && o.backend === 'js') {
-    throw new UserError(`HNSW vector indexes need FAISS, but the JS backend was requested; use backend "auto"/"faiss" with FAISS installed (${FAISS_FIX}), or index type "flat"`);
+    throw new UserError(
+      `HNSW vector indexes need FAISS, but the JS backend was requested; use backend "auto"/"faiss" with FAISS installed (${FAISS_FIX}), or index type "flat"`,
+    );
   }
   const warnings: Warning[] = [];
   if (o.backend !== 'js') {
@@ -61,7 +65,8 @@ export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<Ve
       const { FaissVectorIndex } = await import('./faiss-vector-index.js');
       if (o.kind === 'hnsw') {
         const m = o.hnswM ?? DEFAULT_HNSW_M;
-        if (!Number.isInteger(m) || m < 2) throw new UserError(`HNSW M must be an integer >= 2, got ${m}; fix the vector index settings in exam-copilot.config.json`);
+        if (!Number.isInteger(m) || m < 2)
+          throw new UserError(`HNSW M must be an integer >= 2, got ${m}; fix the vector index settings in exam-copilot.config.json`);
         return FaissVectorIndex.hnsw(loaded.faiss, o.dimension, {
           m,
           efConstruction: o.hnswEfConstruction ?? DEFAULT_EF_CONSTRUCTION,
@@ -74,7 +79,10 @@ export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<Ve
       throw new UserError(`FAISS backend requested but ${loaded.reason}; fix: ${loaded.fix} (or use vector backend "auto"/"js")`);
     }
     if (o.kind === 'hnsw') {
-      warnings.push({ where: 'vector index', message: `HNSW needs FAISS (${loaded.reason}); built an exact flat index with the JS backend instead. To get HNSW: ${loaded.fix}` });
+      warnings.push({
+        where: 'vector index',
+        message: `HNSW needs FAISS (${loaded.reason}); built an exact flat index with the JS backend instead. To get HNSW: ${loaded.fix}`,
+      });
     }
   }
   const { FlatVectorIndex } = await import('./flat-vector-index.js');
@@ -90,7 +98,9 @@ export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): 
   const buf = readFileSync(file);
   const fourcc = readFourcc(buf);
   if (fourcc !== FOURCC_FLAT_IP && fourcc !== FOURCC_HNSW_FLAT) {
-    throw new NotReadyError(`${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`);
+    throw new NotReadyError(
+      `${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`,
+    );
   }
   // Validates the structure whichever backend then loads it, so a corrupt file gives one clear line, not a native error.
   const kind: VectorKind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
@@ -109,7 +119,10 @@ export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): 
       throw new UserError(`FAISS backend requested but ${loaded.reason}; fix: ${loaded.fix} (or use vector backend "auto"/"js")`);
     }
     if (kind === 'hnsw') {
-      warnings.push({ where: file, message: `HNSW index searched exactly by the JS backend (${loaded.reason}); to use HNSW: ${loaded.fix}` });
+      warnings.push({
+        where: file,
+        message: `HNSW index searched exactly by the JS backend (${loaded.reason}); to use HNSW: ${loaded.fix}`,
+      });
     }
   } else if (kind === 'hnsw') {
     warnings.push({ where: file, message: 'HNSW index searched exactly by the JS backend (backend "js" requested)' });

@@ -50,7 +50,9 @@ export function readVectorMeta(faissDir: string): { meta: VectorMeta; ids: strin
     throw new NotReadyError(`no vector index at ${faissDir}; run \`exam-copilot ingest\``);
   }
   if (!Array.isArray(ids) || ids.length !== meta.count) {
-    throw new NotReadyError(`${faissDir}: ids.json has ${Array.isArray(ids) ? ids.length : '?'} ids but meta.json says ${meta.count}; run \`exam-copilot ingest --force\``);
+    throw new NotReadyError(
+      `${faissDir}: ids.json has ${Array.isArray(ids) ? ids.length : '?'} ids but meta.json says ${meta.count}; run \`exam-copilot ingest --force\``,
+    );
   }
   return { meta, ids };
 }
@@ -63,7 +65,8 @@ export function readVectorMeta(faissDir: string): { meta: VectorMeta; ids: strin
 export function assertEmbedderMatches(meta: VectorMeta, config: ExamCopilotConfig): void {
   const kind = config.embedder.kind;
   const model = configuredModel(config);
-  const same = meta.embedderKind === kind && meta.embedderModel === model && (kind !== 'lsa' || meta.requestedDimension === config.embedder.dimension);
+  const same =
+    meta.embedderKind === kind && meta.embedderModel === model && (kind !== 'lsa' || meta.requestedDimension === config.embedder.dimension);
   if (!same) {
     throw new NotReadyError(
       `the index was built with ${describeEmbedder(meta.embedderKind, meta.embedderModel, meta.requestedDimension)}; you configured ${describeEmbedder(kind, model, config.embedder.dimension)}; run \`exam-copilot ingest --force\``,
@@ -73,6 +76,8 @@ export function assertEmbedderMatches(meta: VectorMeta, config: ExamCopilotConfi
 
 export function assertSameEmbedderId(meta: VectorMeta, embedderId: string): void {
   if (meta.embedderId !== embedderId) {
-    throw new NotReadyError(`the index was built with embedder ${meta.embedderId}; the configured one is ${embedderId}; run \`exam-copilot ingest --force\``);
+    throw new NotReadyError(
+      `the index was built with embedder ${meta.embedderId}; the configured one is ${embedderId}; run \`exam-copilot ingest --force\``,
+    );
   }
 }

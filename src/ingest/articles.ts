@@ -4,7 +4,8 @@
  */
 
 /** An article heading at a line start; not a reference such as `第十条第二款` or `第五条的规定` that wrapped there. */
-const ARTICLE_AT_LINE_START = /(?:^|\n)[ \t\u3000]*(第[一二三四五六七八九十百千零〇两\d]+条(?:之[一二三四五六七八九十]+)?)(?=[ \t\u3000]|[^\s第的、，,。和或及至与规中所款项])/gu;
+const ARTICLE_AT_LINE_START =
+  /(?:^|\n)[ \t\u3000]*(第[一二三四五六七八九十百千零〇两\d]+条(?:之[一二三四五六七八九十]+)?)(?=[ \t\u3000]|[^\s第的、，,。和或及至与规中所款项])/gu;
 
 /** Where each article heading starts in a text, in order. */
 export function articleStarts(text: string): { offset: number; article: string }[] {

@@ -33,7 +33,10 @@ export function formatCitation(item: CitationParts): string {
 }
 
 /** The printed and physical page holding character `offset` of a chunk's text. */
-export function pageAtOffset(chunk: Pick<Chunk, 'page_start' | 'pdf_page_start' | 'page_breaks'>, offset: number): { page: string; pdf_page: number | null } {
+export function pageAtOffset(
+  chunk: Pick<Chunk, 'page_start' | 'pdf_page_start' | 'page_breaks'>,
+  offset: number,
+): { page: string; pdf_page: number | null } {
   let at = { page: chunk.page_start, pdf_page: chunk.pdf_page_start };
   for (const b of chunk.page_breaks ?? []) {
     if (b.offset <= offset) at = { page: b.page, pdf_page: b.pdf_page };
@@ -79,7 +82,10 @@ export function quoteLocation(
 }
 
 /** The printed pages a quote from a chunk lies on; see `quoteLocation`. */
-export function quotePages(chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end' | 'pdf_page_start' | 'page_breaks'>, quote: string): { page_start: string; page_end: string } {
+export function quotePages(
+  chunk: Pick<Chunk, 'text' | 'page_start' | 'page_end' | 'pdf_page_start' | 'page_breaks'>,
+  quote: string,
+): { page_start: string; page_end: string } {
   const { page_start, page_end } = quoteLocation({ ...chunk, articles: [] }, quote);
   return { page_start, page_end };
 }

@@ -113,10 +113,17 @@ export function pushHeading(path: readonly OpenHeading[], heading: OpenHeading):
  * innermost deeper one the subsection (`["第五编 婚姻家庭编", "第二章 结婚"]` gives chapter 第五编…, section 第二章…).
  */
 export function legacyHeadingFields(headings: readonly string[]): { chapter: string; section: string; subsection: string } {
-  return { chapter: headings[0] ?? '', section: headings[1] ?? '', subsection: headings.length > 2 ? (headings[headings.length - 1] ?? '') : '' };
+  return {
+    chapter: headings[0] ?? '',
+    section: headings[1] ?? '',
+    subsection: headings.length > 2 ? (headings[headings.length - 1] ?? '') : '',
+  };
 }
 
 /** Comparison key for headings and TOC titles: width-folded, no whitespace (`第一章 总 则` = `第一章总则`). */
 export function titleKey(text: string): string {
-  return text.normalize('NFKC').replace(/[\s\u3000]+/gu, '').toLowerCase();
+  return text
+    .normalize('NFKC')
+    .replace(/[\s\u3000]+/gu, '')
+    .toLowerCase();
 }

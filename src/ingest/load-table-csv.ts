@@ -35,14 +35,24 @@ export function loadTableCsv(bytes: Buffer, where: string): { rows: TableRow[]; 
   const { text, encoding } = decodeCsvBytes(bytes);
   let records: { record: string[]; info: { lines: number }; raw: string }[];
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true, raw: true, trim: false }) as unknown as typeof records;
+    records = parse(text, {
+      relax_column_count: true,
+      skip_empty_lines: true,
+      info: true,
+      raw: true,
+      trim: false,
+    }) as unknown as typeof records;
   } catch (error) {
-    throw new TableCsvError(`${where}: not a readable CSV (${(error as Error).message.split('\n')[0] ?? ''}); save it as CSV (UTF-8 or GBK)`);
+    throw new TableCsvError(
+      `${where}: not a readable CSV (${(error as Error).message.split('\n')[0] ?? ''}); save it as CSV (UTF-8 or GBK)`,
+    );
   }
   const header = records[0]?.record.map((h) => h.trim().toLowerCase()) ?? [];
-  if (header.length === 0) throw new TableCsvError(`${where}: the file is empty; it needs a header row ${REQUIRED_TABLE_COLUMNS.join(',')}[,page]`);
+  if (header.length === 0)
+    throw new TableCsvError(`${where}: the file is empty; it needs a header row ${REQUIRED_TABLE_COLUMNS.join(',')}[,page]`);
   for (const column of REQUIRED_TABLE_COLUMNS) {
-    if (!header.includes(column)) throw new TableCsvError(`${where}: missing required column "${column}" (header: ${header.join(',')}); add it to the first row`);
+    if (!header.includes(column))
+      throw new TableCsvError(`${where}: missing required column "${column}" (header: ${header.join(',')}); add it to the first row`);
   }
   const col = (name: string): number => header.indexOf(name);
   const rows: TableRow[] = [];

@@ -46,7 +46,11 @@ export interface Manifest {
 
 /** The part of the configuration whose change must rebuild every chunk. */
 export function configFingerprint(config: ExamCopilotConfig): string {
-  const relevant = { parser: PARSER_VERSION, chunking: config.chunking, books: Object.entries(config.books).sort(([a], [b]) => a.localeCompare(b)) };
+  const relevant = {
+    parser: PARSER_VERSION,
+    chunking: config.chunking,
+    books: Object.entries(config.books).sort(([a], [b]) => a.localeCompare(b)),
+  };
   return createHash('sha256').update(JSON.stringify(relevant)).digest('hex').slice(0, 16);
 }
 

@@ -15,7 +15,8 @@ export function mapPageLabels(numPages: number, pdfLabels: readonly string[] | n
   }
   // What is printed on the page is what readers cite: footers win over /PageLabels (which are sometimes wrong)
   // when enough pages carry a number; the labels are used when the pages show none.
-  const pdfLabelsUseful = pdfLabels !== null && pdfLabels.length === numPages && pdfLabels.some((label, i) => label.trim() !== String(i + 1));
+  const pdfLabelsUseful =
+    pdfLabels !== null && pdfLabels.length === numPages && pdfLabels.some((label, i) => label.trim() !== String(i + 1));
   if (pdfLabelsUseful && arabic.length < Math.max(2, numPages * 0.3)) return pdfLabels.map((l) => l.trim());
   if (arabic.length === 0) {
     return Array.from({ length: numPages }, (_, i) => {

@@ -66,7 +66,12 @@ async function parseWith(
   file: string,
   options: ParsePdfOptions,
   ocrClient: OcrClient,
-  state: { started: number; pages: Map<number, PdfPage>; warnings: string[]; ocr: { pages: number; cached: number; unavailable: string | undefined; busyMs: number } },
+  state: {
+    started: number;
+    pages: Map<number, PdfPage>;
+    warnings: string[];
+    ocr: { pages: number; cached: number; unavailable: string | undefined; busyMs: number };
+  },
 ): Promise<RawPdf> {
   const { started, pages, warnings, ocr } = state;
   let numPages = 0;
@@ -74,7 +79,9 @@ async function parseWith(
   let bookmarks: RawPdf['bookmarks'] = [];
   let startPage = 1;
   for (;;) {
-    const workerOcr = options.ocr ? { mode: options.ocr.mode, cacheDir: options.ocr.cacheDir, sha256: options.ocr.sha256, dpi: options.ocr.dpi } : undefined;
+    const workerOcr = options.ocr
+      ? { mode: options.ocr.mode, cacheDir: options.ocr.cacheDir, sha256: options.ocr.sha256, dpi: options.ocr.dpi }
+      : undefined;
     const outcome = await runWorker({ file, password: options.password, startPage, ocr: workerOcr }, options, started, ocr, ocrClient, {
       onOpen(msg) {
         numPages = msg.numPages;
@@ -94,7 +101,9 @@ async function parseWith(
     });
     if (outcome.kind === 'done') break;
     if (outcome.kind === 'page-timeout') {
-      const limit = outcome.ocr ? `${options.ocr?.pageTimeoutMs ?? 0} ms OCR limit (ingest.ocrPageTimeoutMs)` : `${options.pageTimeoutMs} ms`;
+      const limit = outcome.ocr
+        ? `${options.ocr?.pageTimeoutMs ?? 0} ms OCR limit (ingest.ocrPageTimeoutMs)`
+        : `${options.pageTimeoutMs} ms`;
       warnings.push(`page ${outcome.page} skipped: it took longer than ${limit}`);
       pages.set(outcome.page, { index: outcome.page, width: 0, height: 0, lines: [], itemCount: 0, error: 'time limit' });
       startPage = outcome.page + 1;
@@ -104,9 +113,17 @@ async function parseWith(
     throw new PdfParseError(outcome.error.kind, outcome.error.message);
   }
   const ordered: PdfPage[] = [];
-  for (let i = 1; i <= numPages; i++) ordered.push(pages.get(i) ?? { index: i, width: 0, height: 0, lines: [], itemCount: 0, error: 'not read' });
+  for (let i = 1; i <= numPages; i++)
+    ordered.push(pages.get(i) ?? { index: i, width: 0, height: 0, lines: [], itemCount: 0, error: 'not read' });
   snapOcrSizes(ordered);
-  return { numPages, pages: ordered, pageLabels, bookmarks, warnings, ocr: { pages: ocr.pages, cached: ocr.cached, ...(ocr.unavailable ? { unavailable: ocr.unavailable } : {}) } };
+  return {
+    numPages,
+    pages: ordered,
+    pageLabels,
+    bookmarks,
+    warnings,
+    ocr: { pages: ocr.pages, cached: ocr.cached, ...(ocr.unavailable ? { unavailable: ocr.unavailable } : {}) },
+  };
 }
 
 type WorkerOutcome =
@@ -128,7 +145,12 @@ function runWorker(
 ): Promise<WorkerOutcome> {
   return new Promise((resolve) => {
     const heap = options.maxHeapMb ?? 1024;
-    const worker = new Worker(workerUrl, { workerData: input, resourceLimits: { maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: 64 }, stdout: true, stderr: true });
+    const worker = new Worker(workerUrl, {
+      workerData: input,
+      resourceLimits: { maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: 64 },
+      stdout: true,
+      stderr: true,
+    });
     // pdf.js may still print; the user's terminal must stay clean.
     worker.stdout.resume();
     worker.stderr.resume();
@@ -153,7 +175,14 @@ function runWorker(
     const armFile = (): void => {
       clearTimeout(fileTimer);
       const remaining = Math.max(1, options.fileTimeoutMs - (Date.now() - started - ocrTime.busyMs));
-      fileTimer = setTimeout(() => finish({ kind: 'failed', error: { kind: 'timeout', message: `took longer than the ${options.fileTimeoutMs} ms limit (pdf.fileTimeoutMs)` } }), remaining);
+      fileTimer = setTimeout(
+        () =>
+          finish({
+            kind: 'failed',
+            error: { kind: 'timeout', message: `took longer than the ${options.fileTimeoutMs} ms limit (pdf.fileTimeoutMs)` },
+          }),
+        remaining,
+      );
     };
     armFile();
     let ocrSince: number | null = null;
@@ -161,7 +190,11 @@ function runWorker(
     const armPage = (limitMs = options.pageTimeoutMs): void => {
       clearTimeout(pageTimer);
       pageTimer = setTimeout(() => {
-        if (currentPage === 0) finish({ kind: 'failed', error: { kind: 'timeout', message: `opening took longer than the ${options.pageTimeoutMs} ms limit (pdf.pageTimeoutMs)` } });
+        if (currentPage === 0)
+          finish({
+            kind: 'failed',
+            error: { kind: 'timeout', message: `opening took longer than the ${options.pageTimeoutMs} ms limit (pdf.pageTimeoutMs)` },
+          });
         else finish({ kind: 'page-timeout', page: currentPage, ocr: ocrSince !== null });
       }, limitMs);
     };
@@ -210,7 +243,11 @@ function runWorker(
       }
     });
     worker.on('error', (error: Error & { code?: string }) => {
-      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') finish({ kind: 'failed', error: { kind: 'memory', message: `needs more than the ${heap} MB memory limit (a decompression bomb?)` } });
+      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY')
+        finish({
+          kind: 'failed',
+          error: { kind: 'memory', message: `needs more than the ${heap} MB memory limit (a decompression bomb?)` },
+        });
       else finish({ kind: 'failed', error: { kind: 'corrupt', message: error.message.split('\n')[0] ?? 'unreadable' } });
     });
     worker.on('exit', (code) => {

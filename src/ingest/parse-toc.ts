@@ -82,7 +82,16 @@ function indentRanks(xs: readonly number[]): ((x: number) => number) | null {
   };
 }
 
-const KIND_RANK: Readonly<Record<HeadingKind, number>> = { part: 0, subpart: 1, chapter: 2, section: 3, 'cn-item': 4, 'cn-paren': 5, dec2: 3, dec3: 4 };
+const KIND_RANK: Readonly<Record<HeadingKind, number>> = {
+  part: 0,
+  subpart: 1,
+  chapter: 2,
+  section: 3,
+  'cn-item': 4,
+  'cn-paren': 5,
+  dec2: 3,
+  dec3: 4,
+};
 
 /**
  * Levels of TOC entries: indentation first, then numbering within one indent. Each (indent, numbering kind) pair is a
@@ -121,7 +130,10 @@ export function tocLevels(entries: readonly { title: string; x: number }[]): num
  * the next. A 目录 without page numbers (statute books) gives entries with a null page: the body headings they match
  * tell where they start.
  */
-export function parseToc(pages: readonly PdfPage[], dropped: (page: number, line: number) => boolean): { entries: TocEntry[]; tocPages: number[] } {
+export function parseToc(
+  pages: readonly PdfPage[],
+  dropped: (page: number, line: number) => boolean,
+): { entries: TocEntry[]; tocPages: number[] } {
   const limit = Math.max(20, Math.ceil(pages.length * 0.15));
   const tocPages: number[] = [];
   const titleOnly = new Set<number>();
@@ -130,7 +142,10 @@ export function parseToc(pages: readonly PdfPage[], dropped: (page: number, line
     const last = tocPages[tocPages.length - 1];
     const continues = last !== undefined && last === page.index - 1;
     const texts = lines.map((l) => l.text.trim()).filter((t) => t !== '');
-    if (isTocPage(lines) || (continues && !titleOnly.has(last) && lines.filter((l) => matchEntry(l.text)).length >= Math.max(2, lines.length * 0.4))) {
+    if (
+      isTocPage(lines) ||
+      (continues && !titleOnly.has(last) && lines.filter((l) => matchEntry(l.text)).length >= Math.max(2, lines.length * 0.4))
+    ) {
       tocPages.push(page.index);
     } else if (isTitleOnlyTocPage(texts, continues && titleOnly.has(last))) {
       tocPages.push(page.index);

@@ -165,7 +165,18 @@ async function run(input: PdfWorkerInput): Promise<void> {
       const lines = rebuildLines(read.pieces, x1 - x0);
       if (read.ocr) for (const line of lines) line.text = cleanOcrLine(line.text);
       const itemCount = read.pieces.filter((p) => p.str.trim() !== '').length;
-      send({ type: 'page', page: { index, width: x1 - x0, height: y1, lines, itemCount, ...(read.ocr ? { ocr: read.ocr } : {}), ...(read.needsOcr ? { needsOcr: true } : {}) } });
+      send({
+        type: 'page',
+        page: {
+          index,
+          width: x1 - x0,
+          height: y1,
+          lines,
+          itemCount,
+          ...(read.ocr ? { ocr: read.ocr } : {}),
+          ...(read.needsOcr ? { needsOcr: true } : {}),
+        },
+      });
       page.cleanup();
     } catch (error) {
       // One unreadable page is a warning, not a lost book.

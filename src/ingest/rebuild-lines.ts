@@ -129,7 +129,8 @@ export function findGutter(pieces: readonly TextPiece[], pageWidth: number): num
 export function rebuildLines(pieces: readonly TextPiece[], pageWidth: number): PdfLine[] {
   const visible = pieces.filter((p) => p.str.length > 0 && p.size > 0);
   const gutter = findGutter(visible, pageWidth);
-  const columns: TextPiece[][] = gutter === null ? [visible] : [visible.filter((p) => p.x + p.width / 2 < gutter), visible.filter((p) => p.x + p.width / 2 >= gutter)];
+  const columns: TextPiece[][] =
+    gutter === null ? [visible] : [visible.filter((p) => p.x + p.width / 2 < gutter), visible.filter((p) => p.x + p.width / 2 >= gutter)];
   const lines: PdfLine[] = [];
   columns.forEach((columnPieces, column) => {
     for (const row of groupRows(columnPieces)) {

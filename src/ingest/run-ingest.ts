@@ -222,7 +222,13 @@ async function readSource(input: {
       pageTimeoutMs: config.pdf.pageTimeoutMs,
       fileTimeoutMs: config.pdf.fileTimeoutMs,
       onPage: (page, pages, ocr) => input.onProgress?.({ kind: 'page', source: file.source, page, pages, ocr }),
-      ocr: { mode: input.ocr.mode, cacheDir: input.ocr.cacheDir, sha256: file.sha256, dpi: OCR_DPI, pageTimeoutMs: input.ocr.pageTimeoutMs },
+      ocr: {
+        mode: input.ocr.mode,
+        cacheDir: input.ocr.cacheDir,
+        sha256: file.sha256,
+        dpi: OCR_DPI,
+        pageTimeoutMs: input.ocr.pageTimeoutMs,
+      },
     });
     if (raw.numPages === 0) throw new EmptySourceError('is a PDF with no pages; re-export or re-download it');
     const scanned = scannedFailure(raw, input.ocr.mode);
@@ -533,7 +539,11 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
       strict,
       onProgress,
       pause,
-      ocr: { mode: options.ocr ?? config.ingest?.ocr ?? 'auto', cacheDir: projectPaths(root).ocrCache, pageTimeoutMs: config.ingest?.ocrPageTimeoutMs ?? 120_000 },
+      ocr: {
+        mode: options.ocr ?? config.ingest?.ocr ?? 'auto',
+        cacheDir: projectPaths(root).ocrCache,
+        pageTimeoutMs: config.ingest?.ocrPageTimeoutMs ?? 120_000,
+      },
     });
     const tables = readTableTranscriptions({ sources: scanned.sources, parsed, previous, config, strict });
     const built = [...parsed, ...tables];

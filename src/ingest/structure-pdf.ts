@@ -1,6 +1,14 @@
 import { normalizeText } from '../text/normalize-text.js';
 import type { OutlineEntry, Warning } from '../types.js';
-import { kindLevelsFromOutline, legacyHeadingFields, numberingKind, pushHeading, titleKey, type HeadingKind, type OpenHeading } from './headings.js';
+import {
+  kindLevelsFromOutline,
+  legacyHeadingFields,
+  numberingKind,
+  pushHeading,
+  titleKey,
+  type HeadingKind,
+  type OpenHeading,
+} from './headings.js';
 import { mapPageLabels } from './page-labels.js';
 import { parseToc, type TocEntry } from './parse-toc.js';
 import type { PdfBookmark, PdfLine, PdfPage, RawPdf } from './pdf-types.js';
@@ -85,7 +93,11 @@ export function findPageFurniture(pages: readonly PdfPage[], numPages: number, p
 }
 
 /** Step 4: the outline to reconcile headings with: the PDF's bookmarks when it has them, else the printed TOC. */
-export function outlineTargets(bookmarks: readonly PdfBookmark[], toc: readonly TocEntry[], labelOf: PageFurniture['labelOf']): OutlineTarget[] {
+export function outlineTargets(
+  bookmarks: readonly PdfBookmark[],
+  toc: readonly TocEntry[],
+  labelOf: PageFurniture['labelOf'],
+): OutlineTarget[] {
   if (bookmarks.length > 0) {
     return bookmarks.map((b) => ({ title: b.title, key: titleKey(b.title), level: b.level, page: labelOf(b.pdfPage), pdfPage: b.pdfPage }));
   }
@@ -113,7 +125,11 @@ const ALWAYS_HEADING: ReadonlySet<HeadingKind> = new Set(['part', 'subpart', 'ch
  * find their own); a numbered line takes its kind's level as the outline uses it; without any numbering or outline,
  * the three largest font sizes are the levels.
  */
-export function headingClassifier(targets: readonly OutlineTarget[], body: readonly BodyPage[], bodySize: number): (line: PdfLine) => { level: number; target?: OutlineTarget } | null {
+export function headingClassifier(
+  targets: readonly OutlineTarget[],
+  body: readonly BodyPage[],
+  bodySize: number,
+): (line: PdfLine) => { level: number; target?: OutlineTarget } | null {
   const kindLevels = kindLevelsFromOutline(targets);
   const outlineKinds = new Set(targets.map((t) => numberingKind(t.title)));
   const hasOutline = targets.length > 0;
@@ -123,7 +139,9 @@ export function headingClassifier(targets: readonly OutlineTarget[], body: reado
     const k = numberingKind(l.text);
     return (k === 'chapter' || k === 'section' || k === 'part') && l.text.length <= 40;
   });
-  const largeSizes = [...new Set(bodyLines.filter((l) => l.size >= bodySize * 1.2 && l.text.length <= 30).map((l) => l.size))].sort((a, b) => b - a);
+  const largeSizes = [...new Set(bodyLines.filter((l) => l.size >= bodySize * 1.2 && l.text.length <= 30).map((l) => l.size))].sort(
+    (a, b) => b - a,
+  );
   const keyCount = new Map<string, number>();
   for (const t of targets) keyCount.set(t.key, (keyCount.get(t.key) ?? 0) + 1);
   const matched = new Set<number>();
@@ -163,7 +181,12 @@ export function headingClassifier(targets: readonly OutlineTarget[], body: reado
     if (kind !== null) {
       if (!ALWAYS_HEADING.has(kind) && !outlineKinds.has(kind)) return null;
       if (line.size < bodySize - 0.3) return null;
-      if ((kind === 'cn-item' || kind === 'cn-paren' || kind === 'dec2' || kind === 'dec3') && !larger && (text.length > 25 || /[：:、，]/u.test(text.slice(2)))) return null;
+      if (
+        (kind === 'cn-item' || kind === 'cn-paren' || kind === 'dec2' || kind === 'dec3') &&
+        !larger &&
+        (text.length > 25 || /[：:、，]/u.test(text.slice(2)))
+      )
+        return null;
       return { level: kindLevels[kind] };
     }
     if (!hasOutline && !anyNumbered && line.size >= bodySize * 1.2 && text.length <= 30) {
@@ -178,7 +201,11 @@ export function headingClassifier(targets: readonly OutlineTarget[], body: reado
  * Step 7: the body cut into segments that never cross a heading, each carrying its heading path. Lines are joined
  * without a break when the previous one reaches the right margin of its column (a wrapped line), with one otherwise.
  */
-export function cutSegments(body: readonly BodyPage[], classify: ReturnType<typeof headingClassifier>, bodySize: number): { segments: Segment[]; headings: FoundHeading[] } {
+export function cutSegments(
+  body: readonly BodyPage[],
+  classify: ReturnType<typeof headingClassifier>,
+  bodySize: number,
+): { segments: Segment[]; headings: FoundHeading[] } {
   const segments: Segment[] = [];
   const headings: FoundHeading[] = [];
   let path: OpenHeading[] = [];
@@ -196,7 +223,8 @@ export function cutSegments(body: readonly BodyPage[], classify: ReturnType<type
   for (const { page, lines } of body) {
     // The right margin of full lines, per column, tells a wrapped line from a paragraph end.
     const rightByColumn = new Map<number, number>();
-    for (const l of lines) if (Math.abs(l.size - bodySize) < 0.5) rightByColumn.set(l.column, Math.max(rightByColumn.get(l.column) ?? 0, l.right));
+    for (const l of lines)
+      if (Math.abs(l.size - bodySize) < 0.5) rightByColumn.set(l.column, Math.max(rightByColumn.get(l.column) ?? 0, l.right));
     for (const line of lines) {
       const heading = classify(line);
       if (heading) {
@@ -246,7 +274,14 @@ export function buildOutline(
 ): OutlineEntry[] {
   const toc = new Set(tocPages);
   if (targets.length === 0) {
-    return found.map((h) => ({ book: meta.book, source: meta.source, title: h.title, level: h.level, page: labelOf(h.pdfPage), pdf_page: h.pdfPage }));
+    return found.map((h) => ({
+      book: meta.book,
+      source: meta.source,
+      title: h.title,
+      level: h.level,
+      page: labelOf(h.pdfPage),
+      pdf_page: h.pdfPage,
+    }));
   }
   const foundAt = new Map<OutlineTarget, number>();
   for (const h of found) if (h.target && !foundAt.has(h.target)) foundAt.set(h.target, h.pdfPage);
@@ -276,7 +311,18 @@ export function structurePdf(raw: RawPdf, meta: { book: string; source: string }
   const outline = buildOutline(targets, headings, meta, furniture.labelOf, toc.tocPages);
   const noTextPages = pages.filter((p) => p.itemCount === 0 && !p.error).length;
   if (noTextPages > 0 && noTextPages >= raw.numPages * 0.5) {
-    warnings.push({ where: meta.source, message: `no text found on ${noTextPages} of ${raw.numPages} pages (blank, or images where OCR found no text); transcribe key pages into rawdoc/table_explain.csv` });
+    warnings.push({
+      where: meta.source,
+      message: `no text found on ${noTextPages} of ${raw.numPages} pages (blank, or images where OCR found no text); transcribe key pages into rawdoc/table_explain.csv`,
+    });
   }
-  return { segments, outline, labels: furniture.labels, tocPages: toc.tocPages, runningTexts: furniture.runningTexts, warnings, noTextPages };
+  return {
+    segments,
+    outline,
+    labels: furniture.labels,
+    tocPages: toc.tocPages,
+    runningTexts: furniture.runningTexts,
+    warnings,
+    noTextPages,
+  };
 }

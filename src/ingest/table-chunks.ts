@@ -8,7 +8,12 @@ import type { TableRow } from './load-table-csv.js';
  * and a single line that is still too long by sentences. Offsets are into the row's content.
  * `pdfPageOf` places a printed page label in the book's PDF when that PDF is part of the corpus.
  */
-export function tableRowChunks(rows: readonly TableRow[], source: string, options: ChunkingOptions, pdfPageOf: (book: string, label: string) => number | null): Chunk[] {
+export function tableRowChunks(
+  rows: readonly TableRow[],
+  source: string,
+  options: ChunkingOptions,
+  pdfPageOf: (book: string, label: string) => number | null,
+): Chunk[] {
   const chunks: Chunk[] = [];
   let seq = 0;
   rows.forEach((row, rowIndex) => {
@@ -26,7 +31,8 @@ export function tableRowChunks(rows: readonly TableRow[], source: string, option
         pos = lineEnd + 1;
         if (line.length > options.maxChars) {
           if (end > start) spans.push({ start, end });
-          for (const s of chunkText(line, { ...options, overlap: 0, minChars: Math.min(options.minChars, options.maxChars) })) spans.push({ start: lineStart + s.start, end: lineStart + s.end });
+          for (const s of chunkText(line, { ...options, overlap: 0, minChars: Math.min(options.minChars, options.maxChars) }))
+            spans.push({ start: lineStart + s.start, end: lineStart + s.end });
           start = end = pos;
           continue;
         }

@@ -13,7 +13,10 @@ export const PRIORITY_BOOST_PER_POINT = 0.25;
 
 /** Canonical form of a figure reference, so `表 2－1` in a question matches `表2-1` in the CSV. */
 export function normalizeFigureRef(ref: string): string {
-  return ref.normalize('NFKC').replace(/\s+/g, '').replace(/[－—–.．]/g, '-');
+  return ref
+    .normalize('NFKC')
+    .replace(/\s+/g, '')
+    .replace(/[－—–.．]/g, '-');
 }
 
 /** The figure references a question names, normalised. */

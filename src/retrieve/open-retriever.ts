@@ -58,7 +58,9 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     // Chunks are read from SQLite by key when a hit needs them; the whole table is loaded only when a caller
     // asks for `chunks` (corpus statistics), never to answer one search.
     if (fts.count !== ids.length) {
-      throw new NotReadyError(`${paths.faissDir} holds ${ids.length} vectors but ${paths.ftsDb} ${fts.count} chunks; run \`exam-copilot ingest --force\``);
+      throw new NotReadyError(
+        `${paths.faissDir} holds ${ids.length} vectors but ${paths.ftsDb} ${fts.count} chunks; run \`exam-copilot ingest --force\``,
+      );
     }
     const chunkAt = (row: number): Chunk | undefined => {
       const id = ids[row];
@@ -69,16 +71,25 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     };
     const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
     assertSameEmbedderId(meta, embedder.id);
-    const index = await readVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), { backend: options.backend ?? config.vector.backend });
+    const index = await readVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), {
+      backend: options.backend ?? config.vector.backend,
+    });
     if (index.size !== ids.length || index.dimension !== embedder.dimension) {
-      throw new NotReadyError(`${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${ids.length}×${embedder.dimension}; run \`exam-copilot ingest --force\``);
+      throw new NotReadyError(
+        `${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${ids.length}×${embedder.dimension}; run \`exam-copilot ingest --force\``,
+      );
     }
     const keyword = new KeywordSearcher(fts);
     const vector = new VectorSearcher(embedder, index, chunkAt);
-    const hybrid = new HybridSearcher(keyword, vector, { rrfK: config.retrieval.rrfK, weights: config.retrieval.weights, depth: config.retrieval.depth });
+    const hybrid = new HybridSearcher(keyword, vector, {
+      rrfK: config.retrieval.rrfK,
+      weights: config.retrieval.weights,
+      depth: config.retrieval.depth,
+    });
     const searchers: Record<RetrievalMode, Searcher> = { keyword, vector, hybrid };
     let all: Chunk[] | null = null;
-    const neighbourhood = (hits: readonly Hit[], n: number): Chunk[] => hits.flatMap((h) => fts.chunksBySeq(h.chunk.source, h.chunk.seq - n, h.chunk.seq + n));
+    const neighbourhood = (hits: readonly Hit[], n: number): Chunk[] =>
+      hits.flatMap((h) => fts.chunksBySeq(h.chunk.source, h.chunk.seq - n, h.chunk.seq + n));
     return {
       warnings,
       searchers,

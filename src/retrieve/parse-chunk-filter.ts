@@ -24,7 +24,10 @@ export function pageRange(value: string | undefined, naming: FilterNaming = CLI)
 export const CHUNK_TYPES: readonly ChunkType[] = ['text', 'manual_table_rewrite', 'note'];
 
 /** Builds a chunk filter from the common filter fields (book, chapter, printed pages, chunk type). */
-export function chunkFilter(raw: { book?: string; chapter?: string; pages?: string; type?: string }, naming: FilterNaming = CLI): ChunkFilter {
+export function chunkFilter(
+  raw: { book?: string; chapter?: string; pages?: string; type?: string },
+  naming: FilterNaming = CLI,
+): ChunkFilter {
   const filter: ChunkFilter = {};
   if (raw.book) filter.book = raw.book;
   if (raw.chapter) filter.chapter = raw.chapter;

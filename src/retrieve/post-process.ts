@@ -32,11 +32,20 @@ export function dedupeHits(hits: readonly Hit[]): Hit[] {
       continue;
     }
     const into = kept[at]!.chunk;
-    const merged = mergeChunks(into, [into, c].sort((x, y) => x.char_start - y.char_start || x.char_end - y.char_end));
+    const merged = mergeChunks(
+      into,
+      [into, c].sort((x, y) => x.char_start - y.char_start || x.char_end - y.char_end),
+    );
     const first = c.char_start < into.char_start ? c : into;
     const last = c.char_end > into.char_end ? c : into;
     kept[at] = {
-      chunk: { ...merged, page_start: first.page_start, pdf_page_start: first.pdf_page_start, page_end: last.page_end, pdf_page_end: last.pdf_page_end },
+      chunk: {
+        ...merged,
+        page_start: first.page_start,
+        pdf_page_start: first.pdf_page_start,
+        page_end: last.page_end,
+        pdf_page_end: last.pdf_page_end,
+      },
       score: kept[at]!.score,
     };
   }
@@ -62,7 +71,14 @@ export function expandNeighbours(hits: readonly Hit[], chunks: readonly Chunk[],
     const c = hit.chunk;
     if (c.chunk_type === 'manual_table_rewrite') return hit;
     const list = bySource.get(c.source) ?? [];
-    const group = list.filter((o) => o.section === c.section && o.chapter === c.chapter && o.book === c.book && Math.abs(o.seq - c.seq) <= n && o.chunk_type === c.chunk_type);
+    const group = list.filter(
+      (o) =>
+        o.section === c.section &&
+        o.chapter === c.chapter &&
+        o.book === c.book &&
+        Math.abs(o.seq - c.seq) <= n &&
+        o.chunk_type === c.chunk_type,
+    );
     if (group.length <= 1) return hit;
     return { chunk: mergeChunks(c, group), score: hit.score };
   });

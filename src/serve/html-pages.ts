@@ -107,9 +107,16 @@ export function answerPage(options: {
   const answered = options.answer !== '';
   const cards = options.evidence
     .map((e, i) => {
-      const where = [e.book, ...e.headings, e.figureRef].filter((x) => x !== '').map(escapeHtml).join(' › ');
-      const link = e.href ? `<a class="open" href="${escapeHtml(e.href)}">查看原文 ${escapeHtml(e.pages)}</a>` : `<span class="pages">${escapeHtml(e.pages)}</span>`;
-      const quote = quoteSegments(e.quote, e.highlights).map((q) => (q.marked ? `<mark>${escapeHtml(q.text)}</mark>` : escapeHtml(q.text))).join('');
+      const where = [e.book, ...e.headings, e.figureRef]
+        .filter((x) => x !== '')
+        .map(escapeHtml)
+        .join(' › ');
+      const link = e.href
+        ? `<a class="open" href="${escapeHtml(e.href)}">查看原文 ${escapeHtml(e.pages)}</a>`
+        : `<span class="pages">${escapeHtml(e.pages)}</span>`;
+      const quote = quoteSegments(e.quote, e.highlights)
+        .map((q) => (q.marked ? `<mark>${escapeHtml(q.text)}</mark>` : escapeHtml(q.text)))
+        .join('');
       return `<li class="evidence"><div class="where">[${i + 1}] ${where}</div><blockquote>${quote}</blockquote>${link}</li>`;
     })
     .join('\n');
@@ -154,7 +161,9 @@ export function searchPage(options: {
   error?: string;
 }): string {
   const f = options.filters;
-  const bookOptions = ['', ...options.books].map((b) => `<option value="${escapeHtml(b)}"${b === f.book ? ' selected' : ''}>${b === '' ? '全部 all' : escapeHtml(b)}</option>`).join('');
+  const bookOptions = ['', ...options.books]
+    .map((b) => `<option value="${escapeHtml(b)}"${b === f.book ? ' selected' : ''}>${b === '' ? '全部 all' : escapeHtml(b)}</option>`)
+    .join('');
   const modeOptions = MODES.map((m) => `<option value="${m}"${m === options.mode ? ' selected' : ''}>${m}</option>`).join('');
   const rows =
     options.rows === null
@@ -200,12 +209,17 @@ export function tocPage(options: { entries: { entry: OutlineEntry; href: string 
       return `<section class="book"><h2>${escapeHtml(book)}</h2><ul class="toc">${items}</ul></section>`;
     })
     .join('\n');
-  return layout('目录', `<h1>目录 Table of contents</h1>\n${byBook || '<p class="empty">No outline yet: run <code>exam-copilot ingest</code>.</p>'}`);
+  return layout(
+    '目录',
+    `<h1>目录 Table of contents</h1>\n${byBook || '<p class="empty">No outline yet: run <code>exam-copilot ingest</code>.</p>'}`,
+  );
 }
 
 /** `/reports`: the eval reports found in the root's report folder. */
 export function reportsPage(reports: readonly ServedReport[], folder: string): string {
-  const items = reports.map((r) => `<li><a href="/reports/${encodeURIComponent(r.name)}">${escapeHtml(r.name)}</a> <span class="type">${r.type}</span></li>`).join('\n');
+  const items = reports
+    .map((r) => `<li><a href="/reports/${encodeURIComponent(r.name)}">${escapeHtml(r.name)}</a> <span class="type">${r.type}</span></li>`)
+    .join('\n');
   return layout(
     '报告',
     `<h1>报告 Reports</h1>
@@ -214,7 +228,14 @@ ${items ? `<ul class="reports">${items}</ul>` : `<p class="empty">No reports in 
 }
 
 /** `/view` for a PDF: pdf.js renders the physical page and highlights the quote; without JavaScript, the passage text stays readable. */
-export function pdfViewPage(options: { title: string; fileUrl: string; pdfPage: number; quote: string; passage: string; where: string }): string {
+export function pdfViewPage(options: {
+  title: string;
+  fileUrl: string;
+  pdfPage: number;
+  quote: string;
+  passage: string;
+  where: string;
+}): string {
   return layout(
     options.title,
     `<h1>${escapeHtml(options.title)}</h1>
@@ -231,7 +252,10 @@ export function pdfViewPage(options: { title: string; fileUrl: string; pdfPage: 
 
 /** `/view` for Markdown and text notes: the file's text with the passage marked, scrolled to by its anchor. */
 export function textViewPage(options: { title: string; text: string; quote: string }): string {
-  return layout(options.title, `<h1>${escapeHtml(options.title)}</h1>\n<pre class="note-text">${markQuote(options.text, options.quote, 'hl')}</pre>`);
+  return layout(
+    options.title,
+    `<h1>${escapeHtml(options.title)}</h1>\n<pre class="note-text">${markQuote(options.text, options.quote, 'hl')}</pre>`,
+  );
 }
 
 /** Escapes `text` and wraps the first occurrence of `quote` (compared without whitespace) in `<mark>`. */
@@ -257,5 +281,8 @@ export function markQuote(text: string, quote: string, id?: string): string {
 
 /** A plain error page with the status's meaning and what to do. */
 export function errorPage(title: string, message: string): string {
-  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>\n<p><a href="/">返回 Back</a></p>`);
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>\n<p><a href="/">返回 Back</a></p>`,
+  );
 }

@@ -57,7 +57,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     s.once('error', (error: NodeJS.ErrnoException) => {
       context.close();
       if (error.code === 'EADDRINUSE') reject(new UserError(`port ${options.port} on ${options.host} is in use; pass another with --port`));
-      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new UserError(`cannot listen on ${options.host}: no such local address; pass --host 127.0.0.1`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+        reject(new UserError(`cannot listen on ${options.host}: no such local address; pass --host 127.0.0.1`));
       else reject(new UserError(`cannot listen on ${options.host}:${options.port}: ${error.message}`));
     });
   });

@@ -43,7 +43,11 @@ const RETRIEVAL_MODES: readonly RetrievalMode[] = ['hybrid', 'keyword', 'vector'
 
 const askBody = z
   .object({
-    question: z.string().trim().min(1, 'question is empty').max(MAX_QUESTION_CHARS, `question is longer than ${MAX_QUESTION_CHARS} characters`),
+    question: z
+      .string()
+      .trim()
+      .min(1, 'question is empty')
+      .max(MAX_QUESTION_CHARS, `question is longer than ${MAX_QUESTION_CHARS} characters`),
     options: z.record(z.string(), z.string().max(MAX_QUESTION_CHARS)).optional(),
     mode: z.enum(['baseline', 'keyword', 'vector', 'hybrid']).optional(),
     answerer: z.enum(['offline', 'llm']).optional(),
@@ -75,12 +79,19 @@ function firstZodMessage(error: z.ZodError): string {
 }
 
 /** Picks the answer mode and answerer from request fields, refusing what cannot run here. */
-function answerChoice(context: ServeContext, mode: string | undefined, answerer: string | undefined): { mode: AnswerMode; answerer: WebAnswerer } {
+function answerChoice(
+  context: ServeContext,
+  mode: string | undefined,
+  answerer: string | undefined,
+): { mode: AnswerMode; answerer: WebAnswerer } {
   const a: WebAnswerer = answerer === 'llm' ? 'llm' : 'offline';
-  if (answerer !== undefined && answerer !== 'llm' && answerer !== 'offline') throw new RequestError(400, `answerer must be offline or llm, got "${answerer}"`);
-  if (a === 'llm' && !context.llmAvailable) throw new RequestError(400, 'answerer llm needs an LLM endpoint configured for this server; use offline');
+  if (answerer !== undefined && answerer !== 'llm' && answerer !== 'offline')
+    throw new RequestError(400, `answerer must be offline or llm, got "${answerer}"`);
+  if (a === 'llm' && !context.llmAvailable)
+    throw new RequestError(400, 'answerer llm needs an LLM endpoint configured for this server; use offline');
   const m = (mode ?? 'hybrid') as AnswerMode;
-  if (!['baseline', ...RETRIEVAL_MODES].includes(m)) throw new RequestError(400, `mode must be one of hybrid, keyword, vector, baseline; got "${mode}"`);
+  if (!['baseline', ...RETRIEVAL_MODES].includes(m))
+    throw new RequestError(400, `mode must be one of hybrid, keyword, vector, baseline; got "${mode}"`);
   if (m === 'baseline' && a !== 'llm') throw new RequestError(400, 'mode baseline is the LLM alone and needs answerer llm');
   return { mode: m, answerer: a };
 }
@@ -152,11 +163,21 @@ export function createServeApp(options: ServeAppOptions): Hono {
     else if (error instanceof UserError) [status, message] = [400, error.message];
     else process.stderr.write(`exam-copilot serve: ${error.stack ?? error.message}\n`);
     if (isApi(c)) return c.json({ error: message }, status);
-    return c.html(errorPage(status === 503 ? '尚未就绪 Not ready' : status === 500 ? '出错了 Error' : '请求有误 Bad request', message), status);
+    return c.html(
+      errorPage(status === 503 ? '尚未就绪 Not ready' : status === 500 ? '出错了 Error' : '请求有误 Bad request', message),
+      status,
+    );
   });
-  app.notFound((c) => (isApi(c) ? c.json({ error: `no such endpoint: ${c.req.method} ${c.req.path}` }, 404) : c.html(errorPage('未找到 Not found', `nothing at ${c.req.path}`), 404)));
+  app.notFound((c) =>
+    isApi(c)
+      ? c.json({ error: `no such endpoint: ${c.req.method} ${c.req.path}` }, 404)
+      : c.html(errorPage('未找到 Not found', `nothing at ${c.req.path}`), 404),
+  );
 
-  const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `request body is larger than ${MAX_BODY_BYTES} bytes` }, 413) });
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => c.json({ error: `request body is larger than ${MAX_BODY_BYTES} bytes` }, 413),
+  });
 
   // --- pages ---------------------------------------------------------------------------------------------
   app.get('/', (c) => c.html(homePage({ llmAvailable: context.llmAvailable })));
@@ -169,7 +190,8 @@ export function createServeApp(options: ServeAppOptions): Hono {
     const answererRaw = c.req.query('answerer');
     const form = { llmAvailable: context.llmAvailable, q, ...(mode ? { mode } : {}), ...(answererRaw ? { answerer: answererRaw } : {}) };
     if (q.trim() === '') return c.html(homePage({ ...form, error: '请输入题目 Type a question with its options.' }), 400);
-    if (q.length > MAX_QUESTION_CHARS) return c.html(homePage({ ...form, q: '', error: `The question is longer than ${MAX_QUESTION_CHARS} characters.` }), 400);
+    if (q.length > MAX_QUESTION_CHARS)
+      return c.html(homePage({ ...form, q: '', error: `The question is longer than ${MAX_QUESTION_CHARS} characters.` }), 400);
     const choice = answerChoice(context, mode, answererRaw);
     const out = await context.ask(q, choice);
     const sources = servedSources(context.root);
@@ -208,10 +230,23 @@ export function createServeApp(options: ServeAppOptions): Hono {
 
   app.get('/search', async (c) => {
     const q = (c.req.query('q') ?? '').trim();
-    const raw = { book: c.req.query('book') ?? '', chapter: c.req.query('chapter') ?? '', pages: c.req.query('pages') ?? '', type: c.req.query('type') ?? '' };
+    const raw = {
+      book: c.req.query('book') ?? '',
+      chapter: c.req.query('chapter') ?? '',
+      pages: c.req.query('pages') ?? '',
+      type: c.req.query('type') ?? '',
+    };
     const books = safeToc(context.root)?.books ?? [];
     const page = (rows: Parameters<typeof searchPage>[0]['rows'], extra: { error?: string; mode?: string; k?: number } = {}): string =>
-      searchPage({ q, mode: extra.mode ?? c.req.query('mode') ?? 'hybrid', k: extra.k ?? 10, filters: raw, books, rows, ...(extra.error ? { error: extra.error } : {}) });
+      searchPage({
+        q,
+        mode: extra.mode ?? c.req.query('mode') ?? 'hybrid',
+        k: extra.k ?? 10,
+        filters: raw,
+        books,
+        rows,
+        ...(extra.error ? { error: extra.error } : {}),
+      });
     if (q === '') return c.html(page(null));
     let mode: RetrievalMode;
     let k: number;
@@ -257,7 +292,12 @@ export function createServeApp(options: ServeAppOptions): Hono {
     const report = servedReports(context.root).find((r) => r.name === name);
     if (!report) throw new RequestError(404, `no report named "${name}" in ${REPORTS_FOLDER}/`);
     const body = await readFile(report.file);
-    const type = report.type === 'html' ? 'text/html; charset=utf-8' : report.type === 'json' ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+    const type =
+      report.type === 'html'
+        ? 'text/html; charset=utf-8'
+        : report.type === 'json'
+          ? 'application/json; charset=utf-8'
+          : 'text/plain; charset=utf-8';
     return c.body(body, 200, { 'Content-Type': type, 'Content-Security-Policy': REPORT_CSP });
   });
 
@@ -272,7 +312,16 @@ export function createServeApp(options: ServeAppOptions): Hono {
       if (!doc) throw new RequestError(404, `the source of this passage (${chunk.source}) is not available to show`);
       const where = [chunk.book, ...headingsOf(chunk), pagesLabel(chunk)].filter((x) => x !== '').join(' › ');
       if (doc.kind === 'pdf' && chunk.pdf_page_start !== null) {
-        return c.html(pdfViewPage({ title: chunk.book, fileUrl: `/files/${doc.id}`, pdfPage: chunk.pdf_page_start, quote: quote || chunk.text.slice(0, 60), passage: chunk.text, where }));
+        return c.html(
+          pdfViewPage({
+            title: chunk.book,
+            fileUrl: `/files/${doc.id}`,
+            pdfPage: chunk.pdf_page_start,
+            quote: quote || chunk.text.slice(0, 60),
+            passage: chunk.text,
+            where,
+          }),
+        );
       }
       const text = await readFile(doc.file, 'utf8');
       return c.html(textViewPage({ title: `${chunk.book} · ${where}`, text, quote: quote || chunk.text.slice(0, 60) }));
@@ -282,7 +331,8 @@ export function createServeApp(options: ServeAppOptions): Hono {
     if (!doc) throw new RequestError(404, `no document "${docId}"; open one from the table of contents`);
     if (doc.kind !== 'pdf') return c.html(textViewPage({ title: doc.book, text: await readFile(doc.file, 'utf8'), quote: '' }));
     const page = Number(c.req.query('page') ?? '1');
-    if (!Number.isInteger(page) || page < 1) throw new RequestError(400, `page must be a whole number from 1, got "${c.req.query('page')}"`);
+    if (!Number.isInteger(page) || page < 1)
+      throw new RequestError(400, `page must be a whole number from 1, got "${c.req.query('page')}"`);
     return c.html(pdfViewPage({ title: doc.book, fileUrl: `/files/${doc.id}`, pdfPage: page, quote: '', passage: '', where: doc.source }));
   });
 
@@ -318,7 +368,10 @@ export function createServeApp(options: ServeAppOptions): Hono {
     const parsed = askBody.safeParse(body);
     if (!parsed.success) throw new RequestError(400, firstZodMessage(parsed.error));
     const choice = answerChoice(context, parsed.data.mode, parsed.data.answerer);
-    const out = await context.ask(parsed.data.question, { ...choice, ...(parsed.data.options ? { givenOptions: parsed.data.options } : {}) });
+    const out = await context.ask(parsed.data.question, {
+      ...choice,
+      ...(parsed.data.options ? { givenOptions: parsed.data.options } : {}),
+    });
     return c.json(answerJson(out));
   });
 
@@ -328,7 +381,12 @@ export function createServeApp(options: ServeAppOptions): Hono {
     if (q.length > MAX_QUERY_CHARS) throw new RequestError(400, `q is longer than ${MAX_QUERY_CHARS} characters`);
     const mode = retrievalMode(c.req.query('mode'));
     const k = searchK(c.req.query('k'));
-    const filter = webFilter({ book: c.req.query('book'), chapter: c.req.query('chapter'), pages: c.req.query('pages'), type: c.req.query('type') });
+    const filter = webFilter({
+      book: c.req.query('book'),
+      chapter: c.req.query('chapter'),
+      pages: c.req.query('pages'),
+      type: c.req.query('type'),
+    });
     const hits: Hit[] = await context.search(q, { mode, k, filter });
     return c.json({
       query: q,

@@ -94,7 +94,10 @@ export function pdfjsFile(rel: string): string | null {
 }
 
 /** The page's own static files (style and the viewer script), shipped in the package's `web/` folder. */
-const WEB_ASSETS: Readonly<Record<string, string>> = { 'style.css': 'text/css; charset=utf-8', 'viewer.js': 'text/javascript; charset=utf-8' };
+const WEB_ASSETS: Readonly<Record<string, string>> = {
+  'style.css': 'text/css; charset=utf-8',
+  'viewer.js': 'text/javascript; charset=utf-8',
+};
 
 /** Resolves `/assets/<name>` to a file of the package's `web/` folder with its content type, or null. */
 export function webAsset(name: string): { file: string; type: string } | null {

@@ -20,10 +20,83 @@ const LATIN_WORD = /^[a-z][a-z'-]*$/;
 
 /** Function words that carry no evidence in exam stems; dropping them keeps BM25 and option scoring on content words. */
 const STOPWORDS = new Set([
-  '的', '了', '和', '与', '及', '或', '是', '在', '为', '对', '由', '将', '把', '被', '等', '中', '其', '之', '以', '于', '也', '就', '都', '而',
-  '下列', '以下', '关于', '说法', '正确', '错误', '不正确', '不', '属于', '不属于', '选项', '哪', '哪个', '哪些', '哪项', '何', '什么', '多少', '是否',
-  '包括', '不包括', '下面', '有关', '表述', '描述', '一项', '一个', '应当', '可以', '根据', '按照', '（', '）',
-  'the', 'a', 'an', 'of', 'to', 'in', 'and', 'or', 'is', 'are', 'be', 'for', 'on', 'with', 'as', 'by', 'which', 'what', 'not', 'except',
+  '的',
+  '了',
+  '和',
+  '与',
+  '及',
+  '或',
+  '是',
+  '在',
+  '为',
+  '对',
+  '由',
+  '将',
+  '把',
+  '被',
+  '等',
+  '中',
+  '其',
+  '之',
+  '以',
+  '于',
+  '也',
+  '就',
+  '都',
+  '而',
+  '下列',
+  '以下',
+  '关于',
+  '说法',
+  '正确',
+  '错误',
+  '不正确',
+  '不',
+  '属于',
+  '不属于',
+  '选项',
+  '哪',
+  '哪个',
+  '哪些',
+  '哪项',
+  '何',
+  '什么',
+  '多少',
+  '是否',
+  '包括',
+  '不包括',
+  '下面',
+  '有关',
+  '表述',
+  '描述',
+  '一项',
+  '一个',
+  '应当',
+  '可以',
+  '根据',
+  '按照',
+  '（',
+  '）',
+  'the',
+  'a',
+  'an',
+  'of',
+  'to',
+  'in',
+  'and',
+  'or',
+  'is',
+  'are',
+  'be',
+  'for',
+  'on',
+  'with',
+  'as',
+  'by',
+  'which',
+  'what',
+  'not',
+  'except',
 ]);
 
 /**
@@ -76,7 +149,13 @@ export function chineseNumeralsToArabic(text: string): string {
     if (/[万亿]/.test(run)) {
       return run
         .split(/([万亿])/)
-        .map((part) => (part === '万' || part === '亿' || part === '' ? part : part.length === 1 && part in DIGITS ? String(DIGITS[part]) : (convert(part) ?? part)))
+        .map((part) =>
+          part === '万' || part === '亿' || part === ''
+            ? part
+            : part.length === 1 && part in DIGITS
+              ? String(DIGITS[part])
+              : (convert(part) ?? part),
+        )
         .join('');
     }
     if (/[十百千]/.test(run)) {
@@ -111,7 +190,10 @@ function dictionaryText(file: string, bytes: Buffer): string {
         ok = false;
       }
     }
-    if (!ok) throw new UserError(`${file}: line ${line} is not UTF-8 text (binary, or another encoding such as GBK); save the dictionary as UTF-8, one term per line`);
+    if (!ok)
+      throw new UserError(
+        `${file}: line ${line} is not UTF-8 text (binary, or another encoding such as GBK); save the dictionary as UTF-8, one term per line`,
+      );
     start = end + 1;
   }
   return bytes.toString('utf8').replace(/^\uFEFF/u, '');

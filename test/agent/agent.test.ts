@@ -5,7 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import { openAgentSession, runAgentAsk, type AgentSessionOptions } from '../../src/agent/run-agent-ask.js';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
-import { chatMessages, chatReply, startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest, type ScriptedResponse } from '../helpers/fake-openai-server.js';
+import {
+  chatMessages,
+  chatReply,
+  startFakeOpenAiServer,
+  type FakeOpenAiServer,
+  type RecordedRequest,
+  type ScriptedResponse,
+} from '../helpers/fake-openai-server.js';
 import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
@@ -24,7 +31,11 @@ function toolCalls(...calls: { name: string; args: unknown; raw?: string }[]): S
           message: {
             role: 'assistant',
             content: null,
-            tool_calls: calls.map((c, i) => ({ id: `call_${i + 1}`, type: 'function', function: { name: c.name, arguments: c.raw ?? JSON.stringify(c.args) } })),
+            tool_calls: calls.map((c, i) => ({
+              id: `call_${i + 1}`,
+              type: 'function',
+              function: { name: c.name, arguments: c.raw ?? JSON.stringify(c.args) },
+            })),
           },
           finish_reason: 'tool_calls',
         },
@@ -43,7 +54,8 @@ function wire(req: RecordedRequest): Array<{ role: string; content: string }> {
 function returnedIds(req: RecordedRequest): string[] {
   const ids: string[] = [];
   for (const m of wire(req)) {
-    if (m.role === 'tool' || m.content.startsWith('Tool result')) for (const x of m.content.matchAll(/"chunk_id":"([0-9a-f]{16})"/g)) ids.push(x[1] ?? '');
+    if (m.role === 'tool' || m.content.startsWith('Tool result'))
+      for (const x of m.content.matchAll(/"chunk_id":"([0-9a-f]{16})"/g)) ids.push(x[1] ?? '');
   }
   return ids;
 }
@@ -53,13 +65,17 @@ function body(req: RecordedRequest): { tools?: unknown; tool_choice?: unknown } 
   return typeof value === 'object' && value !== null ? value : {};
 }
 
-const FINAL = (id: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ answer: 'A', confidence: 0.85, evidence_ids: [id], status: 'answered', explanation: '定义原文', ...extra });
+const FINAL = (id: string, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ answer: 'A', confidence: 0.85, evidence_ids: [id], status: 'answered', explanation: '定义原文', ...extra });
 
 /** Answers the one-shot pipeline's rerank and answer prompts (the fallback path). */
 function oneShot(req: RecordedRequest): ScriptedResponse | undefined {
-  const text = wire(req).map((m) => m.content).join('\n');
+  const text = wire(req)
+    .map((m) => m.content)
+    .join('\n');
   if (/<passages-[0-9a-f]{12}>/.test(text)) return chatReply('[1]');
-  if (/<evidence-[0-9a-f]{12}>/.test(text)) return chatReply(JSON.stringify({ answer: 'A', confidence: 0.7, evidence_ids: [1], status: 'answered', explanation: 'one-shot' }));
+  if (/<evidence-[0-9a-f]{12}>/.test(text))
+    return chatReply(JSON.stringify({ answer: 'A', confidence: 0.7, evidence_ids: [1], status: 'answered', explanation: 'one-shot' }));
   return undefined;
 }
 
@@ -68,14 +84,27 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
   let server: FakeOpenAiServer;
   let config: ExamCopilotConfig;
 
-  const options = (patch: Partial<AgentSessionOptions & { question: string }> = {}): AgentSessionOptions & { question: string } => ({ root: tmp.root, config, topK: 8, cache: false, question: QUESTION, ...patch });
+  const options = (patch: Partial<AgentSessionOptions & { question: string }> = {}): AgentSessionOptions & { question: string } => ({
+    root: tmp.root,
+    config,
+    topK: 8,
+    cache: false,
+    question: QUESTION,
+    ...patch,
+  });
 
   before(async () => {
     tmp = makeTempRoot({ sample: true });
     server = await startFakeOpenAiServer();
     config = loadConfig({
       root: tmp.root,
-      env: { EXAM_COPILOT_LLM_BASE_URL: server.baseURL, EXAM_COPILOT_LLM_API_KEY: 'sk-agent-test', EXAM_COPILOT_LLM_MODEL: 'fake-model', EXAM_COPILOT_LLM_MAX_RETRIES: '0', EXAM_COPILOT_LLM_TIMEOUT_MS: '2000' },
+      env: {
+        EXAM_COPILOT_LLM_BASE_URL: server.baseURL,
+        EXAM_COPILOT_LLM_API_KEY: 'sk-agent-test',
+        EXAM_COPILOT_LLM_MODEL: 'fake-model',
+        EXAM_COPILOT_LLM_MAX_RETRIES: '0',
+        EXAM_COPILOT_LLM_TIMEOUT_MS: '2000',
+      },
     }).config;
     await runIngest({ root: tmp.root, config });
   });
@@ -101,7 +130,10 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
     const requests = server.chatRequests().slice(before);
     assert.equal(out.result.answer, 'A');
     assert.equal(out.result.fallback, null);
-    assert.deepEqual(out.agent.trace.map((s) => s.tool), ['toc', 'search', 'read']);
+    assert.deepEqual(
+      out.agent.trace.map((s) => s.tool),
+      ['toc', 'search', 'read'],
+    );
     assert.equal(out.agent.protocol, 'native');
     assert.equal(requests.length, 4);
     assert.ok(Array.isArray(body(requests[0]!).tools) && body(requests[0]!).tool_choice === 'auto');
@@ -118,7 +150,8 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
     server.setHandler((req) => {
       const results = wire(req).filter((m) => m.content.startsWith('Tool result')).length;
       if (results === 0) return chatReply('<think>先看目录，找到基金财产保管的章节。</think>{"tool": "toc", "arguments": {}}');
-      if (results === 1) return chatReply('好的，我来检索。\n```json\n{"tool": "search", "arguments": {"query": "基金托管人 保管 基金财产"}}\n```');
+      if (results === 1)
+        return chatReply('好的，我来检索。\n```json\n{"tool": "search", "arguments": {"query": "基金托管人 保管 基金财产"}}\n```');
       const reply = chatReply(FINAL(returnedIds(req)[0] ?? ''));
       const message = (reply.json as { choices: { message: Record<string, unknown> }[] }).choices[0]!.message;
       message.reasoning_content = '依据定义，基金托管人负责保管。';
@@ -129,8 +162,14 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
     const requests = server.chatRequests().slice(before);
     assert.equal(out.result.answer, 'A');
     assert.equal(out.agent.protocol, 'simulated');
-    assert.deepEqual(out.agent.trace.map((s) => s.tool), ['toc', 'search']);
-    assert.ok(requests.every((r) => body(r).tools === undefined), 'no tools parameter in simulated mode');
+    assert.deepEqual(
+      out.agent.trace.map((s) => s.tool),
+      ['toc', 'search'],
+    );
+    assert.ok(
+      requests.every((r) => body(r).tools === undefined),
+      'no tools parameter in simulated mode',
+    );
     assert.match(wire(requests[0]!)[0]!.content, /"tool": "<name>"/);
     assert.ok(!wire(requests[1]!).some((m) => m.content.includes('<think>')), 'thinking is not sent back');
   });
@@ -236,7 +275,10 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
     const again = await runAgentAsk(options({ tools: 'native', cache: true, question: `${QUESTION}（缓存）` }));
     assert.equal(server.chatRequests().length, count);
     assert.deepEqual(again.result.answer, first.result.answer);
-    assert.deepEqual(again.agent.trace.map((s) => s.chunk_ids), first.agent.trace.map((s) => s.chunk_ids));
+    assert.deepEqual(
+      again.agent.trace.map((s) => s.chunk_ids),
+      first.agent.trace.map((s) => s.chunk_ids),
+    );
   });
 
   it('keeps answering in a session (REPL and pipes use the same object)', async () => {

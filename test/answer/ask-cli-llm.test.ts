@@ -10,7 +10,12 @@ const KEY = 'sk-cli-test-secret-0123456789';
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
 
 /** Runs the CLI without blocking this process, so the fake server in this process can answer it. */
-function cli(root: string, args: string[], env: Record<string, string>, input?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function cli(
+  root: string,
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, '--root', root, ...args], {
       env: { ...process.env, NO_COLOR: '1', OPENAI_BASE_URL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', ...env },
@@ -41,7 +46,12 @@ describe('ask through the CLI with an OpenAI-compatible endpoint', () => {
   before(async () => {
     tmp = makeTempRoot({ sample: true });
     server = await startFakeOpenAiServer();
-    env = { EXAM_COPILOT_LLM_BASE_URL: server.baseURL, EXAM_COPILOT_LLM_API_KEY: KEY, EXAM_COPILOT_LLM_MODEL: 'fake-model', EXAM_COPILOT_LLM_MAX_RETRIES: '1' };
+    env = {
+      EXAM_COPILOT_LLM_BASE_URL: server.baseURL,
+      EXAM_COPILOT_LLM_API_KEY: KEY,
+      EXAM_COPILOT_LLM_MODEL: 'fake-model',
+      EXAM_COPILOT_LLM_MAX_RETRIES: '1',
+    };
     const ingest = await cli(tmp.root, ['--quiet', 'ingest'], {});
     assert.equal(ingest.status, 0, ingest.stderr);
   });
@@ -52,7 +62,9 @@ describe('ask through the CLI with an OpenAI-compatible endpoint', () => {
 
   it('reranks, answers with cited evidence, and serves a repeat from the cache', async () => {
     server.setHandler((req) => {
-      const text = chatMessages(req).map((m) => m.content).join('\n');
+      const text = chatMessages(req)
+        .map((m) => m.content)
+        .join('\n');
       if (/<passages-[0-9a-f]{12}>/.test(text)) return chatReply('[2] > [1]');
       return chatReply(JSON.stringify({ answer: 'A', confidence: 0.9, evidence_ids: [1], status: 'answered', explanation: '定义原文' }));
     });
@@ -99,13 +111,26 @@ describe('ask through the CLI with an OpenAI-compatible endpoint', () => {
       JSON.stringify({ id: 'q1', question: QUESTION }),
       '{"id": "q2", "question": "基金财产由',
       JSON.stringify({ id: 'q3', options: { A: '甲' } }),
-      JSON.stringify({ id: 'q4', question: '基金财产由（　）负责保管。', options: { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' } }),
+      JSON.stringify({
+        id: 'q4',
+        question: '基金财产由（　）负责保管。',
+        options: { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' },
+      }),
     ].join('\n');
     const r = await cli(tmp.root, ['--json', 'ask', '--answerer', 'offline'], env, input);
     assert.equal(r.status, 3, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id?: string; question?: string; answer?: string; error?: string });
-    assert.deepEqual(lines.map((l) => l.id), ['q1', 'q2', 'q3', 'q4']);
-    assert.deepEqual(lines.map((l) => (l.error === undefined ? 'answer' : 'error')), ['answer', 'error', 'error', 'answer']);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: string; question?: string; answer?: string; error?: string });
+    assert.deepEqual(
+      lines.map((l) => l.id),
+      ['q1', 'q2', 'q3', 'q4'],
+    );
+    assert.deepEqual(
+      lines.map((l) => (l.error === undefined ? 'answer' : 'error')),
+      ['answer', 'error', 'error', 'answer'],
+    );
     assert.match(lines[1]?.error ?? '', /stdin:2: not valid JSON/);
     assert.match(lines[2]?.error ?? '', /stdin:3: .*"question" string/);
     assert.equal(lines[0]?.question, QUESTION);
@@ -113,11 +138,26 @@ describe('ask through the CLI with an OpenAI-compatible endpoint', () => {
   });
 
   it('piped multi-line questions are grouped like the REPL; --one reads all of stdin as one question', async () => {
-    const block = ['根据证券投资基金的定义，基金财产由（　）负责保管。', 'A.基金托管人', 'B.基金管理人', 'C.基金销售机构', 'D.基金份额登记机构'].join('\n');
+    const block = [
+      '根据证券投资基金的定义，基金财产由（　）负责保管。',
+      'A.基金托管人',
+      'B.基金管理人',
+      'C.基金销售机构',
+      'D.基金份额登记机构',
+    ].join('\n');
     const r = await cli(tmp.root, ['--json', 'ask', '--answerer', 'offline'], env, `${block}\n${QUESTION}\n`);
     assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { n?: number; question?: string; kind?: string; answer?: string });
-    assert.deepEqual(lines.map((l) => [l.n, l.kind, l.answer]), [[1, 'single', 'A'], [2, 'single', 'A']]);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { n?: number; question?: string; kind?: string; answer?: string });
+    assert.deepEqual(
+      lines.map((l) => [l.n, l.kind, l.answer]),
+      [
+        [1, 'single', 'A'],
+        [2, 'single', 'A'],
+      ],
+    );
     assert.equal(lines[0]?.question, block);
     const one = await cli(tmp.root, ['--json', 'ask', '--answerer', 'offline', '--one'], env, '基金财产\n由谁负责保管？\n\n请说明。\n');
     assert.equal(one.status, 0, one.stderr);

@@ -43,7 +43,16 @@ after(async () => {
 
 function client(endpoint: Partial<CreateLlmClientOptions['endpoint']> = {}, extra: Partial<CreateLlmClientOptions> = {}): LlmClient {
   return createLlmClient({
-    endpoint: { baseURL: server.baseURL, apiKey: KEY, model: 'fake-model', timeoutMs: 2000, deadlineMs: 4000, maxRetries: 3, concurrency: 2, ...endpoint },
+    endpoint: {
+      baseURL: server.baseURL,
+      apiKey: KEY,
+      model: 'fake-model',
+      timeoutMs: 2000,
+      deadlineMs: 4000,
+      maxRetries: 3,
+      concurrency: 2,
+      ...endpoint,
+    },
     cachePath: null,
     sleep: () => Promise.resolve(),
     ...extra,
@@ -57,26 +66,34 @@ function reset(): void {
   server.setHandler(undefined);
 }
 
-void test('a server that accepts and never answers: a timeout is retried once, then the offline answer, marked, says "no reply within"', { timeout: 20_000 }, async () => {
-  reset();
-  server.setHandler(() => ({ delayMs: 60_000, json: {} }));
-  const r = await answerQuestion(parseQuestion(QUESTION), deps(client({ timeoutMs: 300, deadlineMs: 700 })));
-  assert.equal(r.fallback, 'llm_failed');
-  assert.equal(r.answerer, 'offline');
-  assert.ok(r.evidence.length > 0, 'the offline answer keeps its evidence');
-  assert.match(r.message ?? '', /no reply from http:\/\/127\.0\.0\.1:\d+\/v1 within 0\.3 s/);
-  assert.match(r.message ?? '', /timed out after/);
-  assert.equal(server.chatRequests().length, 2, 'one attempt and one retry of the timeout, despite maxRetries 3');
-});
+void test(
+  'a server that accepts and never answers: a timeout is retried once, then the offline answer, marked, says "no reply within"',
+  { timeout: 20_000 },
+  async () => {
+    reset();
+    server.setHandler(() => ({ delayMs: 60_000, json: {} }));
+    const r = await answerQuestion(parseQuestion(QUESTION), deps(client({ timeoutMs: 300, deadlineMs: 700 })));
+    assert.equal(r.fallback, 'llm_failed');
+    assert.equal(r.answerer, 'offline');
+    assert.ok(r.evidence.length > 0, 'the offline answer keeps its evidence');
+    assert.match(r.message ?? '', /no reply from http:\/\/127\.0\.0\.1:\d+\/v1 within 0\.3 s/);
+    assert.match(r.message ?? '', /timed out after/);
+    assert.equal(server.chatRequests().length, 2, 'one attempt and one retry of the timeout, despite maxRetries 3');
+  },
+);
 
-void test('headers then a stalled body: the deadline covers the body too, and the message says the body stalled', { timeout: 20_000 }, async () => {
-  reset();
-  server.setHandler(() => ({ json: chatCompletion(GOOD), stallAfterBytes: 20 }));
-  const r = await answerQuestion(parseQuestion(QUESTION), deps(client({ timeoutMs: 400, deadlineMs: 500 })));
-  assert.equal(r.fallback, 'llm_failed');
-  assert.match(r.message ?? '', /sent headers but no complete reply within 0\.\d s \(the reply body stalled after 20 bytes\)/);
-  assert.match(r.message ?? '', /timed out after 0\.5 s, the per-question deadline \(llm\.deadlineMs\)/);
-});
+void test(
+  'headers then a stalled body: the deadline covers the body too, and the message says the body stalled',
+  { timeout: 20_000 },
+  async () => {
+    reset();
+    server.setHandler(() => ({ json: chatCompletion(GOOD), stallAfterBytes: 20 }));
+    const r = await answerQuestion(parseQuestion(QUESTION), deps(client({ timeoutMs: 400, deadlineMs: 500 })));
+    assert.equal(r.fallback, 'llm_failed');
+    assert.match(r.message ?? '', /sent headers but no complete reply within 0\.\d s \(the reply body stalled after 20 bytes\)/);
+    assert.match(r.message ?? '', /timed out after 0\.5 s, the per-question deadline \(llm\.deadlineMs\)/);
+  },
+);
 
 void test('a closed port says "cannot connect to URL", not a timeout', async () => {
   const closed = http.createServer();
@@ -112,7 +129,17 @@ void test('the cache keeps only validated replies, is bounded (oldest out first)
   reset();
   const cache = path.join(tmp, 'bounded.db');
   // The "model" echoes the API key it was sent in its explanation.
-  server.setHandler((req) => chatReply(JSON.stringify({ answer: 'B', confidence: 0.9, evidence_ids: [1], status: 'answered', explanation: `key ${String(req.headers.authorization)}` })));
+  server.setHandler((req) =>
+    chatReply(
+      JSON.stringify({
+        answer: 'B',
+        confidence: 0.9,
+        evidence_ids: [1],
+        status: 'answered',
+        explanation: `key ${String(req.headers.authorization)}`,
+      }),
+    ),
+  );
   const llm = client({ cacheMaxEntries: 2 }, { cachePath: cache });
   const stems = ['基金财产由（ ）负责保管。', '基金财产的保管人是（ ）。', '负责保管基金财产的是（ ）。'];
   for (const stem of stems) await answerQuestion(parseQuestion(`${stem}A.基金管理人 B.基金托管人 C.基金销售机构 D.证券交易所`), deps(llm));

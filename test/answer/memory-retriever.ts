@@ -5,10 +5,27 @@ import type { Chunk, Hit } from '../../src/types.js';
 /** A chunk for solver tests: body text on a page of 上册 unless told otherwise. */
 export function fixtureChunk(id: string, text: string, extra: Partial<Chunk> = {}): Chunk {
   return {
-    chunk_id: id, book: '上册', chapter: '第一章 证券投资基金概述', section: '第一节 证券投资基金的概念', subsection: '', figure_ref: '',
-    page_start: '1', page_end: '1', pdf_page_start: 1, pdf_page_end: 1, chunk_type: 'text', exam_priority: 1, source: 'rawdoc/x.pdf',
-    char_start: 0, char_end: text.length, seq: 0, text, articles: [], page_breaks: [],
-    headings: [extra.chapter ?? '第一章 证券投资基金概述', extra.section ?? '第一节 证券投资基金的概念'].filter((h) => h !== ''), ...extra,
+    chunk_id: id,
+    book: '上册',
+    chapter: '第一章 证券投资基金概述',
+    section: '第一节 证券投资基金的概念',
+    subsection: '',
+    figure_ref: '',
+    page_start: '1',
+    page_end: '1',
+    pdf_page_start: 1,
+    pdf_page_end: 1,
+    chunk_type: 'text',
+    exam_priority: 1,
+    source: 'rawdoc/x.pdf',
+    char_start: 0,
+    char_end: text.length,
+    seq: 0,
+    text,
+    articles: [],
+    page_breaks: [],
+    headings: [extra.chapter ?? '第一章 证券投资基金概述', extra.section ?? '第一节 证券投资基金的概念'].filter((h) => h !== ''),
+    ...extra,
   };
 }
 

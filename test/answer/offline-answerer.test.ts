@@ -12,13 +12,35 @@ import { fixtureChunk, memoryRetriever } from './memory-retriever.js';
 const analyzer = createAnalyzer();
 const chunks = [
   fixtureChunk('c1', '基金财产由基金托管人负责保管，由基金管理人负责投资运作。基金托管人通常由商业银行担任。'),
-  fixtureChunk('c2', '货币市场工具包括银行定期存单、短期国债、商业票据和回购协议。股票不属于货币市场工具。', { chapter: '第三章 货币市场', section: '第一节 货币市场工具', page_start: '35', page_end: '35' }),
+  fixtureChunk('c2', '货币市场工具包括银行定期存单、短期国债、商业票据和回购协议。股票不属于货币市场工具。', {
+    chapter: '第三章 货币市场',
+    section: '第一节 货币市场工具',
+    page_start: '35',
+    page_end: '35',
+  }),
   fixtureChunk('c3', '契约型基金反映的是一种信托关系，投资者购买基金份额后成为基金的受益人。', { page_start: '2', page_end: '2' }),
-  fixtureChunk('c4', '开放式基金的份额不固定，投资者可以在规定时间申购和赎回。封闭式基金在封闭期内份额固定，在证券交易所上市交易。', { section: '第二节 开放式基金', page_start: '5', page_end: '5' }),
-  fixtureChunk('c5', '基金信息披露包括基金招募说明书、基金定期报告和临时报告。', { section: '第三节 信息披露', page_start: '8', page_end: '8' }),
+  fixtureChunk('c4', '开放式基金的份额不固定，投资者可以在规定时间申购和赎回。封闭式基金在封闭期内份额固定，在证券交易所上市交易。', {
+    section: '第二节 开放式基金',
+    page_start: '5',
+    page_end: '5',
+  }),
+  fixtureChunk('c5', '基金信息披露包括基金招募说明书、基金定期报告和临时报告。', {
+    section: '第三节 信息披露',
+    page_start: '8',
+    page_end: '8',
+  }),
 ];
 const retriever = memoryRetriever(chunks, analyzer);
-const deps: AnswerDeps = { retriever, llm: null, answerer: 'offline', mode: 'hybrid', topK: 5, rerank: false, prompts: projectPaths('.').prompts, analyzer };
+const deps: AnswerDeps = {
+  retriever,
+  llm: null,
+  answerer: 'offline',
+  mode: 'hybrid',
+  topK: 5,
+  rerank: false,
+  prompts: projectPaths('.').prompts,
+  analyzer,
+};
 const ask = (text: string) => answerQuestion(parseQuestion(text), deps);
 
 void test('single choice: the supported option wins, with its evidence and page', async () => {
@@ -47,7 +69,9 @@ void test('multi-select: every well-supported option', async () => {
 });
 
 void test('roman-numeral combination: the option matching the supported statements', async () => {
-  const r = await ask('关于开放式基金和封闭式基金，说法正确的是（ ）。Ⅰ.开放式基金的份额不固定 Ⅱ.封闭式基金在证券交易所上市交易 Ⅲ.封闭式基金可以随时赎回 Ⅳ.开放式基金投资者可以申购和赎回 A.Ⅰ、Ⅱ、Ⅳ B.Ⅰ、Ⅲ C.Ⅲ、Ⅳ D.Ⅱ、Ⅲ');
+  const r = await ask(
+    '关于开放式基金和封闭式基金，说法正确的是（ ）。Ⅰ.开放式基金的份额不固定 Ⅱ.封闭式基金在证券交易所上市交易 Ⅲ.封闭式基金可以随时赎回 Ⅳ.开放式基金投资者可以申购和赎回 A.Ⅰ、Ⅱ、Ⅳ B.Ⅰ、Ⅲ C.Ⅲ、Ⅳ D.Ⅱ、Ⅲ',
+  );
   assert.equal(r.question.kind, 'combination');
   assert.equal(r.answer, 'A');
   assert.ok(r.optionScores && (r.optionScores['Ⅲ'] ?? 1) < (r.optionScores['Ⅰ'] ?? 0));
@@ -95,7 +119,15 @@ void test('abstention threshold: below it no letter (closest passages, a guess);
   // Exactly at the threshold: answered.
   const edge = await answerQuestion(q, { ...deps, abstainBelow: c });
   assert.equal(edge.answer, 'B');
-  assert.equal((await answerQuestion(parseQuestion('基金托管人通常由（ ）担任。A.保险公司 B.期货公司 C.律师事务所 D.会计师事务所'), { ...deps, abstainBelow: 0 })).answer, '');
+  assert.equal(
+    (
+      await answerQuestion(parseQuestion('基金托管人通常由（ ）担任。A.保险公司 B.期货公司 C.律师事务所 D.会计师事务所'), {
+        ...deps,
+        abstainBelow: 0,
+      })
+    ).answer,
+    '',
+  );
 });
 
 void test('one verdict for no evidence and off topic, shared by the LLM path', () => {
@@ -128,7 +160,9 @@ void test('baseline mode without an LLM is a user error', async () => {
 void test('human and JSON output: confidence in words, the negated reading, marked quotes', async () => {
   const { askJson, formatAnswer } = await import('../../src/cli/report/ask.js');
   const { confidenceWords } = await import('../../src/answer/answer-json.js');
-  const negated = await ask('请从以下选项中找出错误的说法，关于货币市场工具的描述。A.银行定期存单属于货币市场工具 B.短期国债属于货币市场工具 C.商业票据属于货币市场工具 D.股票期权属于货币市场工具');
+  const negated = await ask(
+    '请从以下选项中找出错误的说法，关于货币市场工具的描述。A.银行定期存单属于货币市场工具 B.短期国债属于货币市场工具 C.商业票据属于货币市场工具 D.股票期权属于货币市场工具',
+  );
   const text = formatAnswer({ result: negated, warnings: [] }, { showContext: false });
   assert.match(text, /读作：选错误的一项/);
   assert.match(text, /Confidence: 0\.\d\d \((high|medium|low|guess)\)/);

@@ -3,7 +3,10 @@ import { test } from 'node:test';
 import { UserError } from '../../src/errors.js';
 import { asksForIncorrect, parseQuestion, questionFromParts, statementsInOption } from '../../src/answer/parse-question.js';
 
-const letters = (text: string): string => parseQuestion(text).options.map((o) => `${o.letter}=${o.text}`).join('|');
+const letters = (text: string): string =>
+  parseQuestion(text)
+    .options.map((o) => `${o.letter}=${o.text}`)
+    .join('|');
 
 void test('option markers: A. A、 A． (A) （A） A) full-width letters, inline and one per line', () => {
   const expected = 'A=股票|B=债券|C=基金|D=存款';
@@ -27,7 +30,16 @@ void test('letters inside words (A股, 表A) are not option markers', () => {
 });
 
 void test('negated stems are detected, affirmative ones are not', () => {
-  for (const s of ['下列说法不正确的是', '以下说法错误的是', '下列不属于货币市场工具的是', '下列各项中，除外的是', '基金费用不包括', 'Which is NOT a fund?', 'All of these except', '以下哪项内容并非信息披露的一部分']) {
+  for (const s of [
+    '下列说法不正确的是',
+    '以下说法错误的是',
+    '下列不属于货币市场工具的是',
+    '下列各项中，除外的是',
+    '基金费用不包括',
+    'Which is NOT a fund?',
+    'All of these except',
+    '以下哪项内容并非信息披露的一部分',
+  ]) {
     assert.equal(parseQuestion(`${s} A.甲 B.乙 C.丙 D.丁`).negated, true, s);
   }
   for (const s of ['下列说法正确的是', '基金管理人不得从事的行为是', '基金托管人由谁担任']) {
@@ -41,20 +53,33 @@ void test('multi-select, judge and open questions', () => {
   assert.equal(judge.kind, 'judge');
   assert.equal(judge.negated, false);
   const judge2 = parseQuestion('判断题：基金托管人由商业银行担任。');
-  assert.deepEqual(judge2.options.map((o) => o.text), ['正确', '错误']);
+  assert.deepEqual(
+    judge2.options.map((o) => o.text),
+    ['正确', '错误'],
+  );
   const open = parseQuestion('什么是证券投资基金？');
   assert.equal(open.kind, 'open');
   assert.equal(open.options.length, 0);
 });
 
 void test('roman-numeral, circled and ASCII statements make a combination question', () => {
-  const q = parseQuestion('关于尽职调查，说法正确的是（ ）。\nⅠ.财务尽职调查关注财务表现\nⅡ.法律尽职调查关注合规\nⅢ.业务尽职调查关注行业\nⅣ.尽职调查等同于审计\nA.Ⅰ、Ⅱ、Ⅲ\nB.Ⅰ、Ⅱ\nC.Ⅱ、Ⅳ\nD.Ⅱ、Ⅲ、Ⅳ');
+  const q = parseQuestion(
+    '关于尽职调查，说法正确的是（ ）。\nⅠ.财务尽职调查关注财务表现\nⅡ.法律尽职调查关注合规\nⅢ.业务尽职调查关注行业\nⅣ.尽职调查等同于审计\nA.Ⅰ、Ⅱ、Ⅲ\nB.Ⅰ、Ⅱ\nC.Ⅱ、Ⅳ\nD.Ⅱ、Ⅲ、Ⅳ',
+  );
   assert.equal(q.kind, 'combination');
-  assert.deepEqual(q.statements.map((s) => s.label), ['Ⅰ', 'Ⅱ', 'Ⅲ', 'Ⅳ']);
+  assert.deepEqual(
+    q.statements.map((s) => s.label),
+    ['Ⅰ', 'Ⅱ', 'Ⅲ', 'Ⅳ'],
+  );
   assert.equal(q.statements[3]?.text, '尽职调查等同于审计');
   assert.equal(q.stem, '关于尽职调查，说法正确的是（ ）。');
   assert.deepEqual(statementsInOption(q.options[2]?.text ?? '', q.statements), ['Ⅱ', 'Ⅳ']);
-  const circled = questionFromParts('公司设立需要满足：①股东人数达到法定要求②有公司章程③有公司名称④应有公司注册地', { A: '①、②、④符合', B: '①、②、③符合', C: '②、③、④符合', D: '①、②、③、④都符合' });
+  const circled = questionFromParts('公司设立需要满足：①股东人数达到法定要求②有公司章程③有公司名称④应有公司注册地', {
+    A: '①、②、④符合',
+    B: '①、②、③符合',
+    C: '②、③、④符合',
+    D: '①、②、③、④都符合',
+  });
   assert.equal(circled.kind, 'combination');
   assert.deepEqual(statementsInOption('①、②、③、④都符合', circled.statements), ['①', '②', '③', '④']);
   const ascii = parseQuestion('下列正确的是 I.甲说法 II.乙说法 III.丙说法 A.I、II B.II、III C.I、III D.I、II、III');
@@ -64,9 +89,18 @@ void test('roman-numeral, circled and ASCII statements make a combination questi
 
 void test('options from --options / CSV parts, and empty questions', () => {
   const q = questionFromParts('基金财产由（　）负责保管。', { A: '基金托管人', B: '基金管理人', C: '', D: '基金份额登记机构' });
-  assert.deepEqual(q.options.map((o) => o.letter), ['A', 'B', 'D']);
-  assert.throws(() => parseQuestion('   '), (e: unknown) => e instanceof UserError && /empty question/.test(e.message));
-  assert.throws(() => parseQuestion('A.甲 B.乙'), (e: unknown) => e instanceof UserError && /only options/.test(e.message));
+  assert.deepEqual(
+    q.options.map((o) => o.letter),
+    ['A', 'B', 'D'],
+  );
+  assert.throws(
+    () => parseQuestion('   '),
+    (e: unknown) => e instanceof UserError && /empty question/.test(e.message),
+  );
+  assert.throws(
+    () => parseQuestion('A.甲 B.乙'),
+    (e: unknown) => e instanceof UserError && /only options/.test(e.message),
+  );
 });
 
 void test('negation is read from the clause that asks, not from content words elsewhere in the stem', () => {
@@ -75,7 +109,10 @@ void test('negation is read from the clause that asks, not from content words el
   assert.equal(asksForIncorrect('关于开放式基金，下列表述不正确的是？'), true);
   assert.equal(asksForIncorrect('基金份额净值计价错误偏差达到基金份额净值的0.5%时，基金管理人应当（　）。'), false);
   assert.equal(asksForIncorrect('下列投资品种中，货币市场基金不得投资的是（　）。'), false);
-  assert.equal(parseQuestion('基金份额净值计价错误偏差达到0.5%时，基金管理人应当（　）。A.公告 B.不公告 C.仅内部记录 D.等待季报').negated, false);
+  assert.equal(
+    parseQuestion('基金份额净值计价错误偏差达到0.5%时，基金管理人应当（　）。A.公告 B.不公告 C.仅内部记录 D.等待季报').negated,
+    false,
+  );
   assert.equal(parseQuestion('下列说法中，不正确的有（　）。Ⅰ.甲 Ⅱ.乙 Ⅲ.丙 A.Ⅰ、Ⅱ B.Ⅱ、Ⅲ C.Ⅰ、Ⅲ D.Ⅰ、Ⅱ、Ⅲ').negated, true);
 });
 

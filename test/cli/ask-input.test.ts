@@ -10,7 +10,21 @@ async function read(text: string, one = false): Promise<InputItem[]> {
 }
 
 void test('pipe grouping: a question ends after its last option or at a blank line; options E–H stay with it', async () => {
-  const text = ['题一（ ）', 'A.甲', 'B.乙', 'C.丙', 'D.丁', 'E.戊', '题二 A.甲 B.乙 C.丙 D.丁', '题三（ ）A.对 B.错', '', '问答题：什么是基金？', '请简述。', '', ''].join('\n');
+  const text = [
+    '题一（ ）',
+    'A.甲',
+    'B.乙',
+    'C.丙',
+    'D.丁',
+    'E.戊',
+    '题二 A.甲 B.乙 C.丙 D.丁',
+    '题三（ ）A.对 B.错',
+    '',
+    '问答题：什么是基金？',
+    '请简述。',
+    '',
+    '',
+  ].join('\n');
   const items = await read(text);
   assert.deepEqual(
     items.map((i) => ('question' in i ? [i.question.n, i.question.line, i.question.question] : ['failure'])),
@@ -24,7 +38,12 @@ void test('pipe grouping: a question ends after its last option or at a blank li
 });
 
 void test('JSONL lines are one question each, interleaved with text; a bad line becomes a failure that keeps its place and id', async () => {
-  const text = ['{"id": 7, "question": "题一", "options": {"A": "甲", "B": 2}}', '{"id": "x", "question": ', '题二 A.甲 B.乙 C.丙 D.丁', '[1,2]'].join('\n');
+  const text = [
+    '{"id": 7, "question": "题一", "options": {"A": "甲", "B": 2}}',
+    '{"id": "x", "question": ',
+    '题二 A.甲 B.乙 C.丙 D.丁',
+    '[1,2]',
+  ].join('\n');
   const items = await read(text);
   assert.equal(items.length, 4);
   assert.deepEqual(items[0], { question: { n: 1, line: 1, id: '7', question: '题一', options: { A: '甲', B: '2' } } });

@@ -7,7 +7,11 @@ import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 
-function run(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): { status: number | null; stdout: string; stderr: string } {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [...nodeArgs, bin, ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env },
@@ -22,14 +26,29 @@ describe('cli', () => {
     try {
       const trace = path.join(tmp.root, 'imports.txt');
       writeFileSync(trace, '');
-      const result = run(['--help'], { TRACE_IMPORTS_FILE: trace }, ['--import', path.join(repoRoot, 'test', 'fixtures', 'cli', 'trace-imports.mjs')]);
+      const result = run(['--help'], { TRACE_IMPORTS_FILE: trace }, [
+        '--import',
+        path.join(repoRoot, 'test', 'fixtures', 'cli', 'trace-imports.mjs'),
+      ]);
       assert.equal(result.status, 0, result.stderr);
-      for (const command of ['ingest', 'search', 'toc', 'ask', 'eval', 'doctor']) assert.match(result.stdout, new RegExp(`\\b${command}\\b`));
+      for (const command of ['ingest', 'search', 'toc', 'ask', 'eval', 'doctor'])
+        assert.match(result.stdout, new RegExp(`\\b${command}\\b`));
       assert.match(result.stdout, /Exit codes/);
       const loaded = readFileSync(trace, 'utf8');
       assert.ok(loaded.includes('/dist/src/cli/program.js'), 'the trace hook saw the CLI load');
       // chalk and ora belong to the reporters, which load only when a command runs.
-      for (const heavy of ['pdfjs-dist', 'faiss-node', 'onnxruntime', '@huggingface/transformers', 'better-sqlite3', 'openai', 'chalk', 'ora', '@gutenye', '@napi-rs/canvas']) {
+      for (const heavy of [
+        'pdfjs-dist',
+        'faiss-node',
+        'onnxruntime',
+        '@huggingface/transformers',
+        'better-sqlite3',
+        'openai',
+        'chalk',
+        'ora',
+        '@gutenye',
+        '@napi-rs/canvas',
+      ]) {
         assert.ok(!loaded.includes(`/node_modules/${heavy}`), `--help loaded ${heavy}`);
       }
     } finally {

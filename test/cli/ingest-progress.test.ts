@@ -9,7 +9,10 @@ void describe('ingest progress line', () => {
     // 300 of 1,512 files parsed in 60 s: 5 files/s, 1,212 left → 4m02s.
     const line = ingestProgressLine({ kind: 'file', index: 301, total: 1512, source: '民法典/总则.md' }, phase, 60_000, '');
     assert.equal(line, 'ingest [####----------------] 301/1512 files · 5.0 files/s · ETA 4m02s · 民法典/总则.md');
-    assert.equal(ingestProgressLine({ kind: 'file', index: 1, total: 3, source: 'a.md' }, phase, 0, ''), 'ingest [--------------------] 1/3 files · a.md');
+    assert.equal(
+      ingestProgressLine({ kind: 'file', index: 1, total: 3, source: 'a.md' }, phase, 0, ''),
+      'ingest [--------------------] 1/3 files · a.md',
+    );
   });
 
   void it('shows chunks/s and the ETA of an index stage', () => {
@@ -22,7 +25,9 @@ void describe('ingest progress line', () => {
 
   void it('restarts the rate when the phase changes', () => {
     const lines: string[] = [];
-    const ui = { spinner: () => ({ update: (t: string) => lines.push(t), succeed: () => undefined, fail: () => undefined, stop: () => undefined }) } as unknown as Ui;
+    const ui = {
+      spinner: () => ({ update: (t: string) => lines.push(t), succeed: () => undefined, fail: () => undefined, stop: () => undefined }),
+    } as unknown as Ui;
     let t = 0;
     const p = ingestProgress(ui, () => t);
     p.onProgress({ kind: 'file', index: 1, total: 2, source: 'a.md' });

@@ -22,7 +22,13 @@ describe('exam-copilot on the PATH (a linked bin, run outside the clone)', () =>
       mkdirSync(path.join(prefix, 'bin'));
       const linked = path.join(prefix, 'bin', 'exam-copilot');
       symlinkSync(path.join(repoRoot, 'bin', 'exam-copilot.js'), linked);
-      const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}` };
+      const env = {
+        ...process.env,
+        NO_COLOR: '1',
+        EXAM_COPILOT_LLM_MODEL: '',
+        OPENAI_MODEL: '',
+        PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+      };
       const run = (args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } =>
         spawnSync('exam-copilot', args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
       const version = run(['--version'], elsewhere);
@@ -34,7 +40,10 @@ describe('exam-copilot on the PATH (a linked bin, run outside the clone)', () =>
       assert.equal(fromElsewhere.status, 0, fromElsewhere.stderr);
       const inFolder = run(['--json', 'ask', QUESTION], tmp.root);
       assert.equal(inFolder.status, 0, inFolder.stderr);
-      assert.equal((JSON.parse(inFolder.stdout) as { answer: string }).answer, (JSON.parse(fromElsewhere.stdout) as { answer: string }).answer);
+      assert.equal(
+        (JSON.parse(inFolder.stdout) as { answer: string }).answer,
+        (JSON.parse(fromElsewhere.stdout) as { answer: string }).answer,
+      );
       assert.equal((JSON.parse(inFolder.stdout) as { answer: string }).answer, 'A');
     } finally {
       rmSync(prefix, { recursive: true, force: true });

@@ -24,7 +24,10 @@ describe('loadConfig', () => {
   it('reads the file, then .env, then the environment, in increasing precedence', () => {
     const tmp = makeTempRoot();
     try {
-      writeFileSync(path.join(tmp.root, 'exam-copilot.config.json'), JSON.stringify({ llm: { baseURL: 'http://file.example/v1', model: 'file-model' }, retrieval: { rrfK: 30 } }));
+      writeFileSync(
+        path.join(tmp.root, 'exam-copilot.config.json'),
+        JSON.stringify({ llm: { baseURL: 'http://file.example/v1', model: 'file-model' }, retrieval: { rrfK: 30 } }),
+      );
       writeFileSync(path.join(tmp.root, '.env'), 'OPENAI_MODEL=dotenv-model\nOPENAI_API_KEY=sk-dotenv\n');
       const { config } = loadConfig({ root: tmp.root, env: { OPENAI_BASE_URL: 'http://env.example/v1' } });
       assert.equal(config.llm?.baseURL, 'http://env.example/v1');
@@ -54,7 +57,10 @@ describe('loadConfig', () => {
     const tmp = makeTempRoot();
     try {
       writeFileSync(path.join(tmp.root, 'exam-copilot.config.json'), JSON.stringify({ embedder: { kind: 'word2vec' } }));
-      assert.throws(() => loadConfig({ root: tmp.root, env: {} }), (error: unknown) => error instanceof UserError && /exam-copilot\.config\.json: embedder\.kind/.test(error.message));
+      assert.throws(
+        () => loadConfig({ root: tmp.root, env: {} }),
+        (error: unknown) => error instanceof UserError && /exam-copilot\.config\.json: embedder\.kind/.test(error.message),
+      );
     } finally {
       tmp.cleanup();
     }
@@ -67,10 +73,16 @@ describe('loadConfig', () => {
       const zero = loadConfig({ root: tmp.root, env: llmEnv });
       assert.equal(zero.config.llm?.maxRetries, 0);
       assert.deepEqual(zero.warnings, []);
-      const negative = loadConfig({ root: tmp.root, env: { ...llmEnv, EXAM_COPILOT_LLM_MAX_RETRIES: '-1', EXAM_COPILOT_LLM_CONCURRENCY: '0' } });
+      const negative = loadConfig({
+        root: tmp.root,
+        env: { ...llmEnv, EXAM_COPILOT_LLM_MAX_RETRIES: '-1', EXAM_COPILOT_LLM_CONCURRENCY: '0' },
+      });
       assert.equal(negative.config.llm?.maxRetries, 3);
       assert.equal(negative.config.llm?.concurrency, 4);
-      assert.deepEqual(negative.warnings.map((w) => w.where), ['env EXAM_COPILOT_LLM_MAX_RETRIES', 'env EXAM_COPILOT_LLM_CONCURRENCY']);
+      assert.deepEqual(
+        negative.warnings.map((w) => w.where),
+        ['env EXAM_COPILOT_LLM_MAX_RETRIES', 'env EXAM_COPILOT_LLM_CONCURRENCY'],
+      );
       const fractional = loadConfig({ root: tmp.root, env: { ...llmEnv, EXAM_COPILOT_LLM_TIMEOUT_MS: '2.5' } });
       // The default per-attempt timeout: half the per-question deadline (30 s).
       assert.equal(fractional.config.llm?.timeoutMs, 15_000);

@@ -15,7 +15,15 @@ const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', EXAM_COPILOT_VECTOR_BACKEND: 'js', EXAM_COPILOT_EMBEDDER: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', OPENAI_MODEL: '' },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      EXAM_COPILOT_VECTOR_BACKEND: 'js',
+      EXAM_COPILOT_EMBEDDER: '',
+      OPENAI_BASE_URL: '',
+      OPENAI_API_KEY: '',
+      OPENAI_MODEL: '',
+    },
     timeout: 120_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -34,7 +42,9 @@ describe('batch search files', () => {
   after(() => tmp.cleanup());
 
   it('reads TSV with gold strings separated by ";"', async () => {
-    const q = await loadQueries(file('q.tsv', 'query_id\tquery\trelevant\tarticles\n7\t托管人的职责是什么？\t基金托管人的职责;安全保管\t第一条\n8\t申购\t\t\n'));
+    const q = await loadQueries(
+      file('q.tsv', 'query_id\tquery\trelevant\tarticles\n7\t托管人的职责是什么？\t基金托管人的职责;安全保管\t第一条\n8\t申购\t\t\n'),
+    );
     assert.equal(q.format, 'tsv');
     assert.deepEqual(
       q.queries.map((x) => [x.id, x.line, x.query, x.relevant]),
@@ -48,7 +58,10 @@ describe('batch search files', () => {
 
   it('reads CSV with a BOM, and GBK-encoded CSV, like eval', async () => {
     const bom = await loadQueries(file('bom.csv', '\ufeffquery_id,query\na1,"开放式基金, 申购"\n'));
-    assert.deepEqual([bom.format, bom.encoding, bom.queries[0]!.id, bom.queries[0]!.query, bom.queries[0]!.relevant], ['csv', 'utf-8-bom', 'a1', '开放式基金, 申购', null]);
+    assert.deepEqual(
+      [bom.format, bom.encoding, bom.queries[0]!.id, bom.queries[0]!.query, bom.queries[0]!.relevant],
+      ['csv', 'utf-8-bom', 'a1', '开放式基金, 申购', null],
+    );
     assert.equal(bom.judged, false);
     const gbk = await loadQueries(file('gbk.csv', iconv.encode('query_id,query,relevant\nq1,夏普比率怎么算,夏普比率是\n', 'gbk')));
     assert.equal(gbk.encoding, 'gb18030');
@@ -56,24 +69,41 @@ describe('batch search files', () => {
   });
 
   it('reads JSONL with the same keys (relevant as string or array)', async () => {
-    const q = await loadQueries(file('q.jsonl', '{"query_id":1,"query":"久期","relevant":["麦考利久期"]}\n\n{"query_id":"b","query":"夏普","relevant":"夏普比率;特雷诺"}\n'));
+    const q = await loadQueries(
+      file(
+        'q.jsonl',
+        '{"query_id":1,"query":"久期","relevant":["麦考利久期"]}\n\n{"query_id":"b","query":"夏普","relevant":"夏普比率;特雷诺"}\n',
+      ),
+    );
     assert.equal(q.format, 'jsonl');
-    assert.deepEqual(q.queries.map((x) => [x.id, x.line, x.relevant]), [
-      ['1', 1, ['麦考利久期']],
-      ['b', 3, ['夏普比率', '特雷诺']],
-    ]);
+    assert.deepEqual(
+      q.queries.map((x) => [x.id, x.line, x.relevant]),
+      [
+        ['1', 1, ['麦考利久期']],
+        ['b', 3, ['夏普比率', '特雷诺']],
+      ],
+    );
   });
 
   it('skips bad rows with their line numbers and keeps the rest', async () => {
     const tsv = await loadQueries(file('bad.tsv', 'query_id\tquery\trelevant\n1\t\tx\n2\t申购\ty\n2\t赎回\tz\n'));
     assert.equal(tsv.skipped, 1);
-    assert.deepEqual(tsv.warnings.map((w) => [w.where, w.message]), [
-      [path.join(tmp.root, 'bad.tsv:2'), 'no query; row skipped'],
-      [path.join(tmp.root, 'bad.tsv:4'), 'duplicate query_id "2" (first on line 3); using 2@4'],
-    ]);
-    assert.deepEqual(tsv.queries.map((x) => x.id), ['2', '2@4']);
+    assert.deepEqual(
+      tsv.warnings.map((w) => [w.where, w.message]),
+      [
+        [path.join(tmp.root, 'bad.tsv:2'), 'no query; row skipped'],
+        [path.join(tmp.root, 'bad.tsv:4'), 'duplicate query_id "2" (first on line 3); using 2@4'],
+      ],
+    );
+    assert.deepEqual(
+      tsv.queries.map((x) => x.id),
+      ['2', '2@4'],
+    );
     const jsonl = await loadQueries(file('bad.jsonl', '{"query":"申购"}\nnot json\n[1]\n{"query":""}\n'));
-    assert.deepEqual(jsonl.warnings.map((w) => w.where.split(':').pop()), ['2', '3', '4']);
+    assert.deepEqual(
+      jsonl.warnings.map((w) => w.where.split(':').pop()),
+      ['2', '3', '4'],
+    );
     assert.equal(jsonl.queries[0]!.id, 'L1');
   });
 
@@ -127,13 +157,27 @@ describe('runBatchSearch on a real index', () => {
 
   it('writes TREC run files per mode and judges each mode', async () => {
     const queries = path.join(fx.root, 'q.tsv');
-    writeFileSync(queries, 'query_id\tquery\trelevant\nq1\t基金托管人的职责有哪些\t安全保管基金财产\nq2\t麦考利久期是什么\t麦考利久期是债券各期现金流\nq3\t夏普比率\t\n');
+    writeFileSync(
+      queries,
+      'query_id\tquery\trelevant\nq1\t基金托管人的职责有哪些\t安全保管基金财产\nq2\t麦考利久期是什么\t麦考利久期是债券各期现金流\nq3\t夏普比率\t\n',
+    );
     const runDir = path.join(fx.root, 'runs');
     const reportJson = path.join(fx.root, 'report.json');
-    const report = await runBatchSearch({ root: fx.root, config: fx.config, file: queries, modes: ['keyword', 'hybrid'], k: 3, runDir, reportJson });
+    const report = await runBatchSearch({
+      root: fx.root,
+      config: fx.config,
+      file: queries,
+      modes: ['keyword', 'hybrid'],
+      k: 3,
+      runDir,
+      reportJson,
+    });
     assert.equal(report.total, 3);
     assert.equal(report.judged, 2);
-    assert.deepEqual(report.modes.map((m) => m.mode), ['keyword', 'hybrid']);
+    assert.deepEqual(
+      report.modes.map((m) => m.mode),
+      ['keyword', 'hybrid'],
+    );
     const kw = report.modes[0]!;
     assert.deepEqual(kw.scores?.recall, { '1': 1, '5': 1, '10': 1 });
     assert.equal(kw.scores?.mrr10, 1);
@@ -141,14 +185,26 @@ describe('runBatchSearch on a real index', () => {
     for (const l of lines) assert.match(l, /^q[123] Q0 \S+ [123] -?\d+\.\d{6} exam-copilot-keyword$/);
     for (const qid of ['q1', 'q2', 'q3']) {
       const ranks = lines.filter((l) => l.startsWith(`${qid} `)).map((l) => Number(l.split(' ')[3]));
-      assert.deepEqual(ranks, ranks.map((_, i) => i + 1), qid);
+      assert.deepEqual(
+        ranks,
+        ranks.map((_, i) => i + 1),
+        qid,
+      );
     }
     assert.equal(lines.filter((l) => l.startsWith('q1 ')).length, 3);
     assert.deepEqual(lines[0]!.split(' ').slice(0, 4), ['q1', 'Q0', 'shangce-0006', '1']);
     const q2 = lines.filter((l) => l.startsWith('q2 ')).map((l) => Number(l.split(' ')[4]));
-    assert.deepEqual(q2, [...q2].sort((a, b) => b - a));
+    assert.deepEqual(
+      q2,
+      [...q2].sort((a, b) => b - a),
+    );
     assert.ok(readFileSync(path.join(runDir, 'q.hybrid.trec'), 'utf8').includes(' exam-copilot-hybrid\n'));
-    const json = JSON.parse(readFileSync(reportJson, 'utf8')) as { dataset: string; total: number; modes: Record<string, unknown>[]; config: Record<string, unknown> };
+    const json = JSON.parse(readFileSync(reportJson, 'utf8')) as {
+      dataset: string;
+      total: number;
+      modes: Record<string, unknown>[];
+      config: Record<string, unknown>;
+    };
     assert.equal(json.total, 3);
     assert.deepEqual(Object.keys(json.modes[0]!).sort(), ['mode', 'mrr10', 'ndcg10', 'p50_ms', 'p95_ms', 'r4k', 'recall', 'run_file']);
     assert.deepEqual(json.modes[0]!.recall, { '1': 1, '5': 1, '10': 1 });

@@ -8,7 +8,17 @@ import { goldenDir, makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 // Offline, no colour, no spinner, and no LLM from the developer's environment.
-const env = { ...process.env, NO_COLOR: '1', CI: 'true', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', EXAM_COPILOT_LLM_BASE_URL: '', EXAM_COPILOT_LLM_API_KEY: '' };
+const env = {
+  ...process.env,
+  NO_COLOR: '1',
+  CI: 'true',
+  EXAM_COPILOT_LLM_MODEL: '',
+  OPENAI_MODEL: '',
+  OPENAI_API_KEY: '',
+  OPENAI_BASE_URL: '',
+  EXAM_COPILOT_LLM_BASE_URL: '',
+  EXAM_COPILOT_LLM_API_KEY: '',
+};
 const tmp = makeTempRoot({ sample: true });
 const root = tmp.root;
 const dataset = path.join(root, 'rawdoc', 'validation.csv');
@@ -21,15 +31,51 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
 interface JsonReport {
   total: number;
   row_issues: object;
-  modes: { mode: string; accuracy: number; ci95: number[]; correct: number; incorrect: number; abstained: number; evidence_hit_rate: number | null; by_type: unknown; brier: number; ece: number }[];
+  modes: {
+    mode: string;
+    accuracy: number;
+    ci95: number[];
+    correct: number;
+    incorrect: number;
+    abstained: number;
+    evidence_hit_rate: number | null;
+    by_type: unknown;
+    brier: number;
+    ece: number;
+  }[];
   comparisons: unknown[];
 }
-interface Line { id: string; predicted: string; correct: boolean; confidence: number; fingerprint: string }
+interface Line {
+  id: string;
+  predicted: string;
+  correct: boolean;
+  confidence: number;
+  fingerprint: string;
+}
 
 const readJson = (file: string): JsonReport => JSON.parse(readFileSync(file, 'utf8')) as JsonReport;
-const readLines = (file: string): Line[] => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Line);
+const readLines = (file: string): Line[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Line);
 /** Everything in a report except timings and paths, which differ between two runs of the same answers. */
-const stable = (r: JsonReport): unknown => ({ total: r.total, comparisons: r.comparisons, modes: r.modes.map((m) => ({ mode: m.mode, accuracy: m.accuracy, ci95: m.ci95, correct: m.correct, incorrect: m.incorrect, abstained: m.abstained, hit: m.evidence_hit_rate, by_type: m.by_type, brier: m.brier, ece: m.ece })) });
+const stable = (r: JsonReport): unknown => ({
+  total: r.total,
+  comparisons: r.comparisons,
+  modes: r.modes.map((m) => ({
+    mode: m.mode,
+    accuracy: m.accuracy,
+    ci95: m.ci95,
+    correct: m.correct,
+    incorrect: m.incorrect,
+    abstained: m.abstained,
+    hit: m.evidence_hit_rate,
+    by_type: m.by_type,
+    brier: m.brier,
+    ece: m.ece,
+  })),
+});
 
 before(() => {
   const r = cli(['ingest']);
@@ -45,12 +91,23 @@ void describe('eval CLI', () => {
     const r = cli(['eval', dataset, '--report-json', path.join(out, 'report.json'), '--junit', path.join(out, 'junit.xml')]);
     assert.equal(r.status, 0, r.stderr);
     full = readJson(path.join(out, 'report.json'));
-    assert.deepEqual(full.modes.map((m) => m.mode), ['keyword', 'vector', 'hybrid']);
+    assert.deepEqual(
+      full.modes.map((m) => m.mode),
+      ['keyword', 'vector', 'hybrid'],
+    );
     assert.match(r.stderr, /baseline not run: .*no LLM is configured/);
     // Exact counts, not "better than chance": any change in what the offline answerer gets right shows up here.
-    const golden = JSON.parse(readFileSync(path.join(goldenDir, 'sample-eval.json'), 'utf8')) as { total: number; row_issues: object; modes: object[] };
+    const golden = JSON.parse(readFileSync(path.join(goldenDir, 'sample-eval.json'), 'utf8')) as {
+      total: number;
+      row_issues: object;
+      modes: object[];
+    };
     assert.deepEqual(
-      { total: full.total, row_issues: full.row_issues, modes: full.modes.map((m) => ({ mode: m.mode, correct: m.correct, incorrect: m.incorrect, abstained: m.abstained })) },
+      {
+        total: full.total,
+        row_issues: full.row_issues,
+        modes: full.modes.map((m) => ({ mode: m.mode, correct: m.correct, incorrect: m.incorrect, abstained: m.abstained })),
+      },
       { total: golden.total, row_issues: golden.row_issues, modes: golden.modes },
     );
     const junit = parseXml(readFileSync(path.join(out, 'junit.xml'), 'utf8'));
@@ -59,7 +116,10 @@ void describe('eval CLI', () => {
     for (const [i, s] of suites.entries()) {
       const m = full.modes[i];
       assert.equal(s.children.filter((c) => c.name === 'testcase').length, full.total);
-      assert.equal(s.children.filter((c) => c.children.some((f) => f.name === 'failure')).length, (m?.incorrect ?? 0) + (m?.abstained ?? 0));
+      assert.equal(
+        s.children.filter((c) => c.children.some((f) => f.name === 'failure')).length,
+        (m?.incorrect ?? 0) + (m?.abstained ?? 0),
+      );
     }
     // Run files sit next to the JSON report, one line per question.
     assert.equal(readLines(path.join(out, 'validation.hybrid.jsonl')).length, full.total);

@@ -6,7 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
 import type { AnswerMode } from '../../src/answer/answer-types.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
-import { chatMessages, chatReply, errorReply, startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest, type ScriptedResponse } from '../helpers/fake-openai-server.js';
+import {
+  chatMessages,
+  chatReply,
+  errorReply,
+  startFakeOpenAiServer,
+  type FakeOpenAiServer,
+  type RecordedRequest,
+  type ScriptedResponse,
+} from '../helpers/fake-openai-server.js';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 
 const tmp = makeTempRoot({ sample: true });
@@ -41,14 +49,25 @@ async function handler(request: RecordedRequest): Promise<ScriptedResponse> {
     answerCalls++;
     // Retrieval modes cite the first passage shown; baseline has no evidence to cite.
     const cites = chatMessages(request).some((m) => /<evidence-[0-9a-f]{12}>/.test(m.content)) ? [1] : [];
-    return chatReply(JSON.stringify({ answer: ALWAYS, confidence: 0.8, evidence_ids: cites, status: 'answered', explanation: '' }), { promptTokens: 100, completionTokens: 20 });
+    return chatReply(JSON.stringify({ answer: ALWAYS, confidence: 0.8, evidence_ids: cites, status: 'answered', explanation: '' }), {
+      promptTokens: 100,
+      completionTokens: 20,
+    });
   } finally {
     inFlight--;
   }
 }
 
 function llmConfig(): ExamCopilotConfig {
-  const { config } = loadConfig({ root, env: { EXAM_COPILOT_LLM_BASE_URL: server.baseURL, EXAM_COPILOT_LLM_MODEL: 'fake-model', EXAM_COPILOT_LLM_API_KEY: 'sk-test', EXAM_COPILOT_LLM_MAX_RETRIES: '0' } });
+  const { config } = loadConfig({
+    root,
+    env: {
+      EXAM_COPILOT_LLM_BASE_URL: server.baseURL,
+      EXAM_COPILOT_LLM_MODEL: 'fake-model',
+      EXAM_COPILOT_LLM_API_KEY: 'sk-test',
+      EXAM_COPILOT_LLM_MAX_RETRIES: '0',
+    },
+  });
   // Zero retries (from the environment, as a user sets it) so an outage fails fast.
   assert.ok(config.llm);
   assert.equal(config.llm.maxRetries, 0);
@@ -56,7 +75,10 @@ function llmConfig(): ExamCopilotConfig {
 }
 
 before(async () => {
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', root, 'ingest'], { encoding: 'utf8', env: { ...process.env, EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '' } });
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', root, 'ingest'], {
+    encoding: 'utf8',
+    env: { ...process.env, EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '' },
+  });
   assert.equal(r.status, 0, r.stderr);
   server = await startFakeOpenAiServer({ handler });
 });
@@ -76,10 +98,28 @@ function reset(): void {
 void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
   void it('runs baseline and retrieval modes with the LLM; concurrency bounds the requests in flight', async () => {
     reset();
-    const report = await runEval({ root, config: llmConfig(), file: dataset, modes: ['baseline', 'keyword'], limit: 8, concurrency: 4, noCache: true, runDir: path.join(root, 'runs-c4') });
-    assert.deepEqual(report.modes.map((m) => [m.mode, m.answerer, m.total]), [['baseline', 'llm', 8], ['keyword', 'llm', 8]]);
+    const report = await runEval({
+      root,
+      config: llmConfig(),
+      file: dataset,
+      modes: ['baseline', 'keyword'],
+      limit: 8,
+      concurrency: 4,
+      noCache: true,
+      runDir: path.join(root, 'runs-c4'),
+    });
+    assert.deepEqual(
+      report.modes.map((m) => [m.mode, m.answerer, m.total]),
+      [
+        ['baseline', 'llm', 8],
+        ['keyword', 'llm', 8],
+      ],
+    );
     assert.ok(maxInFlight > 1 && maxInFlight <= 4, `max in flight ${maxInFlight}`);
-    const golds = readFileSync(dataset, 'utf8').split('\n').slice(1, 9).map((l) => l.split(',')[6]);
+    const golds = readFileSync(dataset, 'utf8')
+      .split('\n')
+      .slice(1, 9)
+      .map((l) => l.split(',')[6]);
     const expectCorrect = golds.filter((g) => g === ALWAYS).length;
     for (const m of report.modes) {
       assert.equal(m.correct, expectCorrect, `${m.mode}: the model always says ${ALWAYS}`);
@@ -94,7 +134,16 @@ void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
     assert.equal(report.config.llm_model, 'fake-model');
 
     reset();
-    await runEval({ root, config: llmConfig(), file: dataset, modes: ['baseline'], limit: 4, concurrency: 1, noCache: true, runDir: path.join(root, 'runs-c1') });
+    await runEval({
+      root,
+      config: llmConfig(),
+      file: dataset,
+      modes: ['baseline'],
+      limit: 4,
+      concurrency: 1,
+      noCache: true,
+      runDir: path.join(root, 'runs-c1'),
+    });
     assert.equal(maxInFlight, 1);
   });
 
@@ -103,7 +152,16 @@ void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
     failAfter = 5;
     const runDir = path.join(root, 'runs-outage');
     // One question at a time, so the order of failures (and so the breaker) is deterministic.
-    const options = { root, config: llmConfig(), file: dataset, modes: ['keyword', 'baseline'] as AnswerMode[], limit: 10, concurrency: 1, noCache: true, runDir };
+    const options = {
+      root,
+      config: llmConfig(),
+      file: dataset,
+      modes: ['keyword', 'baseline'] as AnswerMode[],
+      limit: 10,
+      concurrency: 1,
+      noCache: true,
+      runDir,
+    };
     const report = await runEval(options);
     const keyword = report.records.keyword ?? [];
     const baseline = report.records.baseline ?? [];
@@ -112,8 +170,20 @@ void describe('eval with an LLM (scripted OpenAI-compatible server)', () => {
     const kwFailed = keyword.filter((r) => r.fallback === 'llm_failed');
     assert.equal(kwFailed.length, 5, 'answers after the fifth fail');
     // Three real failures open the breaker; the rest are answered offline without calling the LLM.
-    assert.deepEqual(kwFailed.map((r) => (/LLM failed: .*500/.test(r.message ?? '') ? 'failed' : /not called: it failed 3 times in a row/.test(r.message ?? '') ? 'skipped' : r.message)), ['failed', 'failed', 'failed', 'skipped', 'skipped']);
-    assert.ok(kwFailed.every((r) => !r.correct && r.predicted !== ''), 'retrieval modes fall back to the offline answer (a letter)');
+    assert.deepEqual(
+      kwFailed.map((r) =>
+        /LLM failed: .*500/.test(r.message ?? '')
+          ? 'failed'
+          : /not called: it failed 3 times in a row/.test(r.message ?? '')
+            ? 'skipped'
+            : r.message,
+      ),
+      ['failed', 'failed', 'failed', 'skipped', 'skipped'],
+    );
+    assert.ok(
+      kwFailed.every((r) => !r.correct && r.predicted !== ''),
+      'retrieval modes fall back to the offline answer (a letter)',
+    );
     assert.ok(baseline.every((r) => r.fallback === 'llm_failed' && r.predicted === '' && !r.correct && /not called/.test(r.message ?? '')));
     assert.equal(failedCalls, 3, 'no call after the breaker opened');
     const notes = report.warnings.filter((w) => w.where === 'llm');

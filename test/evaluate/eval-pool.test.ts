@@ -23,13 +23,38 @@ after(() => tmp.cleanup());
 
 /** What a run decides per question, without timings. */
 const decisions = (records: readonly RunRecord[]): unknown[] =>
-  records.map((r) => ({ id: r.id, predicted: r.predicted, correct: r.correct, fallback: r.fallback, confidence: r.confidence, evidence: r.evidence, retrieved: r.retrieved, type: r.type }));
+  records.map((r) => ({
+    id: r.id,
+    predicted: r.predicted,
+    correct: r.correct,
+    fallback: r.fallback,
+    confidence: r.confidence,
+    evidence: r.evidence,
+    retrieved: r.retrieved,
+    type: r.type,
+  }));
 
 void describe('eval worker pool', () => {
   void it('gives the same predictions, evidence and confidences as the in-process engine, in every mode', async () => {
     const modes = ['keyword', 'vector', 'hybrid'] as const;
-    const serial = await runEval({ root, config, file: dataset, modes: [...modes], answerer: 'offline', workers: 1, runDir: path.join(root, 'serial') });
-    const pooled = await runEval({ root, config, file: dataset, modes: [...modes], answerer: 'offline', workers: 2, runDir: path.join(root, 'pooled') });
+    const serial = await runEval({
+      root,
+      config,
+      file: dataset,
+      modes: [...modes],
+      answerer: 'offline',
+      workers: 1,
+      runDir: path.join(root, 'serial'),
+    });
+    const pooled = await runEval({
+      root,
+      config,
+      file: dataset,
+      modes: [...modes],
+      answerer: 'offline',
+      workers: 2,
+      runDir: path.join(root, 'pooled'),
+    });
     assert.ok(serial.total >= 50);
     for (const m of modes) {
       assert.deepEqual(decisions(pooled.records[m] ?? []), decisions(serial.records[m] ?? []), `mode ${m}`);
@@ -42,7 +67,10 @@ void describe('eval worker pool', () => {
   void it('throws the typed error of a worker that cannot open the index', async () => {
     const empty = makeTempRoot();
     try {
-      await assert.rejects(openEvalPool({ root: empty.root, config, answerer: 'offline', topK: 8, noCache: true, retrieval: true, workers: 2 }), NotReadyError);
+      await assert.rejects(
+        openEvalPool({ root: empty.root, config, answerer: 'offline', topK: 8, noCache: true, retrieval: true, workers: 2 }),
+        NotReadyError,
+      );
     } finally {
       empty.cleanup();
     }

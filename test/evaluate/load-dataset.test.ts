@@ -14,24 +14,47 @@ const tmp = makeTempRoot();
 after(() => tmp.cleanup());
 
 void describe('loadDataset', () => {
-  void it('reads FinanceIQ\'s original layout (unnamed index column, Question, A-D, Answer) as it is', async () => {
+  void it("reads FinanceIQ's original layout (unnamed index column, Question, A-D, Answer) as it is", async () => {
     const ds = await loadDataset(path.join(fixtures, 'financeiq-unnamed-index.csv'));
     assert.equal(ds.encoding, 'utf-8');
     assert.equal(ds.skipped, 0);
-    assert.deepEqual(ds.rows.map((r) => [r.id, r.line, r.answer]), [['0', 2, 'D'], ['1', 3, 'C'], ['2', 6, 'B']]);
+    assert.deepEqual(
+      ds.rows.map((r) => [r.id, r.line, r.answer]),
+      [
+        ['0', 2, 'D'],
+        ['1', 3, 'C'],
+        ['2', 6, 'B'],
+      ],
+    );
     assert.equal(ds.rows[1]?.question, '请选出正确的陈述（）。\nⅠ.甲\nⅡ.乙');
-    assert.deepEqual(ds.rows[1]?.options.map((o) => o.text), ['Ⅰ', 'Ⅱ', 'Ⅰ、Ⅱ', '以上都不对']);
+    assert.deepEqual(
+      ds.rows[1]?.options.map((o) => o.text),
+      ['Ⅰ', 'Ⅱ', 'Ⅰ、Ⅱ', '以上都不对'],
+    );
     // Empty C and D cells leave a two-option question.
-    assert.deepEqual(ds.rows[2]?.options.map((o) => o.letter), ['A', 'B']);
+    assert.deepEqual(
+      ds.rows[2]?.options.map((o) => o.letter),
+      ['A', 'B'],
+    );
     assert.equal(ds.rows[0]?.gold, null);
   });
 
   void it('reports bad rows with their file line and skips and counts them', async () => {
     const file = path.join(fixtures, 'bad-rows.csv');
     const ds = await loadDataset(file);
-    assert.deepEqual(ds.rows.map((r) => [r.id, r.line, r.answer]), [['q1', 2, 'A'], ['q6', 8, 'AC'], ['q7', 10, 'B']]);
+    assert.deepEqual(
+      ds.rows.map((r) => [r.id, r.line, r.answer]),
+      [
+        ['q1', 2, 'A'],
+        ['q6', 8, 'AC'],
+        ['q7', 10, 'B'],
+      ],
+    );
     assert.equal(ds.skipped, 4);
-    assert.deepEqual(ds.warnings.map((w) => w.where), [`${file}:3`, `${file}:4`, `${file}:5`, `${file}:6`]);
+    assert.deepEqual(
+      ds.warnings.map((w) => w.where),
+      [`${file}:3`, `${file}:4`, `${file}:5`, `${file}:6`],
+    );
     assert.match(ds.warnings[0]?.message ?? '', /empty question; row skipped/);
     assert.match(ds.warnings[1]?.message ?? '', /only 1 option/);
     assert.match(ds.warnings[2]?.message ?? '', /answer "D" is not among the options \(ABC\)/);
@@ -56,24 +79,41 @@ void describe('loadDataset', () => {
     const ds = await loadDataset(file);
     assert.deepEqual(ds.issues, { empty_question: 1, answer_not_an_option: 2, duplicate_id: 1, no_answer: 1 });
     assert.equal(ds.skipped, 4);
-    assert.deepEqual(ds.rows.map((r) => [r.id, r.answer]), [['q1', 'A'], ['q1@6', 'C'], ['q7', 'A']]);
-    assert.deepEqual(ds.warnings.map((w) => w.where), [3, 4, 5, 6, 7].map((line) => `${file}:${line}`));
+    assert.deepEqual(
+      ds.rows.map((r) => [r.id, r.answer]),
+      [
+        ['q1', 'A'],
+        ['q1@6', 'C'],
+        ['q7', 'A'],
+      ],
+    );
+    assert.deepEqual(
+      ds.warnings.map((w) => w.where),
+      [3, 4, 5, 6, 7].map((line) => `${file}:${line}`),
+    );
     assert.match(ds.warnings[3]?.message ?? '', /duplicate id "q1" \(first on line 2\)/);
   });
 
   void it('detects UTF-8 with BOM and GBK (what Excel on a Chinese system writes)', async () => {
-    const text = '题目,选项A,选项B,选项C,选项D,答案,题型\r\n基金托管人的职责是？,保管基金财产,决定投资,发售份额,制定费率,A,文字\r\n表2-1列出的费用是？,管理费,托管费,销售服务费,以上都是,D,表格\r\n';
+    const text =
+      '题目,选项A,选项B,选项C,选项D,答案,题型\r\n基金托管人的职责是？,保管基金财产,决定投资,发售份额,制定费率,A,文字\r\n表2-1列出的费用是？,管理费,托管费,销售服务费,以上都是,D,表格\r\n';
     const gbk = path.join(tmp.root, 'gbk.csv');
     writeFileSync(gbk, iconv.encode(text, 'gbk'));
     const bom = path.join(tmp.root, 'bom.csv');
     writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]));
-    for (const [file, encoding] of [[gbk, 'gb18030'], [bom, 'utf-8-bom']] as const) {
+    for (const [file, encoding] of [
+      [gbk, 'gb18030'],
+      [bom, 'utf-8-bom'],
+    ] as const) {
       const ds = await loadDataset(file);
       assert.equal(ds.encoding, encoding);
-      assert.deepEqual(ds.rows.map((r) => [r.id, r.question, r.answer, r.type]), [
-        ['L2', '基金托管人的职责是？', 'A', 'text'],
-        ['L3', '表2-1列出的费用是？', 'D', 'table'],
-      ]);
+      assert.deepEqual(
+        ds.rows.map((r) => [r.id, r.question, r.answer, r.type]),
+        [
+          ['L2', '基金托管人的职责是？', 'A', 'text'],
+          ['L3', '表2-1列出的费用是？', 'D', 'table'],
+        ],
+      );
       assert.equal(ds.rows[0]?.options[0]?.text, '保管基金财产');
     }
   });
@@ -97,7 +137,10 @@ void describe('loadDataset', () => {
       { letter: 'D', text: '可转债' },
     ]);
     assert.deepEqual(ds.rows[0]?.gold, { book: '上册', chapter: '第二章', page: '45' });
-    assert.deepEqual([ds.rows[1]?.id, ds.rows[1]?.answer, ds.rows[1]?.type, ds.rows[1]?.gold], ['2', 'AC', 'table', { book: '下册', page: '12', figure_ref: '表3-1' }]);
+    assert.deepEqual(
+      [ds.rows[1]?.id, ds.rows[1]?.answer, ds.rows[1]?.type, ds.rows[1]?.gold],
+      ['2', 'AC', 'table', { book: '下册', page: '12', figure_ref: '表3-1' }],
+    );
     assert.equal(ds.skipped, 1);
     assert.equal(ds.warnings[0]?.where, `${file}:4`);
     assert.match(ds.warnings[0]?.message ?? '', /no answer/);
@@ -123,7 +166,10 @@ void describe('loader helpers', () => {
       { letter: 'B', text: '乙' },
       { letter: 'C', text: '丙' },
     ]);
-    const opts = [{ letter: 'A', text: '正确' }, { letter: 'B', text: '错误' }];
+    const opts = [
+      { letter: 'A', text: '正确' },
+      { letter: 'B', text: '错误' },
+    ];
     assert.equal(normalizeAnswer('错误', opts), 'B');
     assert.equal(normalizeAnswer('×', opts), 'B');
     assert.equal(normalizeAnswer(' b ', opts), 'B');
@@ -140,12 +186,21 @@ void describe('loader helpers', () => {
 void describe('line numbers in warnings', () => {
   void it('name the line a bad row starts on after multi-line questions, with LF or CRLF line ends', async () => {
     const rows = ['id,question,A,B,answer', 'q1,"两行', '题干",甲,乙,A', 'q2,,甲,乙,A', 'q3,"又是', '两行",甲,乙,Z'];
-    for (const [name, eol] of [['lf.csv', '\n'], ['crlf.csv', '\r\n']] as const) {
+    for (const [name, eol] of [
+      ['lf.csv', '\n'],
+      ['crlf.csv', '\r\n'],
+    ] as const) {
       const file = path.join(tmp.root, name);
       writeFileSync(file, rows.join(eol) + eol);
       const ds = await loadDataset(file);
-      assert.deepEqual(ds.rows.map((r) => [r.id, r.line]), [['q1', 2]]);
-      assert.deepEqual(ds.warnings.map((w) => w.where), [`${file}:4`, `${file}:5`]);
+      assert.deepEqual(
+        ds.rows.map((r) => [r.id, r.line]),
+        [['q1', 2]],
+      );
+      assert.deepEqual(
+        ds.warnings.map((w) => w.where),
+        [`${file}:4`, `${file}:5`],
+      );
     }
   });
 });

@@ -1,18 +1,61 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EvidenceRef, RunRecord } from '../../src/evaluate/eval-types.js';
-import { aurc, brierScore, compareModes, evidenceHit, expectedCalibrationError, inferType, mcnemarExact, modeMetrics, percentile, reliabilityBins, riskCoverage, selectiveAccuracy, wilsonInterval } from '../../src/evaluate/metrics.js';
+import {
+  aurc,
+  brierScore,
+  compareModes,
+  evidenceHit,
+  expectedCalibrationError,
+  inferType,
+  mcnemarExact,
+  modeMetrics,
+  percentile,
+  reliabilityBins,
+  riskCoverage,
+  selectiveAccuracy,
+  wilsonInterval,
+} from '../../src/evaluate/metrics.js';
 
-const close = (actual: number, expected: number, eps = 1e-6): void => assert.ok(Math.abs(actual - expected) < eps, `${actual} ≉ ${expected}`);
+const close = (actual: number, expected: number, eps = 1e-6): void =>
+  assert.ok(Math.abs(actual - expected) < eps, `${actual} ≉ ${expected}`);
 
 function ref(over: Partial<EvidenceRef> = {}): EvidenceRef {
-  return { chunk_id: 'c', book: '证券投资基金_上册', chapter: '第二章 基金的分类', section: '第一节', figure_ref: '', page_start: '44', page_end: '46', chunk_type: 'text', ...over };
+  return {
+    chunk_id: 'c',
+    book: '证券投资基金_上册',
+    chapter: '第二章 基金的分类',
+    section: '第一节',
+    figure_ref: '',
+    page_start: '44',
+    page_end: '46',
+    chunk_type: 'text',
+    ...over,
+  };
 }
 
 function rec(id: string, over: Partial<RunRecord> = {}): RunRecord {
   return {
-    id, mode: 'keyword', fingerprint: 'f', answerer: 'offline', question: `q${id}`, predicted: 'A', gold: 'A', correct: true, fallback: null, message: null,
-    confidence: 0.5, type: null, type_source: null, gold_evidence: null, evidence: [], retrieved: [], latency_ms: 10, tokens: null, finished_at: '2025-01-01T00:00:00Z', ...over,
+    id,
+    mode: 'keyword',
+    fingerprint: 'f',
+    answerer: 'offline',
+    question: `q${id}`,
+    predicted: 'A',
+    gold: 'A',
+    correct: true,
+    fallback: null,
+    message: null,
+    confidence: 0.5,
+    type: null,
+    type_source: null,
+    gold_evidence: null,
+    evidence: [],
+    retrieved: [],
+    latency_ms: 10,
+    tokens: null,
+    finished_at: '2025-01-01T00:00:00Z',
+    ...over,
   };
 }
 
@@ -20,7 +63,7 @@ void describe('metrics against hand-computed values', () => {
   void it('Wilson interval', () => {
     // 7/10: centre (0.7 + z²/20)/(1 + z²/10) = 0.644495, half-width 0.247716 (z = 1.959964).
     const [lo, hi] = wilsonInterval(7, 10);
-    close(lo, 0.396780, 1e-5);
+    close(lo, 0.39678, 1e-5);
     close(hi, 0.892211, 1e-5);
     assert.deepEqual(wilsonInterval(0, 0), [0, 0]);
     const [lo0, hi0] = wilsonInterval(0, 20);
@@ -46,7 +89,11 @@ void describe('metrics against hand-computed values', () => {
     close(brierScore(items), (0.01 + 0.36 + 0.04 + 0.04) / 4);
     close(expectedCalibrationError(items), (0.1 + 0.6 + 0.2 + 0.2) / 4);
     // Two answers in one bin: |accuracy 0.5 − mean confidence 0.635| weighted 2/3, plus |1 − 1| for the confidence-1 answer.
-    const shared = [{ confidence: 0.65, correct: true }, { confidence: 0.62, correct: false }, { confidence: 1, correct: true }];
+    const shared = [
+      { confidence: 0.65, correct: true },
+      { confidence: 0.62, correct: false },
+      { confidence: 1, correct: true },
+    ];
     close(expectedCalibrationError(shared, 10), (2 / 3) * 0.135);
     const bins = reliabilityBins(shared, 10);
     assert.equal(reliabilityBins(shared).length, 15);
@@ -71,13 +118,20 @@ void describe('metrics against hand-computed values', () => {
     assert.equal(evidenceHit({ book: '下册', page: '45' }, [ref()], 5), false);
     assert.equal(evidenceHit({ book: '上册', page: '47' }, [ref()], 5), false);
     assert.equal(evidenceHit({ page: '第46页' }, [ref()], 5), true);
-    assert.equal(evidenceHit({ figure_ref: '表 2-1' }, [ref({ page_start: '', page_end: '' }), ref({ figure_ref: '表2-1', chunk_type: 'manual_table_rewrite' })], 2), true);
+    assert.equal(
+      evidenceHit(
+        { figure_ref: '表 2-1' },
+        [ref({ page_start: '', page_end: '' }), ref({ figure_ref: '表2-1', chunk_type: 'manual_table_rewrite' })],
+        2,
+      ),
+      true,
+    );
     assert.equal(evidenceHit({ figure_ref: '表2-1' }, [ref(), ref({ figure_ref: '表2-1' })], 1), false); // outside the top K
     assert.equal(evidenceHit(null, [ref()], 5), null);
     assert.equal(evidenceHit({ book: '上册' }, [ref()], 5), null); // a book alone locates nothing
   });
 
-  void it('question type: dataset first, else the top evidence\'s chunk type', () => {
+  void it("question type: dataset first, else the top evidence's chunk type", () => {
     assert.deepEqual(inferType('text', [ref({ chunk_type: 'manual_table_rewrite' })]), { type: 'text', source: 'dataset' });
     assert.deepEqual(inferType(null, [ref({ chunk_type: 'manual_table_rewrite' }), ref()]), { type: 'table', source: 'evidence' });
     assert.deepEqual(inferType(null, []), { type: null, source: null });
@@ -86,9 +140,33 @@ void describe('metrics against hand-computed values', () => {
   void it('per-mode metrics: fallbacks count as incorrect and are listed, abstentions apart', () => {
     const records = [
       rec('1', { confidence: 0.9, type: 'text', latency_ms: 10, gold_evidence: { book: '上册', page: '45' }, retrieved: [ref()] }),
-      rec('2', { predicted: 'B', correct: false, confidence: 0.6, type: 'text', latency_ms: 20, gold_evidence: { page: '99' }, retrieved: [ref()] }),
-      rec('3', { predicted: 'A', correct: false, fallback: 'no_evidence', message: '未在教材中找到明确依据', confidence: 0.2, type: 'table', latency_ms: 30 }),
-      rec('4', { predicted: '', correct: false, fallback: 'off_topic', confidence: 0, type: 'table', latency_ms: 40, tokens: { prompt: 100, completion: 7 } }),
+      rec('2', {
+        predicted: 'B',
+        correct: false,
+        confidence: 0.6,
+        type: 'text',
+        latency_ms: 20,
+        gold_evidence: { page: '99' },
+        retrieved: [ref()],
+      }),
+      rec('3', {
+        predicted: 'A',
+        correct: false,
+        fallback: 'no_evidence',
+        message: '未在教材中找到明确依据',
+        confidence: 0.2,
+        type: 'table',
+        latency_ms: 30,
+      }),
+      rec('4', {
+        predicted: '',
+        correct: false,
+        fallback: 'off_topic',
+        confidence: 0,
+        type: 'table',
+        latency_ms: 40,
+        tokens: { prompt: 100, completion: 7 },
+      }),
       rec('5', { confidence: 0.8, latency_ms: 50, tokens: { prompt: 50, completion: 3 } }),
     ];
     const m = modeMetrics('keyword', records, { k: 5, runFile: 'run.jsonl', answeredNow: 3, answerer: 'offline' });
@@ -104,7 +182,10 @@ void describe('metrics against hand-computed values', () => {
     close(m.brier, (0.01 + 0.36 + 0.04 + 0 + 0.04) / 5);
     assert.deepEqual(m.latency_ms, { p50: 30, p95: 48 });
     assert.deepEqual(m.tokens, { prompt: 150, completion: 10 });
-    assert.deepEqual(m.fallbacks, [{ id: '3', fallback: 'no_evidence', message: '未在教材中找到明确依据' }, { id: '4', fallback: 'off_topic', message: null }]);
+    assert.deepEqual(m.fallbacks, [
+      { id: '3', fallback: 'no_evidence', message: '未在教材中找到明确依据' },
+      { id: '4', fallback: 'off_topic', message: null },
+    ]);
     assert.equal(m.resumed, 2);
   });
 
@@ -117,7 +198,12 @@ void describe('metrics against hand-computed values', () => {
     assert.equal(c.b_only, 1);
     close(c.p_value, (2 * (1 + 7)) / 128);
     assert.equal(c.verdict, 'within noise'); // p = 0.125
-    const d = compareModes('keyword', a, 'hybrid', a.map((r) => ({ ...r, correct: false })));
+    const d = compareModes(
+      'keyword',
+      a,
+      'hybrid',
+      a.map((r) => ({ ...r, correct: false })),
+    );
     assert.equal(d.verdict, 'keyword'); // 6 vs 0: p = 2/64
   });
 });
@@ -133,7 +219,10 @@ void describe('selective answering', () => {
   ];
   void it('risk–coverage curve and AURC against hand values', () => {
     const curve = riskCoverage(items);
-    assert.deepEqual(curve.map((p) => p.count), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      curve.map((p) => p.count),
+      [1, 2, 3, 4, 5],
+    );
     const risks = [0, 1 / 2, 1 / 3, 1 / 4, 2 / 5];
     curve.forEach((p, i) => close(p.risk, risks[i] ?? -1));
     close(aurc(items), (0 + 0.5 + 1 / 3 + 0.25 + 0.4) / 5);

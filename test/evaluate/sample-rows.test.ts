@@ -9,7 +9,10 @@ void describe('sampleRows', () => {
     assert.deepEqual(a, sampleRows(rows, 10, 7));
     assert.notDeepEqual(a, sampleRows(rows, 10, 8));
     assert.equal(new Set(a).size, 10);
-    assert.deepEqual(a, [...a].sort((x, y) => x - y));
+    assert.deepEqual(
+      a,
+      [...a].sort((x, y) => x - y),
+    );
     assert.deepEqual(sampleRows(rows, 500, 1), rows);
   });
 });

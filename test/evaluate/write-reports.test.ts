@@ -15,9 +15,36 @@ after(() => tmp.cleanup());
 
 function rec(id: string, over: Partial<RunRecord>): RunRecord {
   return {
-    id, mode: 'hybrid', fingerprint: 'f', answerer: 'offline', question: `题目${id}`, predicted: 'A', gold: 'A', correct: true, fallback: null, message: null, confidence: 0.7,
-    type: 'text', type_source: 'dataset', gold_evidence: null, latency_ms: 12, tokens: null, finished_at: '2025-01-01T00:00:00Z', retrieved: [],
-    evidence: [{ chunk_id: 'c1', book: '上册', chapter: '第一章 <概述> & "引言"', section: "第一节 基金's", figure_ref: '表1-1', page_start: '3', page_end: '4', chunk_type: 'text' }],
+    id,
+    mode: 'hybrid',
+    fingerprint: 'f',
+    answerer: 'offline',
+    question: `题目${id}`,
+    predicted: 'A',
+    gold: 'A',
+    correct: true,
+    fallback: null,
+    message: null,
+    confidence: 0.7,
+    type: 'text',
+    type_source: 'dataset',
+    gold_evidence: null,
+    latency_ms: 12,
+    tokens: null,
+    finished_at: '2025-01-01T00:00:00Z',
+    retrieved: [],
+    evidence: [
+      {
+        chunk_id: 'c1',
+        book: '上册',
+        chapter: '第一章 <概述> & "引言"',
+        section: "第一节 基金's",
+        figure_ref: '表1-1',
+        page_start: '3',
+        page_end: '4',
+        chunk_type: 'text',
+      },
+    ],
     ...over,
   };
 }
@@ -30,9 +57,29 @@ function sampleReport(): EvalReport {
   ];
   const mode = modeMetrics('hybrid', records, { k: 5, runFile: 'x.hybrid.jsonl', answeredNow: 3, answerer: 'offline' });
   return {
-    dataset: 'set.csv', total: 3, skipped: 1, row_issues: { empty_question: 1 }, warnings: [{ where: 'set.csv:5', message: 'empty question; row skipped' }], modes: [mode], skipped_modes: [{ mode: 'baseline', reason: 'no LLM' }],
-    comparisons: [], wall_ms: 1234, records: { hybrid: records },
-    config: { answerer: 'offline', llm_model: null, embedder: 'lsa', top_k: 5, limit: null, sample: null, seed: null, concurrency: 1, resume: false, run_dir: '/tmp', encoding: 'utf-8' },
+    dataset: 'set.csv',
+    total: 3,
+    skipped: 1,
+    row_issues: { empty_question: 1 },
+    warnings: [{ where: 'set.csv:5', message: 'empty question; row skipped' }],
+    modes: [mode],
+    skipped_modes: [{ mode: 'baseline', reason: 'no LLM' }],
+    comparisons: [],
+    wall_ms: 1234,
+    records: { hybrid: records },
+    config: {
+      answerer: 'offline',
+      llm_model: null,
+      embedder: 'lsa',
+      top_k: 5,
+      limit: null,
+      sample: null,
+      seed: null,
+      concurrency: 1,
+      resume: false,
+      run_dir: '/tmp',
+      encoding: 'utf-8',
+    },
   };
 }
 
@@ -62,11 +109,25 @@ void describe('reports', () => {
     assert.throws(() => parseXml('<a>\u0001</a>'), /forbidden character/);
   });
 
-  void it('JSON has the issue\'s shape; predictions CSV has one row per question per mode', () => {
+  void it("JSON has the issue's shape; predictions CSV has one row per question per mode", () => {
     const json = reportJson(sampleReport()) as { modes: Record<string, unknown>[] } & Record<string, unknown>;
     for (const key of ['dataset', 'total', 'skipped', 'warnings', 'modes', 'comparisons', 'config']) assert.ok(key in json, key);
     const m = json.modes[0] ?? {};
-    for (const key of ['mode', 'answerer', 'accuracy', 'ci95', 'correct', 'incorrect', 'abstained', 'evidence_hit_rate', 'by_type', 'brier', 'ece', 'latency_ms']) assert.ok(key in m, key);
+    for (const key of [
+      'mode',
+      'answerer',
+      'accuracy',
+      'ci95',
+      'correct',
+      'incorrect',
+      'abstained',
+      'evidence_hit_rate',
+      'by_type',
+      'brier',
+      'ece',
+      'latency_ms',
+    ])
+      assert.ok(key in m, key);
     assert.deepEqual([m.correct, m.incorrect, m.abstained], [1, 1, 1]);
     const csv = reportPredictionsCsv(sampleReport());
     assert.ok(csv.startsWith('\ufeffid,mode,answerer,question,gold,predicted,correct'));
@@ -78,7 +139,10 @@ void describe('reports', () => {
     const records = hostile.map((q, i) => rec(`${i === 0 ? '=1' : String(i)}`, { question: q }));
     const report = { ...sampleReport(), records: { hybrid: records } };
     const rows = parse<Record<string, string>>(reportPredictionsCsv(report).replace(/^\ufeff/, ''), { columns: true });
-    assert.deepEqual(rows.map((r) => r.question), ["'=HYPERLINK(\"http://evil.example\",\"x\")", "'+1+1", "'-2+3", "'@SUM(A1)", "'\tcmd", "'\rcmd", '基金 = 财产']);
+    assert.deepEqual(
+      rows.map((r) => r.question),
+      ['\'=HYPERLINK("http://evil.example","x")', "'+1+1", "'-2+3", "'@SUM(A1)", "'\tcmd", "'\rcmd", '基金 = 财产'],
+    );
     assert.equal(rows[0]?.id, "'=1");
     // Numbers stay numbers.
     assert.equal(rows[0]?.confidence, '0.7000');
@@ -91,11 +155,17 @@ void describe('reports', () => {
     assert.match(html, /<h2>Selective answering<\/h2>/);
     assert.match(reportMarkdown(sampleReport()), /## Selective answering[\s\S]*\| 25% \| 50% \| 75% \| 100% \| AURC \|/);
     const json = reportJson(sampleReport()) as { modes: Array<{ aurc: number; selective_accuracy: Array<{ coverage: number }> }> };
-    assert.deepEqual(json.modes[0]?.selective_accuracy.map((x) => x.coverage), [0.25, 0.5, 0.75, 1]);
+    assert.deepEqual(
+      json.modes[0]?.selective_accuracy.map((x) => x.coverage),
+      [0.25, 0.5, 0.75, 1],
+    );
     assert.equal(typeof json.modes[0]?.aurc, 'number');
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
     assert.match(html, /下列说法&lt;不正确&gt;的是/);
-    const written = writeReports(sampleReport(), { html: path.join(tmp.root, 'out', 'r.html'), json: path.join(tmp.root, 'out', 'r.json') });
+    const written = writeReports(sampleReport(), {
+      html: path.join(tmp.root, 'out', 'r.html'),
+      json: path.join(tmp.root, 'out', 'r.json'),
+    });
     assert.equal(written.length, 2);
     assert.equal((JSON.parse(readFileSync(path.join(tmp.root, 'out', 'r.json'), 'utf8')) as { total: number }).total, 3);
   });

@@ -94,7 +94,13 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
       } catch {
         body = undefined;
       }
-      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers, rawBody, body };
+      const recorded: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        headers: req.headers,
+        rawBody,
+        body,
+      };
       requests.push(recorded);
       void respond(recorded, res);
     });
@@ -106,7 +112,14 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     if (request.path.endsWith('/chat/completions') && formatType && reject.has(formatType as 'json_schema' | 'json_object')) {
       scripted = {
         status: 400,
-        json: { error: { message: `response_format type '${formatType}' is not supported by this model`, type: 'invalid_request_error', param: 'response_format', code: null } },
+        json: {
+          error: {
+            message: `response_format type '${formatType}' is not supported by this model`,
+            type: 'invalid_request_error',
+            param: 'response_format',
+            code: null,
+          },
+        },
       };
     }
     scripted ??= queue.shift();
@@ -194,7 +207,13 @@ function defaultResponse(request: RecordedRequest, dimension: number): ScriptedR
     const texts = Array.isArray(input) ? input.map((t) => asString(t)) : [asString(input)];
     const model = asString((request.body as { model?: unknown } | undefined)?.model) || 'fake-embedding';
     const encoding = (request.body as { encoding_format?: unknown } | undefined)?.encoding_format === 'base64' ? 'base64' : 'float';
-    return { json: embeddingResponse(texts.map((t) => hashedEmbedding(t, dimension)), model, encoding) };
+    return {
+      json: embeddingResponse(
+        texts.map((t) => hashedEmbedding(t, dimension)),
+        model,
+        encoding,
+      ),
+    };
   }
   if (request.path.endsWith('/models')) {
     return { json: { object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }] } };
@@ -243,7 +262,9 @@ export function chatCompletion(
     object: 'chat.completion',
     created: 1_700_000_000,
     model: options.model ?? 'fake-model',
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: options.finishReason ?? 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: options.finishReason ?? 'stop' },
+    ],
     usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
   };
 }

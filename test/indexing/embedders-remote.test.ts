@@ -45,7 +45,13 @@ describe('openai embedder and the embedding cache', () => {
       corpus.chunks[3] = { ...corpus.chunks[3]!, text: '封闭式基金份额固定，新增一句。' };
       corpus.docs[3] = { ...corpus.docs[3]!, text: '上册\n封闭式基金份额固定，新增一句。' };
       server.requests.length = 0;
-      const again = await buildIndexes({ root: fx.root, config: fx.config, chunks: corpus.chunks, docs: corpus.docs, indexDir: projectPaths(fx.root).index });
+      const again = await buildIndexes({
+        root: fx.root,
+        config: fx.config,
+        chunks: corpus.chunks,
+        docs: corpus.docs,
+        indexDir: projectPaths(fx.root).index,
+      });
       assert.deepEqual([again.embedded, again.cached], [1, 20]);
       assert.equal(embeddedTexts(server), 1);
 
@@ -62,7 +68,11 @@ describe('openai embedder and the embedding cache', () => {
         use(c);
         c.embedder.endpoint = { baseURL: server.baseURL, apiKey: 'sk-test', model: 'bigger-model' };
       });
-      await assert.rejects(openRetriever({ root: fx.root, config: other }), (e: unknown) => e instanceof NotReadyError && /built with openai fake-embedding; you configured openai bigger-model/.test(e.message));
+      await assert.rejects(
+        openRetriever({ root: fx.root, config: other }),
+        (e: unknown) =>
+          e instanceof NotReadyError && /built with openai fake-embedding; you configured openai bigger-model/.test(e.message),
+      );
     } finally {
       fx.cleanup();
     }
@@ -74,7 +84,8 @@ describe('openai embedder and the embedding cache', () => {
         c.embedder.kind = 'openai';
         c.embedder.endpoint = { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'x', model: 'm' };
       }),
-      (e: unknown) => e instanceof NotReadyError && /embedding endpoint http:\/\/127\.0\.0\.1:9\/v1/.test(e.message) && !e.message.includes('\n'),
+      (e: unknown) =>
+        e instanceof NotReadyError && /embedding endpoint http:\/\/127\.0\.0\.1:9\/v1/.test(e.message) && !e.message.includes('\n'),
     );
   });
 });

@@ -11,9 +11,37 @@ import { NotReadyError } from '../../src/errors.js';
 import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
 
 const HOSTILE = [
-  '"', "'", '(', ')', '*', '-', ':', 'AND', 'OR', 'NOT', 'NEAR(', '^', '{}', '🙂🚀', '""""', 'a"b', '申购"赎回', '基金 AND', 'OR 基金 NOT',
-  'NEAR(基金 托管人, 2)', '基金*', '-基金', 'content:基金', '{content book}: 基金', '^基金', '"基金托管人" OR (申购', ')))(((', '\u0000基金', '？！。，、；：',
-  'x'.repeat(10_000), '基金托管人的职责'.repeat(1500),
+  '"',
+  "'",
+  '(',
+  ')',
+  '*',
+  '-',
+  ':',
+  'AND',
+  'OR',
+  'NOT',
+  'NEAR(',
+  '^',
+  '{}',
+  '🙂🚀',
+  '""""',
+  'a"b',
+  '申购"赎回',
+  '基金 AND',
+  'OR 基金 NOT',
+  'NEAR(基金 托管人, 2)',
+  '基金*',
+  '-基金',
+  'content:基金',
+  '{content book}: 基金',
+  '^基金',
+  '"基金托管人" OR (申购',
+  ')))(((',
+  '\u0000基金',
+  '？！。，、；：',
+  'x'.repeat(10_000),
+  '基金托管人的职责'.repeat(1500),
 ];
 
 describe('FTS5 keyword index', () => {
@@ -76,7 +104,10 @@ describe('FTS5 keyword index', () => {
 
   it('refuses an index built with another user dictionary', () => {
     const other = createAnalyzer(['新名词 100000 n']);
-    assert.throws(() => openFtsIndex(projectPaths(fx.root).ftsDb, other), (e: unknown) => e instanceof NotReadyError && /ingest --force/.test(e.message));
+    assert.throws(
+      () => openFtsIndex(projectPaths(fx.root).ftsDb, other),
+      (e: unknown) => e instanceof NotReadyError && /ingest --force/.test(e.message),
+    );
   });
 
   it('reports a missing index as not ready', () => {

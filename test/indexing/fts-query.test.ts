@@ -5,7 +5,13 @@ import { createAnalyzer } from '../../src/text/analyzer.js';
 
 const analyzer = createAnalyzer();
 const df: Record<string, number> = { 基金: 90, 托管人: 5, 职责: 12, 财产: 40, 安全: 3 };
-const pruning = (patch: Partial<TermPruning> = {}): TermPruning => ({ docFrequency: (t) => df[t] ?? 0, documents: 100, maxDocShare: 0.5, maxTerms: 32, ...patch });
+const pruning = (patch: Partial<TermPruning> = {}): TermPruning => ({
+  docFrequency: (t) => df[t] ?? 0,
+  documents: 100,
+  maxDocShare: 0.5,
+  maxTerms: 32,
+  ...patch,
+});
 
 describe('buildFtsQuery term selection by document frequency', () => {
   it('without pruning, ORs every distinct token', () => {

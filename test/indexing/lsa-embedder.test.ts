@@ -16,8 +16,16 @@ const analyzer = createAnalyzer([]);
  * share no word (and no character bigram) with the query 托管.
  */
 const CORPUS = [
-  '托管 保管 财产 账户', '托管 保管 财产', '托管 财产 账户 保管', '托管 保管 账户', '保管 财产 账户',
-  '久期 利率 债券 价格', '久期 利率 债券', '利率 债券 价格', '久期 债券 价格 利率', '久期 价格 利率',
+  '托管 保管 财产 账户',
+  '托管 保管 财产',
+  '托管 财产 账户 保管',
+  '托管 保管 账户',
+  '保管 财产 账户',
+  '久期 利率 债券 价格',
+  '久期 利率 债券',
+  '利率 债券 价格',
+  '久期 债券 价格 利率',
+  '久期 价格 利率',
 ];
 
 describe('LSA embedder', () => {
@@ -56,7 +64,16 @@ describe('LSA embedder', () => {
 
   it('recovers the singular values of a known matrix', () => {
     // diag(3, 2, 1) as a sparse 3×3 matrix.
-    const svd = randomizedSvd({ rows: 3, cols: 3, rowStart: Int32Array.from([0, 1, 2, 3]), indices: Int32Array.from([0, 1, 2]), values: Float64Array.from([3, 2, 1]) }, 2);
+    const svd = randomizedSvd(
+      {
+        rows: 3,
+        cols: 3,
+        rowStart: Int32Array.from([0, 1, 2, 3]),
+        indices: Int32Array.from([0, 1, 2]),
+        values: Float64Array.from([3, 2, 1]),
+      },
+      2,
+    );
     assert.equal(svd.rank, 2);
     assert.ok(Math.abs(svd.singularValues[0]! - 3) < 1e-9 && Math.abs(svd.singularValues[1]! - 2) < 1e-9);
     const { values } = symmetricEigen(Float64Array.from([2, 1, 1, 2]), 2);
@@ -94,7 +111,10 @@ describe('LSA embedder', () => {
   });
 
   it('returns the corpus embeddings it fitted, equal to embedding each text again, also when fitting on a sample', () => {
-    const corpus = Array.from({ length: 60 }, (_, i) => `${CORPUS[i % CORPUS.length]!} 第${i}号 ${i % 3 === 0 ? '托管人 报告' : '债券 久期'}`);
+    const corpus = Array.from(
+      { length: 60 },
+      (_, i) => `${CORPUS[i % CORPUS.length]!} 第${i}号 ${i % 3 === 0 ? '托管人 报告' : '债券 久期'}`,
+    );
     for (const maxFitDocuments of [1000, 25]) {
       const { model, vectors } = fitLsa(analyzer, corpus, { dimension: 16, maxFitDocuments });
       assert.equal(vectors.length, corpus.length);
@@ -103,14 +123,18 @@ describe('LSA embedder', () => {
         assert.ok(innerProduct(again, vectors[i]!) > 1 - 1e-5, `doc ${i} with maxFitDocuments ${maxFitDocuments}`);
       });
     }
-    assert.notEqual(fitLsa(analyzer, corpus, { dimension: 16, maxFitDocuments: 25 }).model.id, fitLsa(analyzer, corpus, { dimension: 16 }).model.id);
+    assert.notEqual(
+      fitLsa(analyzer, corpus, { dimension: 16, maxFitDocuments: 25 }).model.id,
+      fitLsa(analyzer, corpus, { dimension: 16 }).model.id,
+    );
   });
 
   it('weighs BM25 queries by (1 + log tf) · idf, not by the saturated document weight', () => {
     const { model } = fitLsa(analyzer, CORPUS, { dimension: 8, weighting: 'bm25', ngrams: [] });
     // 托管 and 财产 both occur in 4 of the 10 documents, so their idf is equal and only the local weights differ.
     const vocab = [...lsaFeatures(analyzer, CORPUS.join(' '), [])].map(([f]) => f).sort();
-    const weightOf = (w: { indices: number[]; values: number[] }, term: string): number => w.values[w.indices.indexOf(vocab.indexOf(term))]!;
+    const weightOf = (w: { indices: number[]; values: number[] }, term: string): number =>
+      w.values[w.indices.indexOf(vocab.indexOf(term))]!;
     const query = model.weights('托管 托管 托管 财产', true);
     assert.ok(Math.abs(weightOf(query, '托管') / weightOf(query, '财产') - (1 + Math.log(3))) < 1e-9);
     const asDocument = model.weights('托管 托管 托管 财产', false);

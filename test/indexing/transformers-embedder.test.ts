@@ -22,17 +22,57 @@ function row(i: number): number[] {
 function writeTinyModel(dir: string): void {
   mkdirSync(path.join(dir, 'onnx'), { recursive: true });
   const int64Input = (name: string) =>
-    onnx.ValueInfoProto.create({ name, type: { tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }] } } } });
+    onnx.ValueInfoProto.create({
+      name,
+      type: { tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }] } } },
+    });
   const graph = onnx.GraphProto.create({
     name: 'tiny-bert',
-    node: [onnx.NodeProto.create({ opType: 'Gather', input: ['embeddings', 'input_ids'], output: ['last_hidden_state'], attribute: [onnx.AttributeProto.create({ name: 'axis', i: 0, type: onnx.AttributeProto.AttributeType.INT })] })],
-    initializer: [onnx.TensorProto.create({ name: 'embeddings', dims: [VOCAB.length, DIM], dataType: onnx.TensorProto.DataType.FLOAT, floatData: VOCAB.flatMap((_, i) => row(i)) })],
+    node: [
+      onnx.NodeProto.create({
+        opType: 'Gather',
+        input: ['embeddings', 'input_ids'],
+        output: ['last_hidden_state'],
+        attribute: [onnx.AttributeProto.create({ name: 'axis', i: 0, type: onnx.AttributeProto.AttributeType.INT })],
+      }),
+    ],
+    initializer: [
+      onnx.TensorProto.create({
+        name: 'embeddings',
+        dims: [VOCAB.length, DIM],
+        dataType: onnx.TensorProto.DataType.FLOAT,
+        floatData: VOCAB.flatMap((_, i) => row(i)),
+      }),
+    ],
     input: [int64Input('input_ids'), int64Input('attention_mask'), int64Input('token_type_ids')],
-    output: [onnx.ValueInfoProto.create({ name: 'last_hidden_state', type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }, { dimValue: DIM }] } } } })],
+    output: [
+      onnx.ValueInfoProto.create({
+        name: 'last_hidden_state',
+        type: {
+          tensorType: {
+            elemType: onnx.TensorProto.DataType.FLOAT,
+            shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }, { dimValue: DIM }] },
+          },
+        },
+      }),
+    ],
   });
-  const model = onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 13 }], producerName: 'exam-copilot-test', graph });
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    opsetImport: [{ domain: '', version: 13 }],
+    producerName: 'exam-copilot-test',
+    graph,
+  });
   writeFileSync(path.join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
-  const special = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const special = (content: string, id: number) => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
   writeFileSync(
     path.join(dir, 'tokenizer.json'),
     JSON.stringify({
@@ -44,16 +84,46 @@ function writeTinyModel(dir: string): void {
       pre_tokenizer: { type: 'BertPreTokenizer' },
       post_processor: {
         type: 'TemplateProcessing',
-        single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-        pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+        single: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        ],
+        pair: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+          { Sequence: { id: 'B', type_id: 1 } },
+          { SpecialToken: { id: '[SEP]', type_id: 1 } },
+        ],
         special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
       },
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-      model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(VOCAB.map((t, i) => [t, i])) },
+      model: {
+        type: 'WordPiece',
+        unk_token: '[UNK]',
+        continuing_subword_prefix: '##',
+        max_input_chars_per_word: 100,
+        vocab: Object.fromEntries(VOCAB.map((t, i) => [t, i])),
+      },
     }),
   );
-  writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, pad_token: '[PAD]', unk_token: '[UNK]', cls_token: '[CLS]', sep_token: '[SEP]' }));
-  writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: DIM, vocab_size: VOCAB.length }));
+  writeFileSync(
+    path.join(dir, 'tokenizer_config.json'),
+    JSON.stringify({
+      tokenizer_class: 'BertTokenizer',
+      do_lower_case: true,
+      model_max_length: 512,
+      pad_token: '[PAD]',
+      unk_token: '[UNK]',
+      cls_token: '[CLS]',
+      sep_token: '[SEP]',
+    }),
+  );
+  writeFileSync(
+    path.join(dir, 'config.json'),
+    JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: DIM, vocab_size: VOCAB.length }),
+  );
 }
 
 /** The hand-computed embedding: mean of the rows of [CLS] + characters + [SEP], L2-normalised. */
@@ -92,6 +162,9 @@ describe('transformers.js embedder (tiny local model, offline)', () => {
   });
 
   it('says what to do when the model folder is missing', async () => {
-    await assert.rejects(createTransformersEmbedder({ modelPath: path.join(os.tmpdir(), 'no-such-model-xyz'), cacheDir: os.tmpdir() }), (e: unknown) => e instanceof NotReadyError && /config\.json/.test(e.message));
+    await assert.rejects(
+      createTransformersEmbedder({ modelPath: path.join(os.tmpdir(), 'no-such-model-xyz'), cacheDir: os.tmpdir() }),
+      (e: unknown) => e instanceof NotReadyError && /config\.json/.test(e.message),
+    );
   });
 });

@@ -9,7 +9,6 @@ import { createVectorIndex, faissStatus, readVectorIndex, type VectorIndex } fro
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
 import { seededRandom } from '../../src/seeded-random.js';
 
-
 function randomUnitVectors(count: number, dimension: number, seed: number): Float32Array[] {
   const next = seededRandom(seed);
   return Array.from({ length: count }, () => {
@@ -85,8 +84,20 @@ void describe('JS flat index', () => {
     index.write(file);
     // Golden bytes, as faiss::write_index(IndexFlatIP) writes them (checked against faiss 1.7.3).
     const golden =
-      '49784649' + '03000000' + '0200000000000000' + '0000100000000000' + '0000100000000000' + '01' + '00000000' + '0600000000000000' +
-      '0000803f' + '00000040' + '00004040' + '00008040' + '0000a040' + '0000c040';
+      '49784649' +
+      '03000000' +
+      '0200000000000000' +
+      '0000100000000000' +
+      '0000100000000000' +
+      '01' +
+      '00000000' +
+      '0600000000000000' +
+      '0000803f' +
+      '00000040' +
+      '00004040' +
+      '00008040' +
+      '0000a040' +
+      '0000c040';
     assert.equal(readFileSync(file).toString('hex'), golden);
 
     const big = await jsIndex();
@@ -102,12 +113,18 @@ void describe('JS flat index', () => {
 
   void test('rejects mismatched dimensions, bad files and missing files with one-line errors', async () => {
     const index = await jsIndex();
-    assert.throws(() => index.search(new Float32Array(32), 5), (e: unknown) => e instanceof UserError && /32 dimensions but the index has 64/.test(e.message));
+    assert.throws(
+      () => index.search(new Float32Array(32), 5),
+      (e: unknown) => e instanceof UserError && /32 dimensions but the index has 64/.test(e.message),
+    );
     assert.throws(() => index.add([new Float32Array(65)]), UserError);
     const file = path.join(temp.root, 'truncated.faiss');
     index.write(file);
     writeFileSync(file, readFileSync(file).subarray(0, 1000));
-    await assert.rejects(readVectorIndex(file, { backend: 'js' }), (e: unknown) => e instanceof UserError && e.message.startsWith(`${file}: unreadable FAISS index`) && !e.message.includes('\n'));
+    await assert.rejects(
+      readVectorIndex(file, { backend: 'js' }),
+      (e: unknown) => e instanceof UserError && e.message.startsWith(`${file}: unreadable FAISS index`) && !e.message.includes('\n'),
+    );
     await assert.rejects(readVectorIndex(file, { backend: 'auto' }), UserError);
     const other = path.join(temp.root, 'other.faiss');
     writeFileSync(other, Buffer.from('IxF2 not ours'));
@@ -118,13 +135,19 @@ void describe('JS flat index', () => {
 
 void describe('backend selection', () => {
   void test('hnsw with backend js is a UserError; auto+hnsw without FAISS falls back to flat with a warning', async () => {
-    await assert.rejects(createVectorIndex({ dimension: 8, kind: 'hnsw', backend: 'js' }), (e: unknown) => e instanceof UserError && /HNSW vector indexes need FAISS/.test(e.message));
+    await assert.rejects(
+      createVectorIndex({ dimension: 8, kind: 'hnsw', backend: 'js' }),
+      (e: unknown) => e instanceof UserError && /HNSW vector indexes need FAISS/.test(e.message),
+    );
     const fallback = await createVectorIndex({ dimension: 8, kind: 'hnsw', backend: 'auto', loader: unavailable });
     assert.equal(fallback.backend, 'js');
     assert.equal(fallback.kind, 'flat');
     assert.equal(fallback.warnings.length, 1);
     assert.match(fallback.warnings[0]?.message ?? '', /HNSW needs FAISS \(simulated: no binding\)/);
-    await assert.rejects(createVectorIndex({ dimension: 8, kind: 'flat', backend: 'faiss', loader: unavailable }), /FAISS backend requested but simulated: no binding/);
+    await assert.rejects(
+      createVectorIndex({ dimension: 8, kind: 'flat', backend: 'faiss', loader: unavailable }),
+      /FAISS backend requested but simulated: no binding/,
+    );
     const flat = await createVectorIndex({ dimension: 8, kind: 'flat', backend: 'auto', loader: unavailable });
     assert.equal(flat.backend, 'js');
     assert.deepEqual(flat.warnings, []);

@@ -10,7 +10,11 @@ const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 const samplePdf = path.join(repoRoot, 'rawdoc', '证券投资基金_下册.pdf');
 
 function cli(root: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, '--root', root, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 });
+  const r = spawnSync(process.execPath, [bin, '--root', root, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 120_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -33,10 +37,19 @@ describe('ingest on bad input, through the CLI', () => {
     const r = cli(tmp.root, ['ingest']);
     assert.equal(r.status, 3, r.stderr);
     const errorLines = r.stderr.split('\n').filter((l) => /empty\.pdf|truncated\.pdf/.test(l));
-    assert.ok(errorLines.some((l) => l.includes('empty.pdf')), r.stderr);
-    assert.ok(errorLines.some((l) => l.includes('truncated.pdf')), r.stderr);
+    assert.ok(
+      errorLines.some((l) => l.includes('empty.pdf')),
+      r.stderr,
+    );
+    assert.ok(
+      errorLines.some((l) => l.includes('truncated.pdf')),
+      r.stderr,
+    );
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-    const chunks = readFileSync(path.join(tmp.root, 'data', 'chunks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { source: string });
+    const chunks = readFileSync(path.join(tmp.root, 'data', 'chunks.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { source: string });
     const sources = new Set(chunks.map((c) => c.source));
     assert.deepEqual([...sources].sort(), ['rawdoc/good-下册.pdf', 'rawdoc/notes.md']);
   });
@@ -45,7 +58,14 @@ describe('ingest on bad input, through the CLI', () => {
     const before = readFileSync(path.join(tmp.root, 'data', 'chunks.jsonl'), 'utf8');
     const r = cli(tmp.root, ['ingest', '--strict', '--force']);
     assert.equal(r.status, 1);
-    assert.equal(r.stderr.trim().split('\n').filter((l) => l.startsWith('exam-copilot:')).length, 1, r.stderr);
+    assert.equal(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('exam-copilot:')).length,
+      1,
+      r.stderr,
+    );
     assert.match(r.stderr, /empty\.pdf|truncated\.pdf/);
     assert.equal(readFileSync(path.join(tmp.root, 'data', 'chunks.jsonl'), 'utf8'), before, 'the previous build was kept');
   });

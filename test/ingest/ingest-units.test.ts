@@ -23,14 +23,41 @@ import { findRunningLines, parsePageNumberLine, type PageNumber } from '../../sr
 import { structurePdf } from '../../src/ingest/structure-pdf.js';
 import { makeTempRoot } from '../helpers/temp-root.js';
 
-const piece = (str: string, x: number, y: number, size = 10, width = str.length * size): TextPiece => ({ str, x, y, size, width, bold: false });
-const line = (text: string, y: number, size = 10, x = 72): PdfLine => ({ text, x, y, right: x + text.length * size, size, bold: false, column: 0 });
+const piece = (str: string, x: number, y: number, size = 10, width = str.length * size): TextPiece => ({
+  str,
+  x,
+  y,
+  size,
+  width,
+  bold: false,
+});
+const line = (text: string, y: number, size = 10, x = 72): PdfLine => ({
+  text,
+  x,
+  y,
+  right: x + text.length * size,
+  size,
+  bold: false,
+  column: 0,
+});
 const page = (index: number, lines: PdfLine[]): PdfPage => ({ index, width: 595, height: 842, lines, itemCount: lines.length });
 
 void describe('rebuildLines', () => {
   void it('joins CJK without spaces, Latin words with one, and items split mid-word without', () => {
-    const lines = rebuildLines([piece('基金', 100, 700), piece('管理人', 120, 700.4), piece('Exc', 100, 680, 10, 18), piece('hange', 118.5, 680, 10, 30), piece('Traded', 152, 680, 10, 36)], 595);
-    assert.deepEqual(lines.map((l) => l.text), ['基金管理人', 'Exchange Traded']);
+    const lines = rebuildLines(
+      [
+        piece('基金', 100, 700),
+        piece('管理人', 120, 700.4),
+        piece('Exc', 100, 680, 10, 18),
+        piece('hange', 118.5, 680, 10, 30),
+        piece('Traded', 152, 680, 10, 36),
+      ],
+      595,
+    );
+    assert.deepEqual(
+      lines.map((l) => l.text),
+      ['基金管理人', 'Exchange Traded'],
+    );
   });
   void it('reads the left column before the right one on two-column pages', () => {
     const pieces: TextPiece[] = [];
@@ -60,7 +87,12 @@ void describe('running heads, footers and page labels', () => {
   });
   void it('removes repeating heads and footers, keeps body text, and reads the printed numbers', () => {
     const pages = [1, 2, 3, 4, 5, 6].map((i) =>
-      page(i, [line('证券投资基金（上册）', 800, 9), line(`正文第${i}页的第一行，内容各不相同。`, 740), line(`正文第${i}页的最后一行。`, 120), line(`— ${i + 10} —`, 40, 9)]),
+      page(i, [
+        line('证券投资基金（上册）', 800, 9),
+        line(`正文第${i}页的第一行，内容各不相同。`, 740),
+        line(`正文第${i}页的最后一行。`, 120),
+        line(`— ${i + 10} —`, 40, 9),
+      ]),
     );
     const running = findRunningLines(pages, 10);
     for (const p of pages) assert.deepEqual([...(running.drop.get(p.index) ?? [])].sort(), [0, 3]);
@@ -93,13 +125,16 @@ void describe('TOC and headings', () => {
   void it('parses entries with level by indentation and printed page', () => {
     const { entries, tocPages } = parseToc([page(1, [line('书名', 700, 20)]), tocPage], () => false);
     assert.deepEqual(tocPages, [2]);
-    assert.deepEqual(entries.map((e) => [e.title, e.level, e.page]), [
-      ['第一章 证券投资基金概述', 1, '1'],
-      ['第一节 基金的概念', 2, '1'],
-      ['第二节 基金的参与主体', 2, '3'],
-      ['第二章 基金的类型', 1, '6'],
-      ['第一节 开放式基金', 2, '6'],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.title, e.level, e.page]),
+      [
+        ['第一章 证券投资基金概述', 1, '1'],
+        ['第一节 基金的概念', 2, '1'],
+        ['第二节 基金的参与主体', 2, '3'],
+        ['第二章 基金的类型', 1, '6'],
+        ['第一节 开放式基金', 2, '6'],
+      ],
+    );
   });
   void it('classifies Chinese numbering; 第X条 is never a heading', () => {
     assert.equal(numberingKind('第十二章 基金'), 'chapter');
@@ -128,7 +163,13 @@ void describe('TOC and headings', () => {
       pages: [
         page(1, [line('书名', 700, 20)]),
         tocPage,
-        body(3, [line('第一章 证券投资基金概述', 760, 18), line('第一节 基金的概念', 730, 14), line('一、基金的定义', 700, 10), line('基金是一种集合投资方式。', 680), line('第五条 这不是标题。', 660)]),
+        body(3, [
+          line('第一章 证券投资基金概述', 760, 18),
+          line('第一节 基金的概念', 730, 14),
+          line('一、基金的定义', 700, 10),
+          line('基金是一种集合投资方式。', 680),
+          line('第五条 这不是标题。', 660),
+        ]),
         body(4, [line('继续第一节的正文。', 760), line('第二节 基金的参与主体', 730, 14), line('参与主体包括持有人。', 700)]),
         body(5, [line('第二章 基金的类型', 760, 18), line('第一节 开放式基金', 730, 14), line('开放式基金份额不固定。', 700)]),
       ],
@@ -136,20 +177,35 @@ void describe('TOC and headings', () => {
     const s = structurePdf(raw, { book: '上册', source: 'rawdoc/a.pdf' });
     assert.deepEqual(s.tocPages, [2]);
     assert.deepEqual(s.labels, ['', '', '1', '2', '3']);
-    assert.deepEqual(s.segments.map((g) => [g.chapter, g.section, g.subsection, g.text]), [
-      ['', '', '', '书名'],
-      ['第一章 证券投资基金概述', '第一节 基金的概念', '一、基金的定义', '基金是一种集合投资方式。\n第五条 这不是标题。\n继续第一节的正文。'],
-      ['第一章 证券投资基金概述', '第二节 基金的参与主体', '', '参与主体包括持有人。'],
-      ['第二章 基金的类型', '第一节 开放式基金', '', '开放式基金份额不固定。'],
-    ]);
-    assert.deepEqual(s.outline.map((o) => [o.title, o.level, o.page, o.pdf_page]), [
-      ['第一章 证券投资基金概述', 1, '1', 3],
-      ['第一节 基金的概念', 2, '1', 3],
-      ['第二节 基金的参与主体', 2, '3', 4],
-      ['第二章 基金的类型', 1, '6', 5],
-      ['第一节 开放式基金', 2, '6', 5],
-    ]);
-    const chunks = segmentsToChunks(s.segments, { book: '上册', source: 'rawdoc/a.pdf', chunkType: 'text', labels: s.labels }, { minChars: 300, maxChars: 800, overlap: 100 });
+    assert.deepEqual(
+      s.segments.map((g) => [g.chapter, g.section, g.subsection, g.text]),
+      [
+        ['', '', '', '书名'],
+        [
+          '第一章 证券投资基金概述',
+          '第一节 基金的概念',
+          '一、基金的定义',
+          '基金是一种集合投资方式。\n第五条 这不是标题。\n继续第一节的正文。',
+        ],
+        ['第一章 证券投资基金概述', '第二节 基金的参与主体', '', '参与主体包括持有人。'],
+        ['第二章 基金的类型', '第一节 开放式基金', '', '开放式基金份额不固定。'],
+      ],
+    );
+    assert.deepEqual(
+      s.outline.map((o) => [o.title, o.level, o.page, o.pdf_page]),
+      [
+        ['第一章 证券投资基金概述', 1, '1', 3],
+        ['第一节 基金的概念', 2, '1', 3],
+        ['第二节 基金的参与主体', 2, '3', 4],
+        ['第二章 基金的类型', 1, '6', 5],
+        ['第一节 开放式基金', 2, '6', 5],
+      ],
+    );
+    const chunks = segmentsToChunks(
+      s.segments,
+      { book: '上册', source: 'rawdoc/a.pdf', chunkType: 'text', labels: s.labels },
+      { minChars: 300, maxChars: 800, overlap: 100 },
+    );
     const crossing = chunks[1];
     assert.equal(crossing?.page_start, '1');
     assert.equal(crossing?.page_end, '2');
@@ -188,7 +244,10 @@ void describe('chunkText', () => {
     ];
     const one = segmentsToChunks(segs, { book: 'b', source: 's.md', chunkType: 'note', labels: [] }, options);
     const two = segmentsToChunks(segs, { book: 'b', source: 's.md', chunkType: 'note', labels: [] }, options);
-    assert.deepEqual(one.map((c) => c.chunk_id), two.map((c) => c.chunk_id));
+    assert.deepEqual(
+      one.map((c) => c.chunk_id),
+      two.map((c) => c.chunk_id),
+    );
     assert.equal(new Set(one.map((c) => c.chunk_id)).size, one.length);
     const last = one[one.length - 1];
     assert.equal(last?.text, '第二节只有一句话。');
@@ -199,16 +258,27 @@ void describe('chunkText', () => {
 });
 
 void describe('table_explain.csv', () => {
-  const csv = 'book,chapter,section,figure_ref,content,page\n上册,第一章,第一节,表1-1,表1-1 比较：甲——乙。,5\n上册,第一章,第一节,图1-1,,6\n';
+  const csv =
+    'book,chapter,section,figure_ref,content,page\n上册,第一章,第一节,表1-1,表1-1 比较：甲——乙。,5\n上册,第一章,第一节,图1-1,,6\n';
   void it('reads UTF-8, UTF-8 with BOM, and GBK alike', () => {
-    for (const bytes of [Buffer.from(csv, 'utf8'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csv, 'utf8')]), iconv.encode(csv, 'gbk')]) {
+    for (const bytes of [
+      Buffer.from(csv, 'utf8'),
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csv, 'utf8')]),
+      iconv.encode(csv, 'gbk'),
+    ]) {
       const { rows, warnings } = loadTableCsv(bytes, 'rawdoc/table_explain.csv');
-      assert.deepEqual(rows.map((r) => [r.book, r.figure_ref, r.content, r.page, r.line]), [['上册', '表1-1', '表1-1 比较：甲——乙。', '5', 2]]);
+      assert.deepEqual(
+        rows.map((r) => [r.book, r.figure_ref, r.content, r.page, r.line]),
+        [['上册', '表1-1', '表1-1 比较：甲——乙。', '5', 2]],
+      );
       assert.deepEqual(warnings, [{ where: 'rawdoc/table_explain.csv:3', message: 'row has no content; skipped' }]);
     }
   });
   void it('names the missing column and the file', () => {
-    assert.throws(() => loadTableCsv(Buffer.from('book,chapter,section,content\nx,y,z,w\n'), 'rawdoc/table_explain.csv'), (e: unknown) => e instanceof TableCsvError && /rawdoc\/table_explain\.csv: missing required column "figure_ref"/u.test(e.message));
+    assert.throws(
+      () => loadTableCsv(Buffer.from('book,chapter,section,content\nx,y,z,w\n'), 'rawdoc/table_explain.csv'),
+      (e: unknown) => e instanceof TableCsvError && /rawdoc\/table_explain\.csv: missing required column "figure_ref"/u.test(e.message),
+    );
   });
 });
 
@@ -216,11 +286,14 @@ void describe('notes and book names', () => {
   void it('takes headings from Markdown # levels, with offsets into the file', () => {
     const md = '# 第一章 总则\n\n第一条 内容一。\n\n## 第一节 细则\n\n第二条 内容二。\n### 一、要点\n要点正文。\n';
     const segs = noteSegments(md, true);
-    assert.deepEqual(segs.map((s) => [s.chapter, s.section, s.subsection, s.text]), [
-      ['第一章 总则', '', '', '第一条 内容一。'],
-      ['第一章 总则', '第一节 细则', '', '第二条 内容二。'],
-      ['第一章 总则', '第一节 细则', '一、要点', '要点正文。'],
-    ]);
+    assert.deepEqual(
+      segs.map((s) => [s.chapter, s.section, s.subsection, s.text]),
+      [
+        ['第一章 总则', '', '', '第一条 内容一。'],
+        ['第一章 总则', '第一节 细则', '', '第二条 内容二。'],
+        ['第一章 总则', '第一节 细则', '一、要点', '要点正文。'],
+      ],
+    );
     for (const s of segs) assert.equal(md.slice(s.start, s.start + s.text.length), s.text);
   });
   void it('derives the book from the file name unless configured', () => {
@@ -240,7 +313,10 @@ void describe('lock and atomic swap', () => {
       // The lock is held (by this very process): a second acquire must fail, saying where and who holds it.
       assert.throws(
         () => acquireIngestLock(tmp.root, lockFile, 'ingest'),
-        (e: unknown) => e instanceof UserError && e.message.includes(`pid ${process.pid}`) && e.message.includes(`another ingest is running in ${tmp.root}`),
+        (e: unknown) =>
+          e instanceof UserError &&
+          e.message.includes(`pid ${process.pid}`) &&
+          e.message.includes(`another ingest is running in ${tmp.root}`),
       );
       held.release();
       assert.equal(existsSync(lockFile), false);
@@ -327,7 +403,10 @@ void describe('parsePdf on bad input', () => {
       assert.equal(raw.numPages, 1);
       assert.equal(raw.pages[0]?.lines[0]?.text, 'Hello exam copilot. Page one.');
       await assert.rejects(parsePdf(locked, limits), (e: unknown) => e instanceof PdfParseError && e.kind === 'password');
-      await assert.rejects(parsePdf(locked, { ...limits, password: 'nope' }), (e: unknown) => e instanceof PdfParseError && e.kind === 'wrong-password');
+      await assert.rejects(
+        parsePdf(locked, { ...limits, password: 'nope' }),
+        (e: unknown) => e instanceof PdfParseError && e.kind === 'wrong-password',
+      );
       const opened = await parsePdf(locked, { ...limits, password: 'secret' });
       assert.equal(opened.pages[0]?.lines[0]?.text, 'Hello exam copilot. Page one.');
     } finally {
@@ -350,4 +429,3 @@ void describe('parsePdf on bad input', () => {
     }
   });
 });
-

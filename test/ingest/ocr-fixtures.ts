@@ -43,7 +43,12 @@ export function barsPng(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 0;
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.concat(rows))), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 interface PdfJs {
@@ -53,7 +58,15 @@ interface PdfJs {
         getViewport(p: { scale: number }): { width: number; height: number };
         render(p: { canvasContext: unknown; viewport: unknown }): { promise: Promise<void> };
       }>;
-      canvasFactory: { create(w: number, h: number): { canvas: { encode(f: 'png'): Promise<Buffer> }; context: { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void } } };
+      canvasFactory: {
+        create(
+          w: number,
+          h: number,
+        ): {
+          canvas: { encode(f: 'png'): Promise<Buffer> };
+          context: { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void };
+        };
+      };
       destroy(): Promise<void>;
     }>;
   };
@@ -63,7 +76,12 @@ interface PdfJs {
  * Renders the top `fraction` of one page of a text PDF at `dpi` with pdf.js (and its own canvas), as a
  * scanner would see it. Returns the PNG and its size in points.
  */
-export async function renderTopOfPage(file: string, pageNumber: number, dpi: number, fraction: number): Promise<{ png: Buffer; widthPt: number; heightPt: number }> {
+export async function renderTopOfPage(
+  file: string,
+  pageNumber: number,
+  dpi: number,
+  fraction: number,
+): Promise<{ png: Buffer; widthPt: number; heightPt: number }> {
   const require = createRequire(import.meta.url);
   const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
   const pdfjs = (await import(pathToFileURL(path.join(pdfjsRoot, 'legacy', 'build', 'pdf.mjs')).href)) as PdfJs;

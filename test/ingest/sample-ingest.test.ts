@@ -23,7 +23,8 @@ interface GoldenBook {
   sentences: { text: string; page: string; pageEnd?: string; pdfPage: number; chapter: string; section: string }[];
 }
 
-const haveSample = existsSync(path.join(repoRoot, 'rawdoc', '证券投资基金_上册.pdf')) && existsSync(path.join(goldenDir, 'sample-structure.json'));
+const haveSample =
+  existsSync(path.join(repoRoot, 'rawdoc', '证券投资基金_上册.pdf')) && existsSync(path.join(goldenDir, 'sample-structure.json'));
 const flat = (s: string): string => s.replace(/\s+/gu, '');
 
 function readChunks(root: string): Chunk[] {
@@ -58,11 +59,18 @@ void describe('ingest of the sample textbook', { skip: haveSample ? false : 'raw
     const outline = JSON.parse(readFileSync(path.join(tmp.root, 'data', 'outline.json'), 'utf8')) as OutlineEntry[];
     for (const g of golden) {
       const mine = outline.filter((o) => o.source === g.file).map((o) => ({ title: titleKey(o.title), level: o.level, page: o.page }));
-      assert.deepEqual(mine, g.outline.map((o) => ({ title: titleKey(o.title), level: o.level, page: o.page })), g.file);
+      assert.deepEqual(
+        mine,
+        g.outline.map((o) => ({ title: titleKey(o.title), level: o.level, page: o.page })),
+        g.file,
+      );
       // Every body chunk sits under a TOC chapter/section (front matter aside), and every TOC section has text.
       const sections = new Set(g.outline.filter((o) => o.level === 2).map((o) => titleKey(o.title)));
       const chaptersSeen = new Set(chunks.filter((c) => c.source === g.file && c.chapter !== '').map((c) => titleKey(c.chapter)));
-      assert.deepEqual([...chaptersSeen], g.outline.filter((o) => o.level === 1).map((o) => titleKey(o.title)));
+      assert.deepEqual(
+        [...chaptersSeen],
+        g.outline.filter((o) => o.level === 1).map((o) => titleKey(o.title)),
+      );
       const sectionsSeen = new Set(chunks.filter((c) => c.source === g.file && c.section !== '').map((c) => titleKey(c.section)));
       assert.deepEqual([...sectionsSeen].sort(), [...sections].sort());
     }
@@ -91,7 +99,10 @@ void describe('ingest of the sample textbook', { skip: haveSample ? false : 'raw
         assert.equal(titleKey(holder.chapter), titleKey(s.chapter), s.text);
         assert.equal(titleKey(holder.section), titleKey(s.section), s.text);
         const end = s.pageEnd ?? s.page;
-        assert.ok(Number(holder.page_start) <= Number(s.page) && Number(end) <= Number(holder.page_end), `${s.text}: chunk p.${holder.page_start}-${holder.page_end}, golden p.${s.page}-${end}`);
+        assert.ok(
+          Number(holder.page_start) <= Number(s.page) && Number(end) <= Number(holder.page_end),
+          `${s.text}: chunk p.${holder.page_start}-${holder.page_end}, golden p.${s.page}-${end}`,
+        );
         assert.ok(holder.pdf_page_start !== null && holder.pdf_page_start <= s.pdfPage, s.text);
         if (holder.page_start === holder.page_end) assert.equal(holder.page_start, s.page, s.text);
       }
@@ -115,7 +126,10 @@ void describe('ingest of the sample textbook', { skip: haveSample ? false : 'raw
   });
 
   void it('writes docs_for_index with the contextual prefix, in chunk order', () => {
-    const docs = readFileSync(path.join(tmp.root, 'data', 'docs_for_index.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { chunk_id: string; text: string });
+    const docs = readFileSync(path.join(tmp.root, 'data', 'docs_for_index.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { chunk_id: string; text: string });
     assert.equal(docs.length, chunks.length);
     docs.forEach((d, i) => {
       const c = chunks[i];
@@ -135,7 +149,10 @@ void describe('ingest of the sample textbook', { skip: haveSample ? false : 'raw
     assert.equal(readFileSync(path.join(tmp.root, 'data', 'chunks.jsonl'), 'utf8'), before);
     const forced = await runIngest({ root: tmp.root, config, force: true });
     assert.equal(forced.upToDate, false);
-    assert.deepEqual(readChunks(tmp.root).map((c) => c.chunk_id), chunks.map((c) => c.chunk_id));
+    assert.deepEqual(
+      readChunks(tmp.root).map((c) => c.chunk_id),
+      chunks.map((c) => c.chunk_id),
+    );
   });
 });
 
@@ -150,12 +167,18 @@ void describe('SIGKILL during ingest', { skip: haveSample ? false : 'rawdoc/ sam
    * Runs the CLI; with `pauseAt`, the ingest stops at that point (a test hook that writes a marker file and
    * blocks), and is SIGKILLed as soon as the marker appears, so the kill lands exactly there.
    */
-  const runCli = (args: string[], pauseAt?: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; paused: boolean }> =>
+  const runCli = (
+    args: string[],
+    pauseAt?: string,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; paused: boolean }> =>
     new Promise((resolve) => {
       const marker = path.join(tmp.root, `paused-${pauseAt ?? 'none'}`);
       rmSync(marker, { force: true });
       const env = { ...process.env, CI: 'true', ...(pauseAt ? { EXAM_COPILOT_TEST_PAUSE: `${pauseAt}:${marker}` } : {}) };
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', tmp.root, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', tmp.root, ...args], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env,
+      });
       let stderr = '';
       let paused = false;
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -175,7 +198,10 @@ void describe('SIGKILL during ingest', { skip: haveSample ? false : 'rawdoc/ sam
   const assertUsable = (ids: string[]): void => {
     recoverInterruptedSwap(tmp.root);
     const chunks = readChunks(tmp.root);
-    assert.deepEqual(chunks.map((c) => c.chunk_id), ids);
+    assert.deepEqual(
+      chunks.map((c) => c.chunk_id),
+      ids,
+    );
     const db = new Database(path.join(tmp.root, 'index', 'sqlite_fts.db'), { readonly: true });
     try {
       const row = db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number };

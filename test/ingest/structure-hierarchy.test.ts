@@ -15,10 +15,19 @@ import { findRunningLines } from '../../src/ingest/running-lines.js';
 import { structurePdf } from '../../src/ingest/structure-pdf.js';
 import { makeTempRoot } from '../helpers/temp-root.js';
 
-const line = (text: string, y: number, size = 10.5, x = 84): PdfLine => ({ text, x, y, right: x + text.length * size, size, bold: false, column: 0 });
+const line = (text: string, y: number, size = 10.5, x = 84): PdfLine => ({
+  text,
+  x,
+  y,
+  right: x + text.length * size,
+  size,
+  bold: false,
+  column: 0,
+});
 const page = (index: number, lines: PdfLine[]): PdfPage => ({ index, width: 595, height: 842, lines, itemCount: lines.length });
 /** A statute-book page: running head, the given lines, and the footer `‒ N ‒` (U+2012, as Chromium prints it). */
-const bookPage = (index: number, lines: PdfLine[]): PdfPage => page(index, [line('中华人民共和国民法典', 807, 9, 253), ...lines, line(`‒ ${index} ‒`, 27, 9, 288)]);
+const bookPage = (index: number, lines: PdfLine[]): PdfPage =>
+  page(index, [line('中华人民共和国民法典', 807, 9, 253), ...lines, line(`‒ ${index} ‒`, 27, 9, 288)]);
 const CHUNKING = { minChars: 300, maxChars: 800, overlap: 100 };
 
 /**
@@ -43,8 +52,17 @@ function miniCode(): RawPdf {
         toc('第一分编 通则', 668),
         toc('第二分编 所有权', 652),
       ]),
-      bookPage(3, [line('第九十九章 不存在', 768, 9.5, 112), toc('第三编 合同编', 753, true), toc('第一章 一般规定', 738), toc('第二章 合同的订立', 722)]),
-      bookPage(4, [line('总则', 759, 18, 280), line('第一章 基本规定', 726, 13, 251), line('第一条 为了保护民事主体的合法权益，制定本法。', 699)]),
+      bookPage(3, [
+        line('第九十九章 不存在', 768, 9.5, 112),
+        toc('第三编 合同编', 753, true),
+        toc('第一章 一般规定', 738),
+        toc('第二章 合同的订立', 722),
+      ]),
+      bookPage(4, [
+        line('总则', 759, 18, 280),
+        line('第一章 基本规定', 726, 13, 251),
+        line('第一条 为了保护民事主体的合法权益，制定本法。', 699),
+      ]),
       bookPage(5, [
         line('第二章 自然人', 759, 13, 258),
         line('第一节 民事权利能力和民事行为能力', 726, 11, 209),
@@ -56,7 +74,11 @@ function miniCode(): RawPdf {
         line('第一章 一般规定', 699, 11, 258),
         line('第二百零五条 本编调整因物的归属和利用产生的民事关系。', 672),
       ]),
-      bookPage(7, [line('第二分编 所有权', 759, 13, 258), line('第四章 一般规定', 726, 11, 258), line('第二百四十条 所有权人对自己的不动产或者动产，依法享有占有、使用、收益和处分的权利。', 699)]),
+      bookPage(7, [
+        line('第二分编 所有权', 759, 13, 258),
+        line('第四章 一般规定', 726, 11, 258),
+        line('第二百四十条 所有权人对自己的不动产或者动产，依法享有占有、使用、收益和处分的权利。', 699),
+      ]),
       bookPage(8, [
         line('第三编 合同编', 759, 18, 242),
         line('第一章 一般规定', 726, 13, 258),
@@ -101,12 +123,19 @@ void describe('a 目录 without page numbers, mapped to the body headings', () =
     assert.deepEqual(byArticle('第四百七十一条'), ['第三编 合同编', '第二章 合同的订立']);
   });
   void it('gives chunks the path, the compatibility fields and the article numbers', () => {
-    const chunks = segmentsToChunks(s.segments, { book: '民法典', source: 'rawdoc/民法典.pdf', chunkType: 'text', labels: s.labels }, CHUNKING);
+    const chunks = segmentsToChunks(
+      s.segments,
+      { book: '民法典', source: 'rawdoc/民法典.pdf', chunkType: 'text', labels: s.labels },
+      CHUNKING,
+    );
     const c = chunks.find((x) => x.text.startsWith('第二百零五条'));
     assert.deepEqual(c?.headings, ['第二编 物权编', '第一分编 通则', '第一章 一般规定']);
     assert.deepEqual([c?.chapter, c?.section, c?.subsection], ['第二编 物权编', '第一分编 通则', '第一章 一般规定']);
     assert.deepEqual(c?.articles, ['第二百零五条']);
-    assert.equal(formatCitation(c ?? { book: '', chapter: '', section: '', figure_ref: '', page_start: '', page_end: '' }), '民法典 | 第二编 物权编 | 第一分编 通则 | 第一章 一般规定 | 第二百零五条 | p.6');
+    assert.equal(
+      formatCitation(c ?? { book: '', chapter: '', section: '', figure_ref: '', page_start: '', page_end: '' }),
+      '民法典 | 第二编 物权编 | 第一分编 通则 | 第一章 一般规定 | 第二百零五条 | p.6',
+    );
   });
 });
 
@@ -146,7 +175,10 @@ void describe('TOC levels and kind levels', () => {
     const { entries, tocPages } = parseToc(pages, dropped);
     assert.deepEqual(tocPages, [2, 3]);
     assert.ok(entries.every((e) => e.page === null));
-    assert.deepEqual(entries.slice(0, 3).map((e) => e.title), ['总则', '第一章 基本规定', '第二章 自然人']);
+    assert.deepEqual(
+      entries.slice(0, 3).map((e) => e.title),
+      ['总则', '第一章 基本规定', '第二章 自然人'],
+    );
   });
 });
 
@@ -160,12 +192,22 @@ void describe('heading path', () => {
     ]) {
       path = pushHeading(path, h);
     }
-    assert.deepEqual(path.map((h) => h.title), ['第五编 婚姻家庭编', '第二章 结婚']);
+    assert.deepEqual(
+      path.map((h) => h.title),
+      ['第五编 婚姻家庭编', '第二章 结婚'],
+    );
     path = pushHeading(path, { title: '第六编 继承编', level: 1 });
-    assert.deepEqual(path.map((h) => h.title), ['第六编 继承编']);
+    assert.deepEqual(
+      path.map((h) => h.title),
+      ['第六编 继承编'],
+    );
   });
   void it('derives chapter, section and subsection from the path', () => {
-    assert.deepEqual(legacyHeadingFields(['第五编 婚姻家庭编', '第二章 结婚']), { chapter: '第五编 婚姻家庭编', section: '第二章 结婚', subsection: '' });
+    assert.deepEqual(legacyHeadingFields(['第五编 婚姻家庭编', '第二章 结婚']), {
+      chapter: '第五编 婚姻家庭编',
+      section: '第二章 结婚',
+      subsection: '',
+    });
     assert.deepEqual(legacyHeadingFields(['编', '分编', '章', '节']), { chapter: '编', section: '分编', subsection: '节' });
   });
   void it('gives notes the full path of their Markdown headings', () => {
@@ -178,7 +220,8 @@ void describe('heading path', () => {
 void describe('footers on the last page of a part', () => {
   void it('drops the footer of a nearly blank page, where it is also among the top two lines', () => {
     const pages: PdfPage[] = [];
-    for (let i = 1; i <= 5; i++) pages.push(page(i, [line('中华人民共和国证券投资基金法', 792, 9, 181), line(`第${i}条 正文。`, 700), line(`– ${i} –`, 46, 9, 290)]));
+    for (let i = 1; i <= 5; i++)
+      pages.push(page(i, [line('中华人民共和国证券投资基金法', 792, 9, 181), line(`第${i}条 正文。`, 700), line(`– ${i} –`, 46, 9, 290)]));
     // The blank verso after the law's last page: the running head and the footer only.
     pages.push(page(6, [line('中华人民共和国证券投资基金法', 792, 9, 181), line('– 6 –', 46, 9, 290)]));
     const running = findRunningLines(pages, 10.5);
@@ -192,8 +235,18 @@ void describe('footers on the last page of a part', () => {
       bookmarks: [],
       warnings: [],
       pages: [
-        ...[1, 2, 3, 4].map((i) => page(i, [line('中华人民共和国证券投资基金法', 792, 9, 181), line(`第${i}条 基金财产独立于基金管理人的固有财产。`, 700), line(`– ${i} –`, 46, 9, 290)])),
-        page(5, [line('中华人民共和国证券投资基金法', 792, 9, 181), line('第一百五十四条 本法自2013年6月1日起施行。', 700), line('– 5 –', 46, 9, 290)]),
+        ...[1, 2, 3, 4].map((i) =>
+          page(i, [
+            line('中华人民共和国证券投资基金法', 792, 9, 181),
+            line(`第${i}条 基金财产独立于基金管理人的固有财产。`, 700),
+            line(`– ${i} –`, 46, 9, 290),
+          ]),
+        ),
+        page(5, [
+          line('中华人民共和国证券投资基金法', 792, 9, 181),
+          line('第一百五十四条 本法自2013年6月1日起施行。', 700),
+          line('– 5 –', 46, 9, 290),
+        ]),
         page(6, [line('中华人民共和国证券投资基金法', 792, 9, 181), line('– 6 –', 46, 9, 290)]),
       ],
     };
@@ -206,7 +259,10 @@ void describe('footers on the last page of a part', () => {
 void describe('article numbers and the page of a quote', () => {
   void it('finds article headings at line starts, not references that wrapped there', () => {
     const text = '第一条 为了规范。\n第二条 适用本法。\n第一百四十二条第一款的规定不适用。\n第十条之一 补充规定。';
-    assert.deepEqual(articleStarts(text).map((a) => a.article), ['第一条', '第二条', '第十条之一']);
+    assert.deepEqual(
+      articleStarts(text).map((a) => a.article),
+      ['第一条', '第二条', '第十条之一'],
+    );
     const starts = articleStarts(text);
     // A span starting inside 第一条 and ending inside 第二条 covers both.
     assert.deepEqual(articlesInSpan(starts, 3, 14), ['第一条', '第二条']);
@@ -222,7 +278,14 @@ void describe('article numbers and the page of a quote', () => {
         page(i, [
           line('基金法', 792, 9, 181),
           ...(i === 2 ? [line('第三章 基金托管人', 760, 14, 200)] : []),
-          line(i === 2 ? '第三十二条 基金托管人由依法设立的商业银行担任。' : i === 3 ? '第三十三条 基金托管人应当具备下列条件：净资产和资本充足率符合有关规定。' : '第三十一条 前文。', 700),
+          line(
+            i === 2
+              ? '第三十二条 基金托管人由依法设立的商业银行担任。'
+              : i === 3
+                ? '第三十三条 基金托管人应当具备下列条件：净资产和资本充足率符合有关规定。'
+                : '第三十一条 前文。',
+            700,
+          ),
           line(`– ${i + 10} –`, 46, 9, 290),
         ]),
       ),
@@ -232,7 +295,10 @@ void describe('article numbers and the page of a quote', () => {
     const c = chunks.find((x) => x.text.includes('第三十二条'));
     assert.ok(c);
     assert.deepEqual([c.page_start, c.page_end], ['12', '13']);
-    assert.deepEqual(c.page_breaks.map((b) => [b.page, b.pdf_page, c.text.slice(b.offset, b.offset + 5)]), [['13', 3, '第三十三条']]);
+    assert.deepEqual(
+      c.page_breaks.map((b) => [b.page, b.pdf_page, c.text.slice(b.offset, b.offset + 5)]),
+      [['13', 3, '第三十三条']],
+    );
     assert.deepEqual(c.articles, ['第三十二条', '第三十三条']);
     assert.deepEqual(quotePages(c, '基金托管人由依法设立的 商业银行担任'), { page_start: '12', page_end: '12' });
     assert.deepEqual(quotePages(c, '基金托管人应当具备…'), { page_start: '13', page_end: '13' });
@@ -243,7 +309,12 @@ void describe('article numbers and the page of a quote', () => {
     assert.equal(formatCitation({ ...c, ...quoteLocation(c, '商业银行担任') }), '基金法 | 第三章 基金托管人 | 第三十二条 | p.12');
     assert.deepEqual(quoteLocation(c, '应当具备下列条件').articles, ['第三十三条']);
     // A chunk that starts inside an article: a quote before the next heading belongs to the running article.
-    const tail = { ...c, text: c.text.slice(3), articles: c.articles, page_breaks: c.page_breaks.map((b) => ({ ...b, offset: b.offset - 3 })) };
+    const tail = {
+      ...c,
+      text: c.text.slice(3),
+      articles: c.articles,
+      page_breaks: c.page_breaks.map((b) => ({ ...b, offset: b.offset - 3 })),
+    };
     assert.deepEqual(quoteLocation(tail, '基金托管人由').articles, ['第三十二条']);
     // What ask shows: the evidence of a quote from the chunk's second page cites that page and that article.
     const ev = toEvidence(c, '第三十三条 基金托管人应当具备下列条件：净资产和资本充足率符合有关规定。');
@@ -300,7 +371,10 @@ void describe('a PDF whose text layer carries CJK radicals', () => {
       writeFileSync(file, radicalPdf());
       const raw = await parsePdf(file, { pageTimeoutMs: 10_000, fileTimeoutMs: 30_000 });
       // pdf.js itself hands out the radicals: the fixture reproduces the fault.
-      assert.ok(raw.pages[0]?.lines.some((l) => l.text.includes('⺠')), JSON.stringify(raw.pages[0]?.lines.map((l) => l.text)));
+      assert.ok(
+        raw.pages[0]?.lines.some((l) => l.text.includes('⺠')),
+        JSON.stringify(raw.pages[0]?.lines.map((l) => l.text)),
+      );
       const s = structurePdf(raw, { book: 'b', source: 'radicals.pdf' });
       const chunks = segmentsToChunks(s.segments, { book: 'b', source: 'radicals.pdf', chunkType: 'text', labels: s.labels }, CHUNKING);
       const all = JSON.stringify({ chunks, outline: s.outline });

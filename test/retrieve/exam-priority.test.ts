@@ -5,7 +5,8 @@ import { dedupeHits, expandNeighbours } from '../../src/retrieve/post-process.js
 import type { Hit } from '../../src/types.js';
 import { chunk } from './make-chunk.js';
 
-const table = (id: string, ref: string, priority = 3) => chunk(id, { chunk_type: 'manual_table_rewrite', figure_ref: ref, exam_priority: priority, source: 't.csv' });
+const table = (id: string, ref: string, priority = 3) =>
+  chunk(id, { chunk_type: 'manual_table_rewrite', figure_ref: ref, exam_priority: priority, source: 't.csv' });
 
 describe('exam priority rule', () => {
   it('recognises table questions and figure references', () => {
@@ -22,11 +23,23 @@ describe('exam priority rule', () => {
       { chunk: table('t', '表9-9'), score: 1.0 },
     ];
     const boosted = applyExamPriority('比较两类基金的数据', hits);
-    assert.deepEqual(boosted.map((h) => h.chunk.chunk_id), ['t', 'text']);
+    assert.deepEqual(
+      boosted.map((h) => h.chunk.chunk_id),
+      ['t', 'text'],
+    );
     assert.equal(boosted[0]!.score, 1.5);
-    assert.deepEqual(applyExamPriority('两类基金的区别', hits).map((h) => h.chunk.chunk_id), ['text', 't']);
+    assert.deepEqual(
+      applyExamPriority('两类基金的区别', hits).map((h) => h.chunk.chunk_id),
+      ['text', 't'],
+    );
     // Priority 1 tables get no boost; negative scores are divided so the boost still helps.
-    assert.deepEqual(applyExamPriority('比较', [{ chunk: chunk('x'), score: 1.2 }, { chunk: table('t1', '', 1), score: 1 }]).map((h) => h.chunk.chunk_id), ['x', 't1']);
+    assert.deepEqual(
+      applyExamPriority('比较', [
+        { chunk: chunk('x'), score: 1.2 },
+        { chunk: table('t1', '', 1), score: 1 },
+      ]).map((h) => h.chunk.chunk_id),
+      ['x', 't1'],
+    );
     assert.equal(applyExamPriority('比较', [{ chunk: table('t', ''), score: -3 }])[0]!.score, -2);
   });
 
@@ -56,7 +69,10 @@ describe('dedupe and neighbour expansion', () => {
       { chunk: { ...table('t2', '表1-2'), text: 'other row' }, score: 0.3 },
     ];
     const out = dedupeHits(hits);
-    assert.deepEqual(out.map((h) => h.chunk.chunk_id), ['a', 'c', 'd', 't1', 't2']);
+    assert.deepEqual(
+      out.map((h) => h.chunk.chunk_id),
+      ['a', 'c', 'd', 't1', 't2'],
+    );
     assert.deepEqual([out[0]!.chunk.text, out[0]!.score, out[0]!.chunk.char_start, out[0]!.chunk.char_end], ['ABCDEFGHI', 3, 0, 9]);
     assert.deepEqual([out[0]!.chunk.page_start, out[0]!.chunk.page_end], ['1', '2']);
     // A lower neighbour merged before the better hit's text (it starts earlier) still lands in order.

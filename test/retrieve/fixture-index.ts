@@ -9,7 +9,10 @@ import { fixturesDir, makeTempRoot, repoRoot, type TempRoot } from '../helpers/t
 /** The tiny hand-written corpus of test/fixtures/retrieve/. */
 export function readFixtureCorpus(): { chunks: Chunk[]; docs: IndexDoc[] } {
   const dir = path.join(fixturesDir, 'retrieve');
-  const lines = (file: string): string[] => readFileSync(path.join(dir, file), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = (file: string): string[] =>
+    readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
   return {
     chunks: lines('chunks.jsonl').map((l) => {
       const c = JSON.parse(l) as Omit<Chunk, 'headings' | 'articles' | 'page_breaks'>;

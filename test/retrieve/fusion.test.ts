@@ -12,7 +12,10 @@ describe('reciprocalRankFusion', () => {
       { name: 'keyword', hits: hits('a', 'b', 'c'), weight: 1 },
       { name: 'vector', hits: hits('c', 'a', 'd'), weight: 1 },
     ]);
-    assert.deepEqual(fused.map((h) => h.chunk.chunk_id), ['a', 'c', 'b', 'd']);
+    assert.deepEqual(
+      fused.map((h) => h.chunk.chunk_id),
+      ['a', 'c', 'b', 'd'],
+    );
     assert.ok(Math.abs(fused[0]!.score - (1 / 61 + 1 / 62)) < 1e-12);
     assert.ok(Math.abs(fused[1]!.score - (1 / 63 + 1 / 61)) < 1e-12);
     assert.ok(Math.abs(fused[2]!.score - 1 / 62) < 1e-12);
@@ -25,7 +28,10 @@ describe('reciprocalRankFusion', () => {
     ];
     assert.equal(reciprocalRankFusion(runs(1, 2))[0]!.chunk.chunk_id, 'b');
     assert.equal(reciprocalRankFusion(runs(2, 1))[0]!.chunk.chunk_id, 'a');
-    assert.deepEqual(reciprocalRankFusion(runs(1, 0)).map((h) => h.chunk.chunk_id), ['a', 'b']);
+    assert.deepEqual(
+      reciprocalRankFusion(runs(1, 0)).map((h) => h.chunk.chunk_id),
+      ['a', 'b'],
+    );
     assert.ok(Math.abs(reciprocalRankFusion(runs(1, 1), { k: 1 })[0]!.score - (1 / 2 + 1 / 3)) < 1e-12);
   });
 
@@ -34,7 +40,10 @@ describe('reciprocalRankFusion', () => {
       { name: 'x', hits: hits('a', 'a', 'b'), weight: 1 },
       { name: 'y', hits: hits('b', 'a'), weight: 1 },
     ]);
-    assert.deepEqual(fused.map((h) => h.chunk.chunk_id), ['a', 'b']);
+    assert.deepEqual(
+      fused.map((h) => h.chunk.chunk_id),
+      ['a', 'b'],
+    );
     assert.ok(Math.abs(fused[0]!.score - (1 / 61 + 1 / 62)) < 1e-12);
     assert.deepEqual(reciprocalRankFusion([]), []);
   });

@@ -37,12 +37,24 @@ void describe('--chapter matches any level of the heading path', () => {
       writeFtsIndex(file, [marriage, contract], analyzer);
       const fts = openFtsIndex(file, analyzer);
       try {
-        assert.deepEqual(fts.search('一般规定', 5, { chapter: '婚姻家庭编' }).map((h) => h.chunk.chunk_id), ['c1042']);
+        assert.deepEqual(
+          fts.search('一般规定', 5, { chapter: '婚姻家庭编' }).map((h) => h.chunk.chunk_id),
+          ['c1042'],
+        );
         // 第一分编 is the second level of the contract chunk's path, 第一章 its third.
-        assert.deepEqual(fts.search('民事关系', 5, { chapter: '第一章 一般规定' }).map((h) => h.chunk.chunk_id), ['c463']);
-        assert.deepEqual(fts.search('民事关系', 5, { chapter: '第一分编' }).map((h) => h.chunk.chunk_id), ['c463']);
+        assert.deepEqual(
+          fts.search('民事关系', 5, { chapter: '第一章 一般规定' }).map((h) => h.chunk.chunk_id),
+          ['c463'],
+        );
+        assert.deepEqual(
+          fts.search('民事关系', 5, { chapter: '第一分编' }).map((h) => h.chunk.chunk_id),
+          ['c463'],
+        );
         const loaded = fts.loadChunks().find((c) => c.chunk_id === 'c1042');
-        assert.deepEqual([loaded?.headings, loaded?.articles, loaded?.page_breaks], [marriage.headings, marriage.articles, marriage.page_breaks]);
+        assert.deepEqual(
+          [loaded?.headings, loaded?.articles, loaded?.page_breaks],
+          [marriage.headings, marriage.articles, marriage.page_breaks],
+        );
       } finally {
         fts.close();
       }

@@ -94,7 +94,23 @@ describe('retriever on the fixture corpus', () => {
   it('runSearch returns the JSON shape of the issue', async () => {
     const result = await runSearch({ root: fx.root, config: fx.config, query: '基金托管人的职责', mode: 'hybrid', topK: 3 });
     assert.equal(result.hits.length, 3);
-    assert.deepEqual(Object.keys(result.hits[0]!).sort(), ['articles', 'book', 'chapter', 'chunk_id', 'chunk_type', 'figure_ref', 'headings', 'page_end', 'page_start', 'score', 'section', 'text'].sort());
+    assert.deepEqual(
+      Object.keys(result.hits[0]!).sort(),
+      [
+        'articles',
+        'book',
+        'chapter',
+        'chunk_id',
+        'chunk_type',
+        'figure_ref',
+        'headings',
+        'page_end',
+        'page_start',
+        'score',
+        'section',
+        'text',
+      ].sort(),
+    );
     assert.equal(result.hits[0]!.chunk_id, 'shangce-0006');
     assert.equal(result.hits[0]!.page_start, '22');
   });
@@ -110,18 +126,29 @@ describe('retriever on the fixture corpus', () => {
     const dims = testConfig(fx.root, (c) => {
       c.embedder.dimension = 64;
     });
-    await assert.rejects(openRetriever({ root: fx.root, config: dims }), (e: unknown) => e instanceof NotReadyError && /built with lsa \(256 dims\); you configured lsa \(64 dims\); run `exam-copilot ingest --force`/.test(e.message));
+    await assert.rejects(
+      openRetriever({ root: fx.root, config: dims }),
+      (e: unknown) =>
+        e instanceof NotReadyError &&
+        /built with lsa \(256 dims\); you configured lsa \(64 dims\); run `exam-copilot ingest --force`/.test(e.message),
+    );
     const other = testConfig(fx.root, (c) => {
       c.embedder.kind = 'openai';
       c.embedder.endpoint = { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'x', model: 'text-embedding-3-small' };
     });
-    await assert.rejects(openRetriever({ root: fx.root, config: other }), (e: unknown) => e instanceof NotReadyError && /you configured openai text-embedding-3-small/.test(e.message));
+    await assert.rejects(
+      openRetriever({ root: fx.root, config: other }),
+      (e: unknown) => e instanceof NotReadyError && /you configured openai text-embedding-3-small/.test(e.message),
+    );
     // A changed user dictionary changes the analyzer, which the keyword index and LSA both depend on.
     const dictFile = `${projectPaths(fx.root).rawdoc}/userdict.txt`;
     const original = readFileSync(dictFile, 'utf8');
     writeFileSync(dictFile, '全新术语\n');
     try {
-      await assert.rejects(openRetriever({ root: fx.root, config: fx.config }), (e: unknown) => e instanceof NotReadyError && /ingest --force/.test(e.message));
+      await assert.rejects(
+        openRetriever({ root: fx.root, config: fx.config }),
+        (e: unknown) => e instanceof NotReadyError && /ingest --force/.test(e.message),
+      );
     } finally {
       writeFileSync(dictFile, original);
     }
@@ -130,7 +157,10 @@ describe('retriever on the fixture corpus', () => {
   it('says to ingest when there is no index', async () => {
     const tmp = makeTempRoot();
     try {
-      await assert.rejects(openRetriever({ root: tmp.root, config: testConfig(tmp.root) }), (e: unknown) => e instanceof NotReadyError && /no index at .*; run `exam-copilot ingest`/.test(e.message));
+      await assert.rejects(
+        openRetriever({ root: tmp.root, config: testConfig(tmp.root) }),
+        (e: unknown) => e instanceof NotReadyError && /no index at .*; run `exam-copilot ingest`/.test(e.message),
+      );
       assert.throws(() => runToc({ root: tmp.root }), NotReadyError);
     } finally {
       tmp.cleanup();

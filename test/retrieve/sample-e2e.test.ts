@@ -34,33 +34,38 @@ function isGold(row: Row, c: Chunk): boolean {
 
 const sampleReady = existsSync(path.join(repoRoot, 'rawdoc', 'validation.csv'));
 
-describe('retrieval on the sample textbook (ingested end to end)', { skip: sampleReady ? false : 'rawdoc/validation.csv not present yet' }, () => {
-  let tmp: TempRoot;
-  let retriever: OpenedRetriever;
-  let rows: Row[];
-  before(async () => {
-    tmp = makeTempRoot({ sample: true });
-    const config = testConfig(tmp.root);
-    const result = await runIngest({ root: tmp.root, config });
-    assert.equal(result.totals.failed, 0);
-    retriever = await openRetriever({ root: tmp.root, config });
-    const all = parse<Row>(readFileSync(path.join(repoRoot, 'rawdoc', 'validation.csv')), { columns: true, bom: true });
-    rows = CHOSEN.map((id) => all.find((r) => r.id === id)).filter((r): r is Row => r !== undefined);
-  });
-  after(() => {
-    retriever?.close();
-    tmp?.cleanup();
-  });
-
-  for (const mode of RETRIEVAL_MODES) {
-    it(`${mode}: the gold chunk of each chosen question is in the top 5`, async () => {
-      assert.equal(rows.length, CHOSEN.length);
-      const misses: string[] = [];
-      for (const row of rows) {
-        const hits = await retriever.search(`${row.question} A.${row.A} B.${row.B} C.${row.C} D.${row.D}`, { mode, k: 5 });
-        if (!hits.some((h) => isGold(row, h.chunk))) misses.push(`${row.id}: ${hits.map((h) => `${h.chunk.book} p.${h.chunk.page_start} ${h.chunk.figure_ref}`).join('; ')}`);
-      }
-      assert.deepEqual(misses, []);
+describe(
+  'retrieval on the sample textbook (ingested end to end)',
+  { skip: sampleReady ? false : 'rawdoc/validation.csv not present yet' },
+  () => {
+    let tmp: TempRoot;
+    let retriever: OpenedRetriever;
+    let rows: Row[];
+    before(async () => {
+      tmp = makeTempRoot({ sample: true });
+      const config = testConfig(tmp.root);
+      const result = await runIngest({ root: tmp.root, config });
+      assert.equal(result.totals.failed, 0);
+      retriever = await openRetriever({ root: tmp.root, config });
+      const all = parse<Row>(readFileSync(path.join(repoRoot, 'rawdoc', 'validation.csv')), { columns: true, bom: true });
+      rows = CHOSEN.map((id) => all.find((r) => r.id === id)).filter((r): r is Row => r !== undefined);
     });
-  }
-});
+    after(() => {
+      retriever?.close();
+      tmp?.cleanup();
+    });
+
+    for (const mode of RETRIEVAL_MODES) {
+      it(`${mode}: the gold chunk of each chosen question is in the top 5`, async () => {
+        assert.equal(rows.length, CHOSEN.length);
+        const misses: string[] = [];
+        for (const row of rows) {
+          const hits = await retriever.search(`${row.question} A.${row.A} B.${row.B} C.${row.C} D.${row.D}`, { mode, k: 5 });
+          if (!hits.some((h) => isGold(row, h.chunk)))
+            misses.push(`${row.id}: ${hits.map((h) => `${h.chunk.book} p.${h.chunk.page_start} ${h.chunk.figure_ref}`).join('; ')}`);
+        }
+        assert.deepEqual(misses, []);
+      });
+    }
+  },
+);

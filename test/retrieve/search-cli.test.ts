@@ -9,7 +9,15 @@ const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', EXAM_COPILOT_VECTOR_BACKEND: 'js', EXAM_COPILOT_EMBEDDER: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', OPENAI_MODEL: '' },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      EXAM_COPILOT_VECTOR_BACKEND: 'js',
+      EXAM_COPILOT_EMBEDDER: '',
+      OPENAI_BASE_URL: '',
+      OPENAI_API_KEY: '',
+      OPENAI_MODEL: '',
+    },
     timeout: 120_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -36,7 +44,10 @@ describe('search and toc commands', () => {
     const r = run(['--root', fx.root, 'search', '表2-1', '开放式基金', '--pages', '12-14']);
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trimEnd().split('\n');
-    assert.match(lines[0]!, /^ 1\. \d+\.\d{4} {2}上册 \| 第二章 基金的分类 \| 第一节 开放式基金与封闭式基金 \| 表2-1 \| p\.14 \[manual_table_rewrite\]$/);
+    assert.match(
+      lines[0]!,
+      /^ 1\. \d+\.\d{4} {2}上册 \| 第二章 基金的分类 \| 第一节 开放式基金与封闭式基金 \| 表2-1 \| p\.14 \[manual_table_rewrite\]$/,
+    );
     assert.match(lines[1]!, /^ {4}表2-1 开放式基金与封闭式基金的比较/);
   });
 

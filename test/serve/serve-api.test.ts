@@ -19,7 +19,11 @@ interface SearchJson {
   hits: { chunk_id: string; book: string; page_start: string; chunk_type: string; text: string }[];
 }
 
-async function postJson(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+async function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
@@ -43,7 +47,16 @@ describe('serve: the JSON API and files over real HTTP', () => {
 
   it('POST /api/ask returns the same object as ask --json', async () => {
     const { config } = loadConfig({ root: tmp.root, env: {} });
-    const cli = await runAsk({ root: tmp.root, config, question: QUESTION, mode: 'hybrid', topK: 8, rerank: true, cache: true, showContext: false });
+    const cli = await runAsk({
+      root: tmp.root,
+      config,
+      question: QUESTION,
+      mode: 'hybrid',
+      topK: 8,
+      rerank: true,
+      cache: true,
+      showContext: false,
+    });
     const { status, json } = await postJson(`${base}/api/ask`, JSON.stringify({ question: QUESTION }));
     assert.equal(status, 200);
     assert.deepEqual(json, JSON.parse(JSON.stringify(answerJson(cli))));
@@ -98,7 +111,12 @@ describe('serve: the JSON API and files over real HTTP', () => {
     const pdf = await fetch(base + fileUrl);
     assert.equal(pdf.status, 200);
     assert.equal(pdf.headers.get('content-type'), 'application/pdf');
-    assert.equal(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    assert.equal(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
     for (const probe of [
       '/files/..%2f..%2f..%2fetc%2fpasswd',
       '/files/%2Fetc%2Fpasswd',
@@ -118,7 +136,9 @@ describe('serve: the JSON API and files over real HTTP', () => {
   it('refuses links that point out of rawdoc/ and reports/', async () => {
     const outside = path.join(tmp.root, 'outside.pdf');
     const source = path.join(tmp.root, 'rawdoc', '证券投资基金_下册.pdf');
-    const toc = (await (await fetch(`${base}/api/toc?book=${encodeURIComponent('下册')}`)).json()) as { entries: { pdf_page: number | null }[] };
+    const toc = (await (await fetch(`${base}/api/toc?book=${encodeURIComponent('下册')}`)).json()) as {
+      entries: { pdf_page: number | null }[];
+    };
     assert.ok(toc.entries.length > 0);
     const view = await (await fetch(`${base}/toc`)).text();
     const ids = [...view.matchAll(/\/view\?doc=([0-9a-f]{16})/g)].map((m) => m[1]);
@@ -157,7 +177,9 @@ describe('serve: the JSON API and files over real HTTP', () => {
   });
 
   it('answers a burst of 20 concurrent asks consistently', async () => {
-    const replies = await Promise.all(Array.from({ length: 20 }, () => postJson(`${base}/api/ask`, JSON.stringify({ question: QUESTION, mode: 'keyword' }))));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () => postJson(`${base}/api/ask`, JSON.stringify({ question: QUESTION, mode: 'keyword' }))),
+    );
     assert.ok(replies.every((r) => r.status === 200));
     assert.equal(new Set(replies.map((r) => JSON.stringify(r.json))).size, 1);
   });
@@ -185,11 +207,16 @@ describe('serve: the LLM key never reaches the page', () => {
     tmp = makeTempRoot({ sample: true });
     llm = await startFakeOpenAiServer();
     llm.setHandler((req) => {
-      const text = chatMessages(req).map((m) => m.content).join('\n');
+      const text = chatMessages(req)
+        .map((m) => m.content)
+        .join('\n');
       if (/<passages-[0-9a-f]{12}>/.test(text)) return chatReply('[1]');
       return chatReply(JSON.stringify({ answer: 'A', confidence: 0.8, evidence_ids: [1], status: 'answered', explanation: `echo ${KEY}` }));
     });
-    const { config } = loadConfig({ root: tmp.root, env: { EXAM_COPILOT_LLM_BASE_URL: llm.baseURL, EXAM_COPILOT_LLM_API_KEY: KEY, EXAM_COPILOT_LLM_MODEL: 'fake-model' } });
+    const { config } = loadConfig({
+      root: tmp.root,
+      env: { EXAM_COPILOT_LLM_BASE_URL: llm.baseURL, EXAM_COPILOT_LLM_API_KEY: KEY, EXAM_COPILOT_LLM_MODEL: 'fake-model' },
+    });
     await runIngest({ root: tmp.root, config });
     server = await startServer({ root: tmp.root, config, host: '127.0.0.1', port: 0, topK: 8 });
   });
@@ -217,7 +244,9 @@ describe('serve through the CLI', () => {
   it('prints its address, binds to loopback, and stops cleanly on SIGINT', async () => {
     const tmp = makeTempRoot({ sample: true });
     try {
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', tmp.root, 'serve', '--port', '0'], { env: { ...process.env, NO_COLOR: '1' } });
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', tmp.root, 'serve', '--port', '0'], {
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       let stdout = '';
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -235,7 +264,11 @@ describe('serve through the CLI', () => {
       const home = await fetch(url);
       assert.equal(home.status, 200);
       assert.match(await home.text(), /<textarea id="q" name="q"/);
-      const notReady = await fetch(`${url}api/ask`, { method: 'POST', body: JSON.stringify({ question: QUESTION }), headers: { 'content-type': 'application/json' } });
+      const notReady = await fetch(`${url}api/ask`, {
+        method: 'POST',
+        body: JSON.stringify({ question: QUESTION }),
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(notReady.status, 503);
       assert.match(((await notReady.json()) as { error: string }).error, /run `exam-copilot ingest`/);
       const code = await new Promise<number | null>((resolve) => {

@@ -7,13 +7,15 @@ import { CJK_RADICALS_SUPPLEMENT, KANGXI_COMMON_FORMS, normalizeText } from '../
  * slip in either shows up. After Unicode's EquivalentUnifiedIdeograph.txt; Kangxi radicals whose NFKC form is not the
  * one simplified-Chinese fonts share their glyph with are listed separately.
  */
-const SUPPLEMENT_PAIRS = '⺁厂 ⺂乛 ⺃乚 ⺄乙 ⺅亻 ⺆冂 ⺇𠘨 ⺈𠂊 ⺉刂 ⺊卜 ⺋㔾 ⺌小 ⺍小 ⺎兀 ⺏尣 ⺐尢 ⺑𡯂 ⺒巳 ⺓幺 ⺔彑 ⺕彐 ⺖忄 ⺗㿃 ⺘扌 ⺙攵 ⺛旡 ⺜日 ⺝月 ⺞歺 ⺟母 ⺠民 ⺡氵 ⺢氺 ⺣灬 ⺤爫 ⺥爫 ⺦丬 ⺧牛 ⺨犭 ⺩王 ⺪𤴔 ⺫罒 ⺬示 ⺭礻 ⺮𥫗 ⺯糹 ⺰纟 ⺱罓 ⺲罒 ⺳㓁 ⺴网 ⺵𦉫 ⺶羊 ⺷羊 ⺸𦍌 ⺹耂 ⺺肀 ⺻聿 ⺼肉 ⺽臼 ⺾艹 ⺿艹 ⻀艹 ⻁虎 ⻂衤 ⻃覀 ⻄西 ⻅见 ⻆角 ⻇𧢲 ⻈讠 ⻉贝 ⻊𧾷 ⻋车 ⻌辶 ⻍辶 ⻎辶 ⻏阝 ⻐钅 ⻑長 ⻒镸 ⻓长 ⻔门 ⻕𨸏 ⻖阝 ⻗雨 ⻘青 ⻙韦 ⻚页 ⻛风 ⻜飞 ⻝食 ⻞𨥫 ⻟飠 ⻠饣 ⻡𩽾 ⻢马 ⻣骨 ⻤鬼 ⻥鱼 ⻦鸟 ⻧卤 ⻨麦 ⻩黄 ⻪黾 ⻫斉 ⻬齐 ⻭歯 ⻮齿 ⻯竜 ⻰龙 ⻱龜 ⻲亀 ⻳龟';
+const SUPPLEMENT_PAIRS =
+  '⺁厂 ⺂乛 ⺃乚 ⺄乙 ⺅亻 ⺆冂 ⺇𠘨 ⺈𠂊 ⺉刂 ⺊卜 ⺋㔾 ⺌小 ⺍小 ⺎兀 ⺏尣 ⺐尢 ⺑𡯂 ⺒巳 ⺓幺 ⺔彑 ⺕彐 ⺖忄 ⺗㿃 ⺘扌 ⺙攵 ⺛旡 ⺜日 ⺝月 ⺞歺 ⺟母 ⺠民 ⺡氵 ⺢氺 ⺣灬 ⺤爫 ⺥爫 ⺦丬 ⺧牛 ⺨犭 ⺩王 ⺪𤴔 ⺫罒 ⺬示 ⺭礻 ⺮𥫗 ⺯糹 ⺰纟 ⺱罓 ⺲罒 ⺳㓁 ⺴网 ⺵𦉫 ⺶羊 ⺷羊 ⺸𦍌 ⺹耂 ⺺肀 ⺻聿 ⺼肉 ⺽臼 ⺾艹 ⺿艹 ⻀艹 ⻁虎 ⻂衤 ⻃覀 ⻄西 ⻅见 ⻆角 ⻇𧢲 ⻈讠 ⻉贝 ⻊𧾷 ⻋车 ⻌辶 ⻍辶 ⻎辶 ⻏阝 ⻐钅 ⻑長 ⻒镸 ⻓长 ⻔门 ⻕𨸏 ⻖阝 ⻗雨 ⻘青 ⻙韦 ⻚页 ⻛风 ⻜飞 ⻝食 ⻞𨥫 ⻟飠 ⻠饣 ⻡𩽾 ⻢马 ⻣骨 ⻤鬼 ⻥鱼 ⻦鸟 ⻧卤 ⻨麦 ⻩黄 ⻪黾 ⻫斉 ⻬齐 ⻭歯 ⻮齿 ⻯竜 ⻰龙 ⻱龜 ⻲亀 ⻳龟';
 const KANGXI_PAIRS = '⼾户 ⾭青 ⿈黄';
 
-const parsePairs = (list: string): [string, string][] => list.split(' ').map((pair) => {
-  const [radical, ideograph] = [...pair];
-  return [radical ?? '', ideograph ?? ''];
-});
+const parsePairs = (list: string): [string, string][] =>
+  list.split(' ').map((pair) => {
+    const [radical, ideograph] = [...pair];
+    return [radical ?? '', ideograph ?? ''];
+  });
 
 /** CJK Unified Ideographs, Extension A, and Extensions B onwards (planes 2 and 3). */
 const UNIFIED = /^[\u3400-\u4DBF\u4E00-\u9FFF\u{20000}-\u{3134F}]$/u;

@@ -27,12 +27,16 @@ async function exitCodes({ tmp, cli }) {
   await expect('search before any ingest is not-ready (5)', ['search', '基金'], 5);
   await expect('toc before any ingest is not-ready (5)', ['toc'], 5);
   await expect('ingest of good notes is 0', ['ingest'], 0);
-  await expect('a PDF with no pages is partial (3)', ['ingest'], 3, () => writeFileSync(path.join(root, 'rawdoc', 'blank.pdf'), zeroPagePdf()));
+  await expect('a PDF with no pages is partial (3)', ['ingest'], 3, () =>
+    writeFileSync(path.join(root, 'rawdoc', 'blank.pdf'), zeroPagePdf()),
+  );
   await expect('an empty PDF is partial (3)', ['ingest'], 3, () => {
     rmSync(path.join(root, 'rawdoc', 'blank.pdf'));
     writeFileSync(path.join(root, 'rawdoc', 'empty.pdf'), '');
   });
-  await expect('a missing path argument is usage (2)', ['ingest', path.join(root, 'nope.pdf')], 2, () => rmSync(path.join(root, 'rawdoc', 'empty.pdf')));
+  await expect('a missing path argument is usage (2)', ['ingest', path.join(root, 'nope.pdf')], 2, () =>
+    rmSync(path.join(root, 'rawdoc', 'empty.pdf')),
+  );
   await expect('an unknown command is usage (2)', ['frobnicate'], 2);
   await expect('a missing root is 1', ['--root', path.join(root, 'missing'), 'ingest'], 1);
   await expect('doctor on a missing root fails (1)', ['--root', path.join(root, 'missing'), 'doctor'], 1);
@@ -69,7 +73,10 @@ async function oneLineErrors({ tmp, cli }) {
     ['binary userdict.txt', Buffer.from([0x25, 0x50, 0x44, 0x46, 0x0a, 0x00, 0xff, 0xfe, 0x01, 0x0a])],
     ['GBK userdict.txt', Buffer.from([0xbb, 0xf9, 0xbd, 0xf0, 0xcd, 0xd0, 0xb9, 0xdc, 0xc8, 0xcb, 0x0a])],
   ]) {
-    for (const cmd of [['ingest', '--force'], ['search', '基金']]) {
+    for (const cmd of [
+      ['ingest', '--force'],
+      ['search', '基金'],
+    ]) {
       await t.check(`${name}: ${cmd[0]}`, async () => {
         writeFileSync(dict, bytes);
         const r = await runCli(cli, ['--root', root, ...cmd]);
@@ -96,12 +103,16 @@ async function oneLineErrors({ tmp, cli }) {
     const runDir = path.join(tmp, 'busy-runs');
     // A long eval holds the run directory: the one started second must say so instead of interleaving run files.
     const big = path.join(tmp, 'big.csv');
-    writeFileSync(big, `id,question,A,B,C,D,answer\n${Array.from({ length: 400 }, (_, i) => `Q${i},基金财产由（ ）保管${i}。,基金托管人,基金管理人,基金销售机构,基金份额登记机构,A`).join('\n')}\n`);
+    writeFileSync(
+      big,
+      `id,question,A,B,C,D,answer\n${Array.from({ length: 400 }, (_, i) => `Q${i},基金财产由（ ）保管${i}。,基金托管人,基金管理人,基金销售机构,基金份额登记机构,A`).join('\n')}\n`,
+    );
     const first = runCli(cli, ['--root', root, 'eval', big, '--modes', 'keyword,vector,hybrid', '--run-dir', runDir]);
     let second = null;
     for (let i = 0; i < 100 && !second; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      if (existsSync(runDir) && readdirSync(runDir).some((f) => f.endsWith('.jsonl'))) second = await runCli(cli, ['--root', root, 'eval', dataset, '--modes', 'keyword', '--run-dir', runDir]);
+      if (existsSync(runDir) && readdirSync(runDir).some((f) => f.endsWith('.jsonl')))
+        second = await runCli(cli, ['--root', root, 'eval', dataset, '--modes', 'keyword', '--run-dir', runDir]);
     }
     const done = await first;
     if (!second) return `the first eval never wrote a run file (exit ${done.code})`;
@@ -160,7 +171,15 @@ async function freshness({ tmp, cli }) {
     const { openAskSession } = await import(pathToFileURL(path.join(repo, 'dist', 'src', 'answer', 'run-ask.js')).href);
     const { loadConfig } = await import(pathToFileURL(path.join(repo, 'dist', 'src', 'config', 'load-config.js')).href);
     const config = () => loadConfig({ root, env: {} }).config;
-    const session = await openAskSession({ root, config: config(), mode: 'keyword', topK: 3, rerank: false, cache: false, answerer: 'offline' });
+    const session = await openAskSession({
+      root,
+      config: config(),
+      mode: 'keyword',
+      topK: 3,
+      rerank: false,
+      cache: false,
+      answerer: 'offline',
+    });
     try {
       const q = '基金财产由哪个机构保管？A.甲乙丙托管公司 B.基金托管人 C.基金管理人 D.销售机构';
       await session.ask(q);

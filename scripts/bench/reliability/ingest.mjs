@@ -3,7 +3,19 @@
 // RELIABILITY_ROUNDS scales the race groups (1: 4 rounds of 6 concurrent ingests, 8 takeover rounds of 4).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { consistent, errLines, hasStack, makePdf, makeRoot, NOTE_A, NOTE_B, readChunks, runCli, tally, zeroPagePdf } from './lib/fixtures.mjs';
+import {
+  consistent,
+  errLines,
+  hasStack,
+  makePdf,
+  makeRoot,
+  NOTE_A,
+  NOTE_B,
+  readChunks,
+  runCli,
+  tally,
+  zeroPagePdf,
+} from './lib/fixtures.mjs';
 
 const rounds = Number(process.env.RELIABILITY_ROUNDS ?? '1');
 
@@ -15,11 +27,42 @@ async function symlinkLoops({ tmp, cli }) {
   const cases = [
     ['link to the folder itself (again -> .)', (raw) => symlinkSync('.', path.join(raw, 'again')), { sources: ['rawdoc/a.md'] }],
     ['link to the parent (up -> ..)', (raw) => symlinkSync('..', path.join(raw, 'up')), { sources: ['rawdoc/a.md'] }],
-    ['nested loop (sub/back -> ../..)', (raw) => { mkdirSync(path.join(raw, 'sub')); symlinkSync('../..', path.join(raw, 'sub', 'back')); }, { sources: ['rawdoc/a.md'] }],
-    ['second path to one file (alias.md -> a.md)', (raw) => symlinkSync('a.md', path.join(raw, 'alias.md')), { sources: ['rawdoc/a.md'], warn: /alias\.md.*same file/ }],
-    ['two links to one folder', (raw) => { mkdirSync(path.join(raw, 'real')); writeFileSync(path.join(raw, 'real', 'b.md'), NOTE_B); symlinkSync('real', path.join(raw, 'x1')); symlinkSync('real', path.join(raw, 'x2')); }, { sources: ['rawdoc/a.md', 'rawdoc/real/b.md'] }],
-    ['file link cycle (p.md -> q.md -> p.md)', (raw) => { symlinkSync('q.md', path.join(raw, 'p.md')); symlinkSync('p.md', path.join(raw, 'q.md')); }, { sources: ['rawdoc/a.md'] }],
-    ['link leaving the root', (raw) => symlinkSync(outside, path.join(raw, 'elsewhere')), { sources: ['rawdoc/a.md', 'rawdoc/elsewhere/far.md'], warn: /elsewhere.*outside the root/ }],
+    [
+      'nested loop (sub/back -> ../..)',
+      (raw) => {
+        mkdirSync(path.join(raw, 'sub'));
+        symlinkSync('../..', path.join(raw, 'sub', 'back'));
+      },
+      { sources: ['rawdoc/a.md'] },
+    ],
+    [
+      'second path to one file (alias.md -> a.md)',
+      (raw) => symlinkSync('a.md', path.join(raw, 'alias.md')),
+      { sources: ['rawdoc/a.md'], warn: /alias\.md.*same file/ },
+    ],
+    [
+      'two links to one folder',
+      (raw) => {
+        mkdirSync(path.join(raw, 'real'));
+        writeFileSync(path.join(raw, 'real', 'b.md'), NOTE_B);
+        symlinkSync('real', path.join(raw, 'x1'));
+        symlinkSync('real', path.join(raw, 'x2'));
+      },
+      { sources: ['rawdoc/a.md', 'rawdoc/real/b.md'] },
+    ],
+    [
+      'file link cycle (p.md -> q.md -> p.md)',
+      (raw) => {
+        symlinkSync('q.md', path.join(raw, 'p.md'));
+        symlinkSync('p.md', path.join(raw, 'q.md'));
+      },
+      { sources: ['rawdoc/a.md'] },
+    ],
+    [
+      'link leaving the root',
+      (raw) => symlinkSync(outside, path.join(raw, 'elsewhere')),
+      { sources: ['rawdoc/a.md', 'rawdoc/elsewhere/far.md'], warn: /elsewhere.*outside the root/ },
+    ],
   ];
   for (const [i, [name, setup, want]] of cases.entries()) {
     await t.check(name, async () => {
@@ -29,7 +72,8 @@ async function symlinkLoops({ tmp, cli }) {
       if (r.timedOut) return 'ingest did not finish within 60 s';
       if (r.code !== 0 && r.code !== 3) return `exit ${r.code}: ${errLines(r).slice(-1)[0] ?? ''}`;
       const sources = [...new Set(readChunks(root).map((c) => c.source))].sort();
-      if (JSON.stringify(sources) !== JSON.stringify(want.sources)) return `indexed ${sources.length} sources (${sources.slice(0, 3).join(', ')}…), expected ${want.sources.join(', ')}`;
+      if (JSON.stringify(sources) !== JSON.stringify(want.sources))
+        return `indexed ${sources.length} sources (${sources.slice(0, 3).join(', ')}…), expected ${want.sources.join(', ')}`;
       const texts = readChunks(root).map((c) => c.text);
       if (new Set(texts).size !== texts.length) return 'the same text was indexed more than once';
       if (want.warn && !want.warn.test(r.stderr)) return `no warning matching ${want.warn}`;
@@ -42,9 +86,16 @@ async function symlinkLoops({ tmp, cli }) {
 async function failedFilesKeepChunks({ tmp, cli }) {
   const t = tally('ingest: failed files keep chunks');
   const good = path.join(tmp, 'good.pdf');
-  await makePdf(good, ['Chapter 1 Funds', 'A fund is a pool of money managed for investors.', 'The custodian keeps the assets of the fund safe.']);
+  await makePdf(good, [
+    'Chapter 1 Funds',
+    'A fund is a pool of money managed for investors.',
+    'The custodian keeps the assets of the fund safe.',
+  ]);
   const locked = path.join(tmp, 'locked.pdf');
-  await makePdf(locked, ['Chapter 1 Funds', 'A fund is a pool of money managed for investors.'], { userPassword: 'secret', ownerPassword: 'owner' });
+  await makePdf(locked, ['Chapter 1 Funds', 'A fund is a pool of money managed for investors.'], {
+    userPassword: 'secret',
+    ownerPassword: 'owner',
+  });
   const bytes = readFileSync(good);
   const breakages = [
     ['truncated download', () => bytes.subarray(0, 400)],
@@ -83,7 +134,10 @@ async function failedFilesKeepChunks({ tmp, cli }) {
     if (r.code !== 3) return `exit ${r.code}`;
     return before > 0 && after === before ? true : `table chunks ${before} → ${after}`;
   });
-  for (const [name, config] of [['every file fails', null], ['every file fails after a chunking change', { chunking: { maxChars: 300 } }]]) {
+  for (const [name, config] of [
+    ['every file fails', null],
+    ['every file fails after a chunking change', { chunking: { maxChars: 300 } }],
+  ]) {
     await t.check(`${name}: the good index is not replaced`, async () => {
       const root = makeRoot(path.join(tmp, `allfail-${config ? 'cfg' : 'plain'}`), { 'notes.md': NOTE_A });
       copyFileSync(good, path.join(root, 'rawdoc', 'book.pdf'));
@@ -95,7 +149,8 @@ async function failedFilesKeepChunks({ tmp, cli }) {
       const r = await runCli(cli, ['--root', root, 'ingest']);
       if (r.code === 0) return 'exit 0 although every file failed';
       const now = existsSync(path.join(root, 'data', 'chunks.jsonl')) ? readFileSync(path.join(root, 'data', 'chunks.jsonl'), 'utf8') : '';
-      if (now !== chunksBefore) return `chunks.jsonl changed (${chunksBefore.split('\n').length - 1} → ${now.split('\n').filter(Boolean).length} lines)`;
+      if (now !== chunksBefore)
+        return `chunks.jsonl changed (${chunksBefore.split('\n').length - 1} → ${now.split('\n').filter(Boolean).length} lines)`;
       return consistent(root) ? true : 'index inconsistent or empty';
     });
   }
@@ -109,7 +164,8 @@ function startMany(cli, root, n, args = ['ingest', '--force']) {
 
 /** A run of a race held when it built (0) or refused cleanly (1, naming the running ingest), without I/O errors. */
 function raceRunHeld(r) {
-  if (/I\/O error|SQLITE_|internal error|EEXIST|ENOENT|ENOTEMPTY/.test(r.stderr)) return `error: ${errLines(r).find((l) => /I\/O|SQLITE|internal|EEXIST|ENOENT|ENOTEMPTY/.test(l))}`;
+  if (/I\/O error|SQLITE_|internal error|EEXIST|ENOENT|ENOTEMPTY/.test(r.stderr))
+    return `error: ${errLines(r).find((l) => /I\/O|SQLITE|internal|EEXIST|ENOENT|ENOTEMPTY/.test(l))}`;
   if (r.code === 0) return true;
   if (r.code === 1 && /another ingest/.test(r.stderr) && errLines(r).length === 1) return true;
   return `exit ${r.code}${r.signal ? ` (${r.signal})` : ''}: ${errLines(r).slice(-1)[0] ?? ''}`;
@@ -143,7 +199,15 @@ async function staleLockTakeover({ tmp, cli }) {
   const lockFile = path.join(root, '.exam-copilot', 'lock');
   for (let round = 0; round < 8 * rounds; round++) {
     // A lock left by a dead ingest: the lock file as a crashed holder leaves it (its pid no longer exists).
-    writeFileSync(lockFile, JSON.stringify({ pid: 4_000_000 + round, hostname: (await import('node:os')).hostname(), command: 'exam-copilot ingest', startedAt: new Date().toISOString() }));
+    writeFileSync(
+      lockFile,
+      JSON.stringify({
+        pid: 4_000_000 + round,
+        hostname: (await import('node:os')).hostname(),
+        command: 'exam-copilot ingest',
+        startedAt: new Date().toISOString(),
+      }),
+    );
     const runs = await startMany(cli, root, 4);
     for (const [i, r] of runs.entries()) await t.check(`round ${round + 1} run ${i + 1}`, () => raceRunHeld(r));
     await t.check(`round ${round + 1}: taken over by one at a time, index consistent`, () => {
@@ -160,7 +224,8 @@ async function sigkill({ tmp, cli }) {
   const root = makeRoot(path.join(tmp, 'kill'), { 'a.md': NOTE_A, 'b.md': NOTE_B });
   const good = path.join(root, 'rawdoc', 'book.pdf');
   await makePdf(good, ['Chapter 1 Funds', 'A fund is a pool of money managed for investors.']);
-  if ((await runCli(cli, ['--root', root, 'ingest'])).code !== 0) return { ...t.result, tried: 1, failed: 1, failures: ['first ingest failed'] };
+  if ((await runCli(cli, ['--root', root, 'ingest'])).code !== 0)
+    return { ...t.result, tried: 1, failed: 1, failures: ['first ingest failed'] };
   const ids = readChunks(root).map((c) => c.chunk_id);
   const usable = async () => {
     // Any reader repairs first; search is the one every version has.
@@ -195,7 +260,9 @@ async function sigkill({ tmp, cli }) {
   // Timed kills at spread-out moments, as a user's Ctrl-\ or an OOM killer would.
   for (const ms of [200, 500, 900, 1400, 2000, 2800]) {
     await t.check(`killed after ${ms} ms`, async () => {
-      const r = await runCli(cli, ['--root', root, 'ingest', '--force'], { onSpawn: (child) => setTimeout(() => child.kill('SIGKILL'), ms) });
+      const r = await runCli(cli, ['--root', root, 'ingest', '--force'], {
+        onSpawn: (child) => setTimeout(() => child.kill('SIGKILL'), ms),
+      });
       if (r.signal !== 'SIGKILL' && r.code !== 0) return `exit ${r.code}`;
       return usable();
     });
@@ -209,9 +276,16 @@ async function hostilePdfs({ bench, tmp, cli }) {
   for (const dir of ['pdfs', 'pdfs-extra']) {
     const folder = bench ? path.join(bench, dir) : null;
     if (!folder || !existsSync(folder)) continue;
-    for (const name of readdirSync(folder).filter((n) => n.toLowerCase().endsWith('.pdf')).sort()) files.push(path.join(folder, name));
+    for (const name of readdirSync(folder)
+      .filter((n) => n.toLowerCase().endsWith('.pdf'))
+      .sort())
+      files.push(path.join(folder, name));
   }
-  const root = makeRoot(path.join(tmp, 'hostile'), { 'notes.md': NOTE_A, 'blank.pdf': zeroPagePdf() }, { pdf: { pageTimeoutMs: 5000, fileTimeoutMs: 15000 } });
+  const root = makeRoot(
+    path.join(tmp, 'hostile'),
+    { 'notes.md': NOTE_A, 'blank.pdf': zeroPagePdf() },
+    { pdf: { pageTimeoutMs: 5000, fileTimeoutMs: 15000 } },
+  );
   for (const f of files) copyFileSync(f, path.join(root, 'rawdoc', `${path.basename(path.dirname(f))}-${path.basename(f)}`));
   const r = await runCli(cli, ['--root', root, 'ingest', '--json'], { timeoutMs: 20 * 60_000 });
   let report = null;
@@ -220,7 +294,9 @@ async function hostilePdfs({ bench, tmp, cli }) {
   } catch {
     // Judged below.
   }
-  await t.check('the whole run ends with exit 3 and no stack trace', () => (r.timedOut ? 'hung' : r.code === 3 && !hasStack(r.stderr) ? true : `exit ${r.code}${hasStack(r.stderr) ? ', stack trace' : ''}`));
+  await t.check('the whole run ends with exit 3 and no stack trace', () =>
+    r.timedOut ? 'hung' : r.code === 3 && !hasStack(r.stderr) ? true : `exit ${r.code}${hasStack(r.stderr) ? ', stack trace' : ''}`,
+  );
   for (const name of ['blank.pdf', ...files.map((f) => `${path.basename(path.dirname(f))}-${path.basename(f)}`)]) {
     await t.check(name, () => {
       const f = report?.files?.find((x) => x.source === `rawdoc/${name}`);

@@ -34,7 +34,12 @@ async function scriptedServer(reply) {
       } catch {
         body = undefined;
       }
-      const request = { path: req.url ?? '', headers: req.headers, body, text: (body?.messages ?? []).map((m) => String(m.content)).join('\n') };
+      const request = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        text: (body?.messages ?? []).map((m) => String(m.content)).join('\n'),
+      };
       requests.push(request);
       if (!request.path.endsWith('/chat/completions')) {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -80,7 +85,8 @@ const completion = (content) => ({
   choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 });
-const answerJson = (answer, ids, explanation = '') => completion(JSON.stringify({ answer, confidence: 0.9, evidence_ids: ids, status: 'answered', explanation }));
+const answerJson = (answer, ids, explanation = '') =>
+  completion(JSON.stringify({ answer, confidence: 0.9, evidence_ids: ids, status: 'answered', explanation }));
 const isRerank = (r) => /You rank textbook passages/.test(r.text);
 
 /** Runs the CLI without blocking this process (its servers answer it); killed after `limitMs`. */
@@ -108,7 +114,12 @@ function runCli(cli, root, args, env, input = '', limitMs = CASE_LIMIT_MS) {
   });
 }
 
-const llmEnv = (baseURL, extra = {}) => ({ EXAM_COPILOT_LLM_BASE_URL: baseURL, EXAM_COPILOT_LLM_MODEL: 'bench-model', EXAM_COPILOT_LLM_API_KEY: KEY, ...extra });
+const llmEnv = (baseURL, extra = {}) => ({
+  EXAM_COPILOT_LLM_BASE_URL: baseURL,
+  EXAM_COPILOT_LLM_MODEL: 'bench-model',
+  EXAM_COPILOT_LLM_API_KEY: KEY,
+  ...extra,
+});
 const parseJson = (text) => {
   try {
     return JSON.parse(text);
@@ -162,15 +173,27 @@ async function hangAndStall(cli, root) {
   const g = group('llm-time-bounds');
   for (const [label, reply, want] of [
     ['hung server (accepts, never answers)', () => ({ hang: true }), /no reply from http:\/\/127\.0\.0\.1:\d+\/v1 within/],
-    ['stalled body (headers, then nothing)', (r) => (isRerank(r) ? { json: completion('[1] > [2]') } : { json: answerJson('A', [1]), stall: true }), /sent headers but no complete reply/],
+    [
+      'stalled body (headers, then nothing)',
+      (r) => (isRerank(r) ? { json: completion('[1] > [2]') } : { json: answerJson('A', [1]), stall: true }),
+      /sent headers but no complete reply/,
+    ],
   ]) {
     const server = await scriptedServer(reply);
     try {
       // Defaults only: the deadline under test is the shipped one (at most 30 s per question).
       const r = await runCli(cli, root, ['--json', 'ask', '--no-cache', QUESTION], llmEnv(server.baseURL));
       const out = parseJson(r.stdout);
-      g.check(`${label}: bounded`, !r.killed && r.ms <= 35_000, r.killed ? `still running after ${secs(CASE_LIMIT_MS)}, killed` : `took ${secs(r.ms)} (> 35 s)`);
-      g.check(`${label}: offline fallback, marked`, out?.fallback === 'llm_failed' && out?.answer !== '', `got ${r.stdout.slice(0, 160) || r.stderr.slice(0, 160)}`);
+      g.check(
+        `${label}: bounded`,
+        !r.killed && r.ms <= 35_000,
+        r.killed ? `still running after ${secs(CASE_LIMIT_MS)}, killed` : `took ${secs(r.ms)} (> 35 s)`,
+      );
+      g.check(
+        `${label}: offline fallback, marked`,
+        out?.fallback === 'llm_failed' && out?.answer !== '',
+        `got ${r.stdout.slice(0, 160) || r.stderr.slice(0, 160)}`,
+      );
       g.check(`${label}: message says what happened`, want.test(out?.message ?? ''), `message: ${out?.message ?? '(none)'}`);
     } finally {
       await server.close();
@@ -181,7 +204,11 @@ async function hangAndStall(cli, root) {
   await dead.close();
   const r = await runCli(cli, root, ['--json', 'ask', '--no-cache', QUESTION], llmEnv(`http://127.0.0.1:${port}/v1`));
   const out = parseJson(r.stdout);
-  g.check('closed port: says "cannot connect to URL"', /cannot connect to http:\/\/127\.0\.0\.1:\d+\/v1/.test(out?.message ?? ''), `message: ${out?.message ?? r.stderr.slice(0, 160)}`);
+  g.check(
+    'closed port: says "cannot connect to URL"',
+    /cannot connect to http:\/\/127\.0\.0\.1:\d+\/v1/.test(out?.message ?? ''),
+    `message: ${out?.message ?? r.stderr.slice(0, 160)}`,
+  );
   return g;
 }
 
@@ -204,16 +231,30 @@ async function junkAndCache(cli, root) {
     const before = server.chats().length;
     const replay = await runCli(cli, root, ['--json', 'ask', QUESTION], env);
     const out = parseJson(replay.stdout);
-    g.check('junk was not cached: the next run asks again and gets the real answer', server.chats().length > before && out?.fallback !== 'llm_failed', `requests ${before} → ${server.chats().length}, fallback ${out?.fallback}`);
+    g.check(
+      'junk was not cached: the next run asks again and gets the real answer',
+      server.chats().length > before && out?.fallback !== 'llm_failed',
+      `requests ${before} → ${server.chats().length}, fallback ${out?.fallback}`,
+    );
     mode = 'oversize';
     const rss = await runCli(cli, root, ['--json', 'ask', '--no-cache', QUESTION.replace('保管', '保管和监督')], env);
-    g.check('30 MB reply: offline fallback, marked', parseJson(rss.stdout)?.fallback === 'llm_failed' && !rss.killed, rss.stdout.slice(0, 160) || rss.stderr.slice(0, 160));
+    g.check(
+      '30 MB reply: offline fallback, marked',
+      parseJson(rss.stdout)?.fallback === 'llm_failed' && !rss.killed,
+      rss.stdout.slice(0, 160) || rss.stderr.slice(0, 160),
+    );
     mode = 'oversize';
     await runCli(cli, root, ['--json', 'ask', QUESTION.replace('保管', '托管')], env);
-    const size = existsSync(cacheFile) ? statSync(cacheFile).size + (existsSync(`${cacheFile}-wal`) ? statSync(`${cacheFile}-wal`).size : 0) : 0;
+    const size = existsSync(cacheFile)
+      ? statSync(cacheFile).size + (existsSync(`${cacheFile}-wal`) ? statSync(`${cacheFile}-wal`).size : 0)
+      : 0;
     g.check('cache stays small after junk and oversize replies', size < 2 * 1024 * 1024, `llm.db is ${(size / 1024 / 1024).toFixed(1)} MB`);
     const clear = await runCli(cli, root, ['cache', '--clear'], {});
-    g.check('the user can clear the cache', clear.status === 0 && /cleared/.test(clear.stdout), `exit ${clear.status}: ${(clear.stdout + clear.stderr).slice(0, 160)}`);
+    g.check(
+      'the user can clear the cache',
+      clear.status === 0 && /cleared/.test(clear.stdout),
+      `exit ${clear.status}: ${(clear.stdout + clear.stderr).slice(0, 160)}`,
+    );
   } finally {
     await server.close();
   }
@@ -227,7 +268,11 @@ async function citationsAndFence(cli, root) {
     const r = await runCli(cli, root, ['--json', 'ask', '--no-cache', QUESTION], llmEnv(invented.baseURL));
     const out = parseJson(r.stdout);
     g.check('invented citations: confidence <= 0.5', out !== null && out.confidence <= 0.5, `confidence ${out?.confidence}`);
-    g.check('invented citations: marked and says why', out !== null && out.fallback !== null && /not shown|no evidence|unsupported/i.test(out.message ?? ''), `fallback ${out?.fallback}, message ${out?.message}`);
+    g.check(
+      'invented citations: marked and says why',
+      out !== null && out.fallback !== null && /not shown|no evidence|unsupported/i.test(out.message ?? ''),
+      `fallback ${out?.fallback}, message ${out?.message}`,
+    );
   } finally {
     await invented.close();
   }
@@ -248,7 +293,11 @@ async function citationsAndFence(cli, root) {
     const s = seen[0] ?? { present: false, inside: false };
     g.check('planted </evidence> reached the prompt', s.present, 'the planted note was not retrieved (case not exercised)');
     g.check('planted </evidence> stays inside the evidence fence', s.present && s.inside, 'the planted text closed the fence');
-    g.check('the obeyed instruction is not a confident answer', out !== null && !(out.answer === 'D' && out.fallback === null && out.confidence > 0.5), `answer ${out?.answer}, fallback ${out?.fallback}, confidence ${out?.confidence}`);
+    g.check(
+      'the obeyed instruction is not a confident answer',
+      out !== null && !(out.answer === 'D' && out.fallback === null && out.confidence > 0.5),
+      `answer ${out?.answer}, fallback ${out?.fallback}, confidence ${out?.confidence}`,
+    );
   } finally {
     await fence.close();
   }
@@ -275,12 +324,44 @@ async function secrets(cli, root) {
     outputs.push(await runCli(cli, root, ['--json', 'ask', QUESTION], env));
     const reports = path.join(root, 'reports');
     fail = true;
-    outputs.push(await runCli(cli, root, ['eval', 'rawdoc/validation.csv', '--modes', 'keyword', '--limit', '2', '--report-json', path.join(reports, 'r.json'), '--report-md', path.join(reports, 'r.md'), '--predictions', path.join(reports, 'p.csv'), '--report-html', path.join(reports, 'r.html')], env));
+    outputs.push(
+      await runCli(
+        cli,
+        root,
+        [
+          'eval',
+          'rawdoc/validation.csv',
+          '--modes',
+          'keyword',
+          '--limit',
+          '2',
+          '--report-json',
+          path.join(reports, 'r.json'),
+          '--report-md',
+          path.join(reports, 'r.md'),
+          '--predictions',
+          path.join(reports, 'p.csv'),
+          '--report-html',
+          path.join(reports, 'r.html'),
+        ],
+        env,
+      ),
+    );
     const leaks = (text) => [KEY, URL_SECRET].filter((s) => text.includes(s));
     const terminal = outputs.flatMap((o) => leaks(o.stdout + o.stderr));
-    g.check('terminal output (ask, ask --json, doctor, eval) holds no key or URL password', terminal.length === 0, `leaked ${[...new Set(terminal)].join(', ')}`);
-    const stored = [...filesUnder(path.join(root, '.exam-copilot')), ...filesUnder(reports)].filter((f) => leaks(readFileSync(f).toString('latin1')).length > 0);
-    g.check('run files, reports and the cache hold no key or URL password', stored.length === 0, `found in ${stored.map((f) => path.relative(root, f)).join(', ')}`);
+    g.check(
+      'terminal output (ask, ask --json, doctor, eval) holds no key or URL password',
+      terminal.length === 0,
+      `leaked ${[...new Set(terminal)].join(', ')}`,
+    );
+    const stored = [...filesUnder(path.join(root, '.exam-copilot')), ...filesUnder(reports)].filter(
+      (f) => leaks(readFileSync(f).toString('latin1')).length > 0,
+    );
+    g.check(
+      'run files, reports and the cache hold no key or URL password',
+      stored.length === 0,
+      `found in ${stored.map((f) => path.relative(root, f)).join(', ')}`,
+    );
     const reached = server.chats().length > 0;
     g.check('a base URL with credentials still reaches the server', reached, 'no request arrived');
   } finally {
@@ -299,21 +380,55 @@ async function deadEval(cli, root) {
   try {
     const runDir = path.join(root, 'dead-runs');
     mkdirSync(runDir, { recursive: true });
-    const args = ['eval', 'rawdoc/validation.csv', '--modes', 'keyword', '--limit', '12', '--concurrency', '1', '--no-cache', '--report-json', path.join(runDir, 'r.json')];
+    const args = [
+      'eval',
+      'rawdoc/validation.csv',
+      '--modes',
+      'keyword',
+      '--limit',
+      '12',
+      '--concurrency',
+      '1',
+      '--no-cache',
+      '--report-json',
+      path.join(runDir, 'r.json'),
+    ];
     const env = llmEnv(server.baseURL);
     const r = await runCli(cli, root, args, env, '', 180_000);
     const calls = server.chats().length;
-    g.check('dead LLM: eval finishes', !r.killed && (r.status === 0 || r.status === 3 || r.status === 4), r.killed ? 'killed' : `exit ${r.status}: ${r.stderr.slice(0, 160)}`);
+    g.check(
+      'dead LLM: eval finishes',
+      !r.killed && (r.status === 0 || r.status === 3 || r.status === 4),
+      r.killed ? 'killed' : `exit ${r.status}: ${r.stderr.slice(0, 160)}`,
+    );
     g.check('dead LLM: stops calling after a few failures', calls <= 3 * 4, `${calls} requests for 12 questions`);
     const notices = (r.stderr.match(/not called/g) ?? []).length;
     g.check('dead LLM: says so once', notices === 1, `${notices} notices on stderr`);
     const runFile = filesUnder(runDir).find((f) => f.endsWith('.keyword.jsonl'));
-    const records = runFile ? readFileSync(runFile, 'utf8').trim().split('\n').map((l) => parseJson(l)) : [];
-    g.check('dead LLM: every question answered offline and marked', records.length === 12 && records.every((x) => x?.fallback === 'llm_failed' && x?.predicted !== ''), `${records.length} records`);
+    const records = runFile
+      ? readFileSync(runFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => parseJson(l))
+      : [];
+    g.check(
+      'dead LLM: every question answered offline and marked',
+      records.length === 12 && records.every((x) => x?.fallback === 'llm_failed' && x?.predicted !== ''),
+      `${records.length} records`,
+    );
     healthy = true;
     const resumed = await runCli(cli, root, [...args, '--resume'], env, '', 180_000);
-    const after = runFile ? readFileSync(runFile, 'utf8').trim().split('\n').map((l) => parseJson(l)) : [];
-    g.check('--resume asks the failed questions again', !resumed.killed && after.length === 12 && after.every((x) => x?.fallback !== 'llm_failed'), `${after.filter((x) => x?.fallback === 'llm_failed').length} still llm_failed`);
+    const after = runFile
+      ? readFileSync(runFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => parseJson(l))
+      : [];
+    g.check(
+      '--resume asks the failed questions again',
+      !resumed.killed && after.length === 12 && after.every((x) => x?.fallback !== 'llm_failed'),
+      `${after.filter((x) => x?.fallback === 'llm_failed').length} still llm_failed`,
+    );
   } finally {
     await server.close();
   }
@@ -326,28 +441,66 @@ async function jsonlAndCsv(cli, root) {
     JSON.stringify({ id: 'a', question: QUESTION }),
     '{"id": "b", "question": "broken',
     JSON.stringify({ id: 'c', question: '' }),
-    JSON.stringify({ id: 'd', question: '基金财产由（　）负责保管。', options: { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' } }),
+    JSON.stringify({
+      id: 'd',
+      question: '基金财产由（　）负责保管。',
+      options: { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' },
+    }),
     JSON.stringify({ id: 'e', options: {} }),
   ];
   const r = await runCli(cli, root, ['--json', 'ask', '--answerer', 'offline'], {}, lines.join('\n') + '\n');
   const out = r.stdout.trim().split('\n').filter(Boolean).map(parseJson);
-  g.check('JSONL: one output line per input line', out.length === lines.length, `${out.length} output lines for ${lines.length} input lines`);
+  g.check(
+    'JSONL: one output line per input line',
+    out.length === lines.length,
+    `${out.length} output lines for ${lines.length} input lines`,
+  );
   g.check('JSONL: in order, ids echoed', out.map((o) => o?.id).join(',') === 'a,b,c,d,e', `ids ${out.map((o) => o?.id).join(',')}`);
-  g.check('JSONL: a failing line gives {"id","error"}', ['b', 'c', 'e'].every((id) => typeof out.find((o) => o?.id === id)?.error === 'string'), r.stdout.slice(0, 200));
-  const block = ['根据证券投资基金的定义，基金财产由（　）负责保管。', 'A.基金托管人', 'B.基金管理人', 'C.基金销售机构', 'D.基金份额登记机构'].join('\n');
+  g.check(
+    'JSONL: a failing line gives {"id","error"}',
+    ['b', 'c', 'e'].every((id) => typeof out.find((o) => o?.id === id)?.error === 'string'),
+    r.stdout.slice(0, 200),
+  );
+  const block = [
+    '根据证券投资基金的定义，基金财产由（　）负责保管。',
+    'A.基金托管人',
+    'B.基金管理人',
+    'C.基金销售机构',
+    'D.基金份额登记机构',
+  ].join('\n');
   const grouped = await runCli(cli, root, ['--json', 'ask', '--answerer', 'offline'], {}, `${block}\n\n${block}\n`);
   const gl = grouped.stdout.trim().split('\n').filter(Boolean).map(parseJson);
-  g.check('multi-line questions piped are grouped like the REPL', gl.length === 2 && gl.every((o) => o?.answer === 'A'), `${gl.length} answers: ${gl.map((o) => o?.answer ?? o?.error).join(', ')}`);
+  g.check(
+    'multi-line questions piped are grouped like the REPL',
+    gl.length === 2 && gl.every((o) => o?.answer === 'A'),
+    `${gl.length} answers: ${gl.map((o) => o?.answer ?? o?.error).join(', ')}`,
+  );
 
   const dataset = path.join(root, 'hostile.csv');
-  const hostile = ['=HYPERLINK("http://evil.example","点我")', '+1+1 基金财产由谁保管', '-2+3 基金财产由谁保管', '@SUM(A1) 基金财产由谁保管', '\t基金财产由谁保管'];
+  const hostile = [
+    '=HYPERLINK("http://evil.example","点我")',
+    '+1+1 基金财产由谁保管',
+    '-2+3 基金财产由谁保管',
+    '@SUM(A1) 基金财产由谁保管',
+    '\t基金财产由谁保管',
+  ];
   const csvCell = (s) => `"${s.replace(/"/g, '""')}"`;
-  writeFileSync(dataset, ['id,question,A,B,C,D,answer', ...hostile.map((q, i) => [`=${i}`, q, '基金托管人', '基金管理人', '基金销售机构', '基金份额登记机构', 'A'].map(csvCell).join(','))].join('\n') + '\n');
+  writeFileSync(
+    dataset,
+    [
+      'id,question,A,B,C,D,answer',
+      ...hostile.map((q, i) => [`=${i}`, q, '基金托管人', '基金管理人', '基金销售机构', '基金份额登记机构', 'A'].map(csvCell).join(',')),
+    ].join('\n') + '\n',
+  );
   const predictions = path.join(root, 'hostile-predictions.csv');
   await runCli(cli, root, ['eval', dataset, '--modes', 'keyword', '--answerer', 'offline', '--predictions', predictions], {});
   const text = existsSync(predictions) ? readFileSync(predictions, 'utf8') : '';
   const dangerous = hostile.filter((q) => text.includes(`,${csvCell(q)},`) || text.includes(`,${q},`));
-  g.check('predictions CSV: formula cells neutralised', text !== '' && dangerous.length === 0, text === '' ? 'no predictions written' : `${dangerous.length} of ${hostile.length} question cells start a formula`);
+  g.check(
+    'predictions CSV: formula cells neutralised',
+    text !== '' && dangerous.length === 0,
+    text === '' ? 'no predictions written' : `${dangerous.length} of ${hostile.length} question cells start a formula`,
+  );
   g.check('predictions CSV: ids neutralised', text !== '' && !/\r\n"?=\d/.test(text), 'an id cell starts with =');
   return g;
 }
@@ -373,7 +526,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const args = process.argv.slice(2);
   const cliArg = args.indexOf('--cli');
   const cli = cliArg >= 0 ? path.resolve(args[cliArg + 1]) : path.join(repo, 'bin', 'exam-copilot.js');
-  const bench = path.resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--cli') ?? path.join(repo, '..', 'shared', 'bench'));
+  const bench = path.resolve(
+    args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--cli') ?? path.join(repo, '..', 'shared', 'bench'),
+  );
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-rel-llm-'));
   try {
     const results = await run({ bench, tmp, cli });
@@ -382,10 +537,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     for (const r of results) {
       tried += r.tried;
       held += r.held;
-      console.log(`${r.group.padEnd(26)} tried ${String(r.tried).padStart(3)}  held ${String(r.held).padStart(3)}  failed ${String(r.failed).padStart(3)}`);
+      console.log(
+        `${r.group.padEnd(26)} tried ${String(r.tried).padStart(3)}  held ${String(r.held).padStart(3)}  failed ${String(r.failed).padStart(3)}`,
+      );
       for (const f of r.failures) console.log(`  - ${f}`);
     }
-    console.log(`${'total'.padEnd(26)} tried ${String(tried).padStart(3)}  held ${String(held).padStart(3)}  failed ${String(tried - held).padStart(3)}`);
+    console.log(
+      `${'total'.padEnd(26)} tried ${String(tried).padStart(3)}  held ${String(held).padStart(3)}  failed ${String(tried - held).padStart(3)}`,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

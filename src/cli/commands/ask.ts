@@ -44,7 +44,10 @@ export function registerAsk(program: Command): Command {
   return program
     .command('ask')
     .description('answer an exam question with evidence from the indexed textbooks (offline answerer, or an LLM when configured)')
-    .argument('[question...]', 'the question with its options, e.g. "下列…的是（ ）A.… B.… C.… D.…" (none: REPL on a terminal, or one question per line / JSONL from stdin)')
+    .argument(
+      '[question...]',
+      'the question with its options, e.g. "下列…的是（ ）A.… B.… C.… D.…" (none: REPL on a terminal, or one question per line / JSONL from stdin)',
+    )
     .option('--options <options>', 'options given separately: JSON {"A":"…","B":"…"} or "A=…;B=…"')
     .option('--mode <mode>', `retrieval mode: ${ANSWER_MODES.join(', ')} (baseline = LLM alone, no retrieval)`, 'hybrid')
     .option('-k, --top-k <n>', 'evidence passages per query', '8')
@@ -88,7 +91,16 @@ A question without options is answered as an open question (cited passages, no l
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
-      const base = { root: globals.root, config, mode, topK, rerank: flags.rerank, cache: flags.cache, ...(answerer ? { answerer } : {}), ...(flags.guess ? { guess: true } : {}) };
+      const base = {
+        root: globals.root,
+        config,
+        mode,
+        topK,
+        rerank: flags.rerank,
+        cache: flags.cache,
+        ...(answerer ? { answerer } : {}),
+        ...(flags.guess ? { guess: true } : {}),
+      };
       const agent = flags.agent === true ? await import('../../agent/run-agent-ask.js') : null;
       const agentOptions = { root: globals.root, config, topK, cache: flags.cache, tools };
       if (words.length > 0 || options) {

@@ -52,19 +52,28 @@ export function registerEval(program: Command): Command {
     .option('--fail-under <acc>', 'exit 4 when accuracy is below this: 0.6 for every mode, or hybrid=0.6,keyword=0.5')
     .option('--compare <report.json>', 'previous --report-json to compare with')
     .option('--max-drop <points>', 'with --compare: exit 4 when a mode lost more than this many accuracy points', '0')
-    .addHelpText('after', '\nExit codes: 0 ran and passed any gate; 4 --fail-under or --max-drop failed; 1 could not run (unreadable dataset, bad --compare file); 5 not ready (no index, no LLM for --answerer llm); 2 usage.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ran and passed any gate; 4 --fail-under or --max-drop failed; 1 could not run (unreadable dataset, bad --compare file); 5 not ready (no index, no LLM for --answerer llm); 2 usage.',
+    )
     .action(async (file: string, raw: RawEvalOptions, command: Command) => {
       const globals = globalOptions(command);
       const { createUi } = await import('../report/ui.js');
       const ui = createUi(globals);
-      const modes = raw.modes?.split(',').map((m) => m.trim()).filter((m) => m !== '').map((m) => oneOf('--modes', m, ANSWER_MODES));
+      const modes = raw.modes
+        ?.split(',')
+        .map((m) => m.trim())
+        .filter((m) => m !== '')
+        .map((m) => oneOf('--modes', m, ANSWER_MODES));
       if (modes !== undefined && modes.length === 0) throw new UsageError('--modes needs at least one mode');
       const maxDrop = Number(raw.maxDrop ?? '0');
-      if (!Number.isFinite(maxDrop) || maxDrop < 0) throw new UsageError(`--max-drop needs accuracy points ≥ 0 (e.g. 2), got "${raw.maxDrop ?? ''}"`);
+      if (!Number.isFinite(maxDrop) || maxDrop < 0)
+        throw new UsageError(`--max-drop needs accuracy points ≥ 0 (e.g. 2), got "${raw.maxDrop ?? ''}"`);
       const seed = Number(raw.seed ?? '1');
       if (!Number.isInteger(seed)) throw new UsageError(`--seed needs a whole number, got "${raw.seed ?? ''}"`);
       const rps = raw.rps === undefined ? undefined : Number(raw.rps);
-      if (rps !== undefined && (!Number.isFinite(rps) || rps <= 0)) throw new UsageError(`--rps needs a number above 0, got "${raw.rps ?? ''}"`);
+      if (rps !== undefined && (!Number.isFinite(rps) || rps <= 0))
+        throw new UsageError(`--rps needs a number above 0, got "${raw.rps ?? ''}"`);
       const cwd = process.cwd();
       const abs = (p: string | undefined): string | undefined => (p === undefined ? undefined : path.resolve(cwd, p));
       const targets = {
@@ -112,7 +121,10 @@ export function registerEval(program: Command): Command {
       }
       const written = writeReports(report, targets);
       const gated = failUnder !== undefined || previous !== undefined;
-      const violations = checkGate(report, { ...(failUnder ? { failUnder } : {}), ...(previous ? { previous, maxDropPoints: maxDrop } : {}) });
+      const violations = checkGate(report, {
+        ...(failUnder ? { failUnder } : {}),
+        ...(previous ? { previous, maxDropPoints: maxDrop } : {}),
+      });
       reportEval(ui, report, { violations, written, gated });
       if (violations.length > 0) process.exitCode = ExitCode.regression;
     });

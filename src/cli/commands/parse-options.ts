@@ -29,6 +29,7 @@ export function outputFile(name: string, value: string | undefined, cwd: string)
   } catch {
     // Not there yet: it will be created.
   }
-  if (isDirectory) throw new UsageError(`${name} ${file} is a folder; give the path of a file to write (a file inside that folder is fine)`);
+  if (isDirectory)
+    throw new UsageError(`${name} ${file} is a folder; give the path of a file to write (a file inside that folder is fine)`);
   return file;
 }

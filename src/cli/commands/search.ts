@@ -70,11 +70,13 @@ export function registerSearch(program: Command): Command {
       if (flags.modes !== undefined || flags.runDir !== undefined || flags.reportJson !== undefined) {
         throw new UsageError('--modes, --run-dir and --report-json need --queries <file>');
       }
-      if (queryWords.length === 0) throw new UsageError('search needs a query, e.g. exam-copilot search "基金托管人的职责", or --queries <file>');
+      if (queryWords.length === 0)
+        throw new UsageError('search needs a query, e.g. exam-copilot search "基金托管人的职责", or --queries <file>');
       const mode = oneOf('--mode', flags.mode, RETRIEVAL_MODES);
       const topK = positiveInt('--top-k', flags.topK, 5);
       const filter = chunkFilter(flags);
-      const neighbours = flags.neighbours === undefined ? undefined : flags.neighbours === '0' ? 0 : positiveInt('--neighbours', flags.neighbours, 0);
+      const neighbours =
+        flags.neighbours === undefined ? undefined : flags.neighbours === '0' ? 0 : positiveInt('--neighbours', flags.neighbours, 0);
       const [{ loadConfig }, { runSearch }, { createUi }, { reportSearch }] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../retrieve/run-search.js'),
@@ -84,7 +86,15 @@ export function registerSearch(program: Command): Command {
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
-      const result = await runSearch({ root: globals.root, config, query: queryWords.join(' '), mode, topK, filter, ...(neighbours !== undefined ? { neighbours } : {}) });
+      const result = await runSearch({
+        root: globals.root,
+        config,
+        query: queryWords.join(' '),
+        mode,
+        topK,
+        filter,
+        ...(neighbours !== undefined ? { neighbours } : {}),
+      });
       reportSearch(ui, result);
     });
 }

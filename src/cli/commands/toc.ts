@@ -9,7 +9,11 @@ export function registerToc(program: Command): Command {
     .option('--book <name>', 'only this book')
     .action(async (flags: { book?: string }, command: Command) => {
       const globals = globalOptions(command);
-      const [{ runToc }, { createUi }, { reportToc }] = await Promise.all([import('../../retrieve/run-toc.js'), import('../report/ui.js'), import('../report/toc.js')]);
+      const [{ runToc }, { createUi }, { reportToc }] = await Promise.all([
+        import('../../retrieve/run-toc.js'),
+        import('../report/ui.js'),
+        import('../report/toc.js'),
+      ]);
       const ui = createUi(globals);
       reportToc(ui, runToc({ root: globals.root, ...(flags.book ? { book: flags.book } : {}) }));
     });

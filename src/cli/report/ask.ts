@@ -14,9 +14,11 @@ export function askJson(out: AskResult & { agent?: AgentReport }): Record<string
   };
 }
 
-
 /** The human answer in the seed format: Answer / Confidence / Evidence (citation line, quote line). */
-export function formatAnswer(out: AskResult & { agent?: AgentReport }, options: { showContext: boolean; showSteps?: boolean; color?: Ui['color'] }): string {
+export function formatAnswer(
+  out: AskResult & { agent?: AgentReport },
+  options: { showContext: boolean; showSteps?: boolean; color?: Ui['color'] },
+): string {
   const r: AnswerResult = out.result;
   const c = options.color;
   const bold = (t: string): string => (c ? c.bold(t) : t);
@@ -41,7 +43,9 @@ export function formatAnswer(out: AskResult & { agent?: AgentReport }, options: 
     lines.push(dim(`agent (${out.agent.protocol} tool calls, ${out.agent.rounds} round${out.agent.rounds === 1 ? '' : 's'}):`));
     for (const s of out.agent.trace) {
       const args = typeof s.arguments === 'string' ? s.arguments : JSON.stringify(s.arguments);
-      const what = s.error ? `refused: ${s.error}` : `${s.chunk_ids.length} passage${s.chunk_ids.length === 1 ? '' : 's'}${s.repeated ? ' (repeat, from memory)' : ''}`;
+      const what = s.error
+        ? `refused: ${s.error}`
+        : `${s.chunk_ids.length} passage${s.chunk_ids.length === 1 ? '' : 's'}${s.repeated ? ' (repeat, from memory)' : ''}`;
       lines.push(dim(`  ${s.round}. ${s.tool} ${args} → ${what} (${s.ms} ms)`));
     }
   }
@@ -68,7 +72,11 @@ function echoFields(echo: AskEcho): Record<string, unknown> {
 }
 
 /** Prints one answer (human or `--json`) and its warnings. */
-export function reportAsk(ui: Ui, out: AskResult & { agent?: AgentReport }, options: { showContext: boolean; showSteps?: boolean; jsonLines?: boolean; echo?: AskEcho }): void {
+export function reportAsk(
+  ui: Ui,
+  out: AskResult & { agent?: AgentReport },
+  options: { showContext: boolean; showSteps?: boolean; jsonLines?: boolean; echo?: AskEcho },
+): void {
   for (const w of out.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of out.result.warnings ?? []) ui.warn(w);
   if (ui.json) {

@@ -41,12 +41,30 @@ function pad(s: string, n: number, right = false): string {
 /** Prints the per-mode table, comparisons, skipped modes, bad rows, written reports and gate result. */
 export function reportEval(ui: Ui, report: EvalReport, extra: { violations: GateViolation[]; written: string[]; gated: boolean }): void {
   if (ui.json) {
-    ui.printJson({ ...(reportJson(report) as object), gate: { checked: extra.gated, passed: extra.violations.length === 0, violations: extra.violations }, reports: extra.written });
+    ui.printJson({
+      ...(reportJson(report) as object),
+      gate: { checked: extra.gated, passed: extra.violations.length === 0, violations: extra.violations },
+      reports: extra.written,
+    });
     return;
   }
   const c = ui.color;
   for (const w of report.warnings) ui.warn(`${w.where}: ${w.message}`);
-  const head = ['mode', 'answerer', 'accuracy', '95% CI', 'right', 'wrong', 'abst.', `hit@${report.config.top_k}`, 'text', 'table', 'Brier', 'ECE', 'p50/p95 ms'];
+  const head = [
+    'mode',
+    'answerer',
+    'accuracy',
+    '95% CI',
+    'right',
+    'wrong',
+    'abst.',
+    `hit@${report.config.top_k}`,
+    'text',
+    'table',
+    'Brier',
+    'ECE',
+    'p50/p95 ms',
+  ];
   const widths = [9, 8, 9, 14, 6, 6, 6, 8, 7, 7, 6, 6, 12];
   const line = (cells: string[]): string => cells.map((cell, i) => pad(cell, widths[i] ?? 8, i >= 2 && i !== 3)).join('  ');
   const issues = rowIssueSummary(report.row_issues);
@@ -76,7 +94,9 @@ export function reportEval(ui: Ui, report: EvalReport, extra: { violations: Gate
   }
   for (const m of report.modes) {
     const sel = m.selective_accuracy.map((s) => `${Math.round(s.coverage * 100)}% ${pct(s.accuracy)}`).join(', ');
-    const stated = m.stated_calibration ? `; LLM stated confidence Brier ${m.stated_calibration.brier.toFixed(3)}, ECE ${m.stated_calibration.ece.toFixed(3)}` : '';
+    const stated = m.stated_calibration
+      ? `; LLM stated confidence Brier ${m.stated_calibration.brier.toFixed(3)}, ECE ${m.stated_calibration.ece.toFixed(3)}`
+      : '';
     ui.out(`${m.mode}: accuracy of the most confident ${sel}; AURC ${m.aurc.toFixed(3)}; abstained ${m.abstained}${stated}`);
   }
   for (const m of report.modes) {
@@ -84,13 +104,20 @@ export function reportEval(ui: Ui, report: EvalReport, extra: { violations: Gate
     if (m.fallbacks.length > 0) {
       const kinds = new Map<string, number>();
       for (const f of m.fallbacks) kinds.set(f.fallback, (kinds.get(f.fallback) ?? 0) + 1);
-      ui.info(`${m.mode}: ${m.fallbacks.length} fallback answers counted as not correct (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${m.fallbacks.slice(0, 10).map((f) => f.id).join(', ')}${m.fallbacks.length > 10 ? ', …' : ''}`);
+      ui.info(
+        `${m.mode}: ${m.fallbacks.length} fallback answers counted as not correct (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${m.fallbacks
+          .slice(0, 10)
+          .map((f) => f.id)
+          .join(', ')}${m.fallbacks.length > 10 ? ', …' : ''}`,
+      );
     }
     if (m.tokens) ui.info(c.dim(`${m.mode}: LLM tokens ${m.tokens.prompt} prompt + ${m.tokens.completion} completion`));
   }
   for (const cmp of report.comparisons) {
     const verdict = cmp.verdict === 'within noise' ? c.dim('within noise') : c.bold(`${cmp.verdict} better`);
-    ui.out(`${cmp.a} vs ${cmp.b}: only ${cmp.a} right ${cmp.a_only}, only ${cmp.b} right ${cmp.b_only}, McNemar p=${cmp.p_value.toFixed(4)}: ${verdict}`);
+    ui.out(
+      `${cmp.a} vs ${cmp.b}: only ${cmp.a} right ${cmp.a_only}, only ${cmp.b} right ${cmp.b_only}, McNemar p=${cmp.p_value.toFixed(4)}: ${verdict}`,
+    );
   }
   for (const s of report.skipped_modes) ui.warn(`${s.mode} not run: ${s.reason}`);
   for (const file of extra.written) ui.info(`wrote ${file}`);

@@ -6,7 +6,12 @@ import { printable, type Ui } from './ui.js';
  * left (`, 0.8 pages/s, ETA 23 s`), marked `(OCR)` while pages are being OCR'd. Rates come from the pages
  * of the current file, read since `startedMs`.
  */
-export function pageProgressText(event: { page: number; pages: number; ocr?: boolean }, pagesDone: number, startedMs: number, nowMs: number): string {
+export function pageProgressText(
+  event: { page: number; pages: number; ocr?: boolean },
+  pagesDone: number,
+  startedMs: number,
+  nowMs: number,
+): string {
   const elapsed = (nowMs - startedMs) / 1000;
   let text = `page ${event.page}/${event.pages}${event.ocr ? ' (OCR)' : ''}`;
   if (elapsed >= 2 && pagesDone > 0) {
@@ -58,7 +63,10 @@ export function ingestProgressLine(
 }
 
 /** A spinner driven by ingest progress events: files with a bar, rate and ETA, then each index stage in chunks/s; nothing off a TTY. */
-export function ingestProgress(ui: Ui, now: () => number = Date.now): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
+export function ingestProgress(
+  ui: Ui,
+  now: () => number = Date.now,
+): { onProgress: (event: IngestProgress) => void; done: (result: IngestResult) => void; fail: () => void } {
   const spinner = ui.spinner('ingest: scanning sources');
   let file = '';
   let phase = { name: '', startedMs: now(), startDone: 0 };
@@ -67,7 +75,8 @@ export function ingestProgress(ui: Ui, now: () => number = Date.now): { onProgre
   return {
     onProgress: (event) => {
       const name = event.kind === 'index' ? `index:${event.stage}` : event.kind === 'file' ? 'files' : phase.name;
-      if (name !== phase.name) phase = { name, startedMs: now(), startDone: event.kind === 'index' ? event.done : event.kind === 'file' ? event.index - 1 : 0 };
+      if (name !== phase.name)
+        phase = { name, startedMs: now(), startDone: event.kind === 'index' ? event.done : event.kind === 'file' ? event.index - 1 : 0 };
       if (event.kind === 'file') {
         file = `[${event.index}/${event.total}] ${event.source}`;
         pages = { done: 0, startedMs: now() };
@@ -77,8 +86,12 @@ export function ingestProgress(ui: Ui, now: () => number = Date.now): { onProgre
     },
     done: (result) => {
       if (result.upToDate) spinner.succeed('ingest: everything is up to date (use --force to rebuild)');
-      else if (result.totals.failed > 0) spinner.fail(`ingest: ${result.totals.failed} of ${result.totals.files} files failed; the rest is indexed`);
-      else spinner.succeed(`ingest: ${result.totals.chunks} chunks from ${result.totals.files} files in ${(result.elapsedMs / 1000).toFixed(1)} s`);
+      else if (result.totals.failed > 0)
+        spinner.fail(`ingest: ${result.totals.failed} of ${result.totals.files} files failed; the rest is indexed`);
+      else
+        spinner.succeed(
+          `ingest: ${result.totals.chunks} chunks from ${result.totals.files} files in ${(result.elapsedMs / 1000).toFixed(1)} s`,
+        );
     },
     fail: () => {
       spinner.stop();
@@ -100,9 +113,25 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   }
   const c = ui.color;
   const header = ['file', 'status', 'pages', 'chunks', 'rows', 'warnings'];
-  const rows = result.files.map((f) => [printable(f.source), f.kept ? 'failed, kept' : f.status, String(f.pages), String(f.chunks), String(f.tableRows), String(f.warnings.length)]);
-  rows.push(['total', result.upToDate ? 'up to date' : `${result.totals.failed} failed`, String(result.totals.pages), String(result.totals.chunks), String(result.totals.tableRows), String(result.totals.warnings)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].reduce((n, ch) => n + (/[\u1100-\uFFEF]/u.test(ch) ? 2 : 1), 0))));
+  const rows = result.files.map((f) => [
+    printable(f.source),
+    f.kept ? 'failed, kept' : f.status,
+    String(f.pages),
+    String(f.chunks),
+    String(f.tableRows),
+    String(f.warnings.length),
+  ]);
+  rows.push([
+    'total',
+    result.upToDate ? 'up to date' : `${result.totals.failed} failed`,
+    String(result.totals.pages),
+    String(result.totals.chunks),
+    String(result.totals.tableRows),
+    String(result.totals.warnings),
+  ]);
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].reduce((n, ch) => n + (/[\u1100-\uFFEF]/u.test(ch) ? 2 : 1), 0))),
+  );
   const line = (cells: string[]): string => cells.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  ');
   ui.out(c.bold(line(header)));
   for (const r of rows) {
@@ -112,9 +141,15 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   }
   for (const f of result.files) if (f.error) ui.error(f.error);
   for (const f of result.files) {
-    if (f.ocr) ui.info(`${f.source}: ${f.ocr.pages} pages read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`);
+    if (f.ocr)
+      ui.info(
+        `${f.source}: ${f.ocr.pages} pages read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`,
+      );
   }
   for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of result.warnings) ui.warn(`${w.where}: ${w.message}`);
-  if (result.index) ui.info(`index: ${result.index.ftsRows} FTS rows, ${result.index.vectors} vectors (${result.index.embedderId}, ${result.index.vectorBackend}; ${result.index.embedded} embedded, ${result.index.cached} cached)`);
+  if (result.index)
+    ui.info(
+      `index: ${result.index.ftsRows} FTS rows, ${result.index.vectors} vectors (${result.index.embedderId}, ${result.index.vectorBackend}; ${result.index.embedded} embedded, ${result.index.cached} cached)`,
+    );
 }

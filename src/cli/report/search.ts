@@ -76,12 +76,16 @@ export function reportBatchSearch(ui: Ui, report: BatchSearchReport): void {
     return;
   }
   const skipped = report.skipped > 0 ? `, ${report.skipped} skipped` : '';
-  ui.out(`${report.dataset}: ${report.total} queries (${report.judged} judged${skipped}), k = ${report.k}, embedder ${report.config.embedder}`);
+  ui.out(
+    `${report.dataset}: ${report.total} queries (${report.judged} judged${skipped}), k = ${report.k}, embedder ${report.config.embedder}`,
+  );
   const pct = (x: number): string => x.toFixed(3);
   const header = ['mode', 'R@1', 'R@5', 'R@10', 'MRR@10', 'nDCG@10', 'R@4k', 'p50 ms', 'p95 ms'];
   const rows = report.modes.map((m) => {
     const s = m.scores;
-    const judged = s ? [pct(s.recall['1']), pct(s.recall['5']), pct(s.recall['10']), pct(s.mrr10), pct(s.ndcg10), pct(s.recallBudget)] : ['-', '-', '-', '-', '-', '-'];
+    const judged = s
+      ? [pct(s.recall['1']), pct(s.recall['5']), pct(s.recall['10']), pct(s.mrr10), pct(s.ndcg10), pct(s.recallBudget)]
+      : ['-', '-', '-', '-', '-', '-'];
     return [m.mode, ...judged, m.p50Ms.toFixed(1), m.p95Ms.toFixed(1)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

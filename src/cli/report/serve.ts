@@ -5,11 +5,20 @@ import type { Ui } from './ui.js';
 /** What to know before using the page, then where it is. */
 export function reportServing(ui: Ui, server: RunningServer, root: string): void {
   if (server.exposed) {
-    ui.warn(`listening on ${server.host}: anyone who can reach this machine can ask questions and read your textbooks; use --host 127.0.0.1 to keep it local`);
+    ui.warn(
+      `listening on ${server.host}: anyone who can reach this machine can ask questions and read your textbooks; use --host 127.0.0.1 to keep it local`,
+    );
   }
   if (server.indexMissing) ui.warn('no index yet: the page opens, but questions need `exam-copilot ingest` first');
   // The address comes last, so a script that waits for it has already seen the warnings.
-  if (ui.json) ui.printJsonLine({ url: server.url, host: server.host, port: server.port, exposed: server.exposed, index_missing: server.indexMissing });
+  if (ui.json)
+    ui.printJsonLine({
+      url: server.url,
+      host: server.host,
+      port: server.port,
+      exposed: server.exposed,
+      index_missing: server.indexMissing,
+    });
   else ui.out(`exam-copilot: serving ${root} at ${server.url}  (Ctrl-C to stop)`);
 }
 

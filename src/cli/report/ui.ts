@@ -45,7 +45,10 @@ export interface UiStreams {
   env: NodeJS.ProcessEnv;
 }
 
-export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbose'>, streams: UiStreams = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Ui {
+export function createUi(
+  globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbose'>,
+  streams: UiStreams = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Ui {
   const noColor = streams.env.NO_COLOR !== undefined && streams.env.NO_COLOR !== '';
   const color = new Chalk({ level: !noColor && streams.stdout.isTTY ? 3 : 0 });
   const errColor = new Chalk({ level: !noColor && streams.stderr.isTTY ? 3 : 0 });
@@ -82,14 +85,29 @@ export function createUi(globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbos
     },
     spinner(text) {
       if (!interactive) {
-        return { update: () => undefined, succeed: (t) => { if (!globals.quiet) write(streams.stderr, t); }, fail: (t) => write(streams.stderr, t), stop: () => undefined };
+        return {
+          update: () => undefined,
+          succeed: (t) => {
+            if (!globals.quiet) write(streams.stderr, t);
+          },
+          fail: (t) => write(streams.stderr, t),
+          stop: () => undefined,
+        };
       }
       const s: Ora = ora({ text, stream: streams.stderr, color: 'cyan', isEnabled: !noColor || true }).start();
       return {
-        update: (t) => { s.text = printable(t); },
-        succeed: (t) => { s.succeed(printable(t)); },
-        fail: (t) => { s.fail(printable(t)); },
-        stop: () => { s.stop(); },
+        update: (t) => {
+          s.text = printable(t);
+        },
+        succeed: (t) => {
+          s.succeed(printable(t));
+        },
+        fail: (t) => {
+          s.fail(printable(t));
+        },
+        stop: () => {
+          s.stop();
+        },
       };
     },
   };

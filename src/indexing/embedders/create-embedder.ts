@@ -79,7 +79,9 @@ export async function createEmbedder(config: ExamCopilotConfig, options: CreateE
     }
     case 'openai': {
       if (!e.endpoint) {
-        throw new NotReadyError('embedder.kind is "openai" but no endpoint: set embedder.endpoint (baseURL + model) or EXAM_COPILOT_EMBEDDING_BASE_URL / EXAM_COPILOT_EMBEDDING_MODEL');
+        throw new NotReadyError(
+          'embedder.kind is "openai" but no endpoint: set embedder.endpoint (baseURL + model) or EXAM_COPILOT_EMBEDDING_BASE_URL / EXAM_COPILOT_EMBEDDING_MODEL',
+        );
       }
       const { createOpenAiEmbedder } = await import('./openai-embedder.js');
       const embedder = await createOpenAiEmbedder({ ...e.endpoint, queryPrefix: e.queryPrefix, passagePrefix: e.passagePrefix });

@@ -182,7 +182,10 @@ export class LsaModel implements Embedder {
   save(dir: string): void {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, STATE_FILE), JSON.stringify(this.state));
-    writeFileSync(path.join(dir, PROJECTION_FILE), Buffer.from(this.projection.buffer, this.projection.byteOffset, this.projection.byteLength));
+    writeFileSync(
+      path.join(dir, PROJECTION_FILE),
+      Buffer.from(this.projection.buffer, this.projection.byteOffset, this.projection.byteLength),
+    );
   }
 }
 
@@ -190,7 +193,9 @@ export class LsaModel implements Embedder {
 export function lsaCorpusHash(analyzer: Analyzer, texts: readonly string[], options: LsaFitOptions): string {
   const o = { ...DEFAULTS, ...options };
   const h = createHash('sha256');
-  h.update(`v${STATE_VERSION}|${analyzer.fingerprint}|${o.dimension}|${o.weighting}|${o.ngrams.join(',')}|${o.maxFitDocuments}|${o.powerIterations}|${texts.length}\n`);
+  h.update(
+    `v${STATE_VERSION}|${analyzer.fingerprint}|${o.dimension}|${o.weighting}|${o.ngrams.join(',')}|${o.maxFitDocuments}|${o.powerIterations}|${texts.length}\n`,
+  );
   for (const t of texts) h.update(t).update('\u0000');
   return h.digest('hex');
 }
@@ -207,7 +212,12 @@ export interface LsaFit {
  * corpus size. Each text is tokenised once: its features are interned to integer ids right away, so memory
  * grows with the vocabulary and the non-zeros, not with one Map per document.
  */
-export function fitLsa(analyzer: Analyzer, texts: readonly string[], options: LsaFitOptions, onProgress?: (done: number, total: number) => void): LsaFit {
+export function fitLsa(
+  analyzer: Analyzer,
+  texts: readonly string[],
+  options: LsaFitOptions,
+  onProgress?: (done: number, total: number) => void,
+): LsaFit {
   const o = { ...DEFAULTS, ...options };
   const ids = new Map<string, number>();
   const df: number[] = [];
@@ -303,13 +313,25 @@ export function fitLsa(analyzer: Analyzer, texts: readonly string[], options: Ls
   const sample = n <= o.maxFitDocuments ? all : Array.from({ length: Math.floor(n / stride) }, (_, k) => Math.floor(k * stride));
   const fitMatrix = matrixOf(sample);
   const rank = Math.max(1, Math.min(o.dimension, sample.length, vocabulary.length));
-  const svd = sample.length > 0 && vocabulary.length > 0 ? randomizedSvd(fitMatrix, rank, { seed: 20240601, powerIterations: o.powerIterations }) : { v: new Float64Array(0), singularValues: new Float64Array(0), rank: 0 };
+  const svd =
+    sample.length > 0 && vocabulary.length > 0
+      ? randomizedSvd(fitMatrix, rank, { seed: 20240601, powerIterations: o.powerIterations })
+      : { v: new Float64Array(0), singularValues: new Float64Array(0), rank: 0 };
   const dimension = Math.max(1, svd.rank);
   const projection = svd.rank > 0 ? Float32Array.from(svd.v) : new Float32Array(vocabulary.length);
   const corpusHash = lsaCorpusHash(analyzer, texts, options);
   const vocabularyNames = vocabulary.map((e) => e.f);
   const stateHash = createHash('sha256')
-    .update(JSON.stringify({ vocabulary: vocabularyNames, idf, analyzer: analyzer.fingerprint, weighting: o.weighting, ngrams: o.ngrams, averageLength }))
+    .update(
+      JSON.stringify({
+        vocabulary: vocabularyNames,
+        idf,
+        analyzer: analyzer.fingerprint,
+        weighting: o.weighting,
+        ngrams: o.ngrams,
+        averageLength,
+      }),
+    )
     .update(Buffer.from(projection.buffer, projection.byteOffset, projection.byteLength))
     .digest('hex')
     .slice(0, 12);
@@ -361,7 +383,9 @@ export function loadLsa(dir: string, analyzer: Analyzer): LsaModel {
     throw new NotReadyError(`${stateFile} was written by another version; run \`exam-copilot ingest --force\``);
   }
   if (state.analyzer !== analyzer.fingerprint) {
-    throw new NotReadyError(`the LSA embedder in ${dir} was fitted with analyzer ${state.analyzer}, the current user dictionary gives ${analyzer.fingerprint}; run \`exam-copilot ingest --force\``);
+    throw new NotReadyError(
+      `the LSA embedder in ${dir} was fitted with analyzer ${state.analyzer}, the current user dictionary gives ${analyzer.fingerprint}; run \`exam-copilot ingest --force\``,
+    );
   }
   const buf = readFileSync(projectionFile);
   const projection = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));

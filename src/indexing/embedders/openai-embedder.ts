@@ -22,7 +22,12 @@ export interface OpenAiEmbedderOptions {
  * creation learns the dimension and fails early, with one line, when the endpoint is unreachable.
  */
 export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Promise<Embedder> {
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs ?? 60_000, maxRetries: options.maxRetries ?? 2 });
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    timeout: options.timeoutMs ?? 60_000,
+    maxRetries: options.maxRetries ?? 2,
+  });
   const batchSize = options.batchSize ?? 64;
   const run = async (texts: readonly string[]): Promise<Float32Array[]> => {
     const out: Float32Array[] = [];
@@ -32,10 +37,13 @@ export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Prom
       try {
         response = await client.embeddings.create({ model: options.model, input: batch, encoding_format: 'float' });
       } catch (error) {
-        throw new NotReadyError(`embedding endpoint ${options.baseURL} (model ${options.model}) failed: ${(error as Error).message.split('\n')[0]}; check embedder.endpoint or use the lsa embedder`);
+        throw new NotReadyError(
+          `embedding endpoint ${options.baseURL} (model ${options.model}) failed: ${(error as Error).message.split('\n')[0]}; check embedder.endpoint or use the lsa embedder`,
+        );
       }
       const rows = [...response.data].sort((a, b) => a.index - b.index);
-      if (rows.length !== batch.length) throw new NotReadyError(`embedding endpoint ${options.baseURL} returned ${rows.length} vectors for ${batch.length} inputs`);
+      if (rows.length !== batch.length)
+        throw new NotReadyError(`embedding endpoint ${options.baseURL} returned ${rows.length} vectors for ${batch.length} inputs`);
       for (const row of rows) out.push(l2normalize(Float32Array.from(row.embedding)));
     }
     return out;

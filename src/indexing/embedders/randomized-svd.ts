@@ -22,7 +22,6 @@ export interface TruncatedSvd {
   rank: number;
 }
 
-
 function gaussian(rand: () => number): number {
   // Box-Muller; 1 - u keeps log() away from 0.
   const u = 1 - rand();
@@ -160,7 +159,11 @@ export function symmetricEigen(matrix: Float64Array, n: number): { values: Float
  * O(m·l²) orthonormalisations cost rows, not the (usually larger) vocabulary. Σ and U come from the small
  * l × l matrix Qᵀ X Xᵀ Q, and V = Xᵀ Q U Σ⁻¹ is one more sparse product.
  */
-export function randomizedSvd(x: CsrMatrix, rank: number, options: { oversample?: number; powerIterations?: number; seed?: number } = {}): TruncatedSvd {
+export function randomizedSvd(
+  x: CsrMatrix,
+  rank: number,
+  options: { oversample?: number; powerIterations?: number; seed?: number } = {},
+): TruncatedSvd {
   const l = Math.max(1, Math.min(rank + (options.oversample ?? 10), x.rows, x.cols));
   const rand = seededRandom(options.seed ?? 42);
   const omega = new Float64Array(x.cols * l);

@@ -29,7 +29,10 @@ export function knownPrefixes(model: string): { query: string; passage: string; 
   return { query: '', passage: '', pooling: 'mean' };
 }
 
-type Extractor = (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ data: ArrayLike<number>; dims: number[] }>;
+type Extractor = (
+  texts: string[],
+  options: { pooling: 'mean' | 'cls'; normalize: boolean },
+) => Promise<{ data: ArrayLike<number>; dims: number[] }>;
 
 /**
  * Loads the model through transformers.js's real `pipeline('feature-extraction', …)`. The library is
@@ -39,9 +42,14 @@ type Extractor = (texts: string[], options: { pooling: 'mean' | 'cls'; normalize
 export async function createTransformersEmbedder(options: TransformersEmbedderOptions): Promise<Embedder> {
   const local = options.modelPath ? path.resolve(options.modelPath) : undefined;
   const model = options.model ?? (local ? path.basename(local) : undefined);
-  if (!model) throw new NotReadyError('embedder.kind is "transformers" but neither embedder.model nor embedder.modelPath is set; set one in exam-copilot.config.json');
+  if (!model)
+    throw new NotReadyError(
+      'embedder.kind is "transformers" but neither embedder.model nor embedder.modelPath is set; set one in exam-copilot.config.json',
+    );
   if (local && !existsSync(path.join(local, 'config.json'))) {
-    throw new NotReadyError(`embedder.modelPath ${local} has no config.json; point it at a folder with config.json, tokenizer.json and onnx/model.onnx`);
+    throw new NotReadyError(
+      `embedder.modelPath ${local} has no config.json; point it at a folder with config.json, tokenizer.json and onnx/model.onnx`,
+    );
   }
   const { env, pipeline } = await import('@huggingface/transformers');
   env.allowLocalModels = true;
@@ -56,7 +64,9 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     extractor = pipe;
   } catch (error) {
     const where = local ?? `${model} (cache ${options.cacheDir})`;
-    throw new NotReadyError(`cannot load the embedding model ${where}: ${(error as Error).message.split('\n')[0]}; download it while online or set embedder.modelPath`);
+    throw new NotReadyError(
+      `cannot load the embedding model ${where}: ${(error as Error).message.split('\n')[0]}; download it while online or set embedder.modelPath`,
+    );
   }
   const known = knownPrefixes(model);
   const queryPrefix = options.queryPrefix ?? known.query;
@@ -68,7 +78,8 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       const batch = texts.slice(i, i + batchSize);
       const tensor = await extractor(batch, { pooling: known.pooling, normalize: true });
       const dim = tensor.dims[tensor.dims.length - 1] ?? 0;
-      for (let r = 0; r < batch.length; r++) out.push(l2normalize(Float32Array.from(Array.prototype.slice.call(tensor.data, r * dim, (r + 1) * dim) as number[])));
+      for (let r = 0; r < batch.length; r++)
+        out.push(l2normalize(Float32Array.from(Array.prototype.slice.call(tensor.data, r * dim, (r + 1) * dim) as number[])));
     }
     return out;
   };

@@ -76,7 +76,11 @@ export async function loadOcrEngine(specifier = '@gutenye/ocr-node'): Promise<{ 
         for (const line of lines) {
           const box = line.box;
           if (!box || box.length !== 4) continue;
-          boxes.push({ text: line.text, score: Math.round(line.mean * 1000) / 1000, box: box.map((p) => [p[0] ?? 0, p[1] ?? 0] as [number, number]) });
+          boxes.push({
+            text: line.text,
+            score: Math.round(line.mean * 1000) / 1000,
+            box: box.map((p) => [p[0] ?? 0, p[1] ?? 0] as [number, number]),
+          });
         }
         return boxes;
       },

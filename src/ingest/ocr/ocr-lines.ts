@@ -34,7 +34,8 @@ const BOX_PER_EM = 0.97;
 /** Boxes under this confidence are recognition noise (specks, rules, stamps) rather than text. */
 const MIN_SCORE = 0.5;
 
-const CJK_PAIR_SPACE = /([\u2E80-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF\u3000-\u303F]) (?=[\u2E80-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF\u3000-\u303F])/gu;
+const CJK_PAIR_SPACE =
+  /([\u2E80-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF\u3000-\u303F]) (?=[\u2E80-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF\u3000-\u303F])/gu;
 
 /**
  * What OCR makes of a 目录 leader (`. . . .` between title and page number): a short run of dots and colons

@@ -10,7 +10,8 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const require = createRequire(path.join(repo, 'package.json'));
 
 /** Short Chinese notes: ingesting them takes about a second, so many runs fit in a benchmark. */
-export const NOTE_A = '# 第一章 基金概述\n\n## 第一节 基金的特点\n\n证券投资基金是一种利益共享、风险共担的集合投资方式。基金财产由基金托管人保管。\n';
+export const NOTE_A =
+  '# 第一章 基金概述\n\n## 第一节 基金的特点\n\n证券投资基金是一种利益共享、风险共担的集合投资方式。基金财产由基金托管人保管。\n';
 export const NOTE_B = '# 第二章 基金当事人\n\n## 第一节 基金管理人\n\n基金管理人负责基金的投资管理，基金份额持有人享有收益分配权。\n';
 
 /** A fresh root under `dir` with `rawdoc/` holding `files` (name → string or Buffer). */
@@ -59,7 +60,10 @@ export function runCli(cli, args, options = {}) {
 export function readChunks(root) {
   const file = path.join(root, 'data', 'chunks.jsonl');
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 }
 
 /** Chunk rows, FTS metadata rows, FTS5 rows and vector ids of the built index; null when there is none. */
@@ -71,7 +75,12 @@ export function indexCounts(root) {
   const db = new Database(fts, { readonly: true });
   try {
     const n = (sql) => db.prepare(sql).get().n;
-    return { chunks: readChunks(root).length, meta: n('SELECT count(*) AS n FROM chunks'), fts: n('SELECT count(*) AS n FROM chunks_fts'), vectors: JSON.parse(readFileSync(ids, 'utf8')).length };
+    return {
+      chunks: readChunks(root).length,
+      meta: n('SELECT count(*) AS n FROM chunks'),
+      fts: n('SELECT count(*) AS n FROM chunks_fts'),
+      vectors: JSON.parse(readFileSync(ids, 'utf8')).length,
+    };
   } finally {
     db.close();
   }
