@@ -78,13 +78,11 @@ async function evaluate(label, root, config, questions) {
 
 function readQuestions(file) {
   const rows = parse(readFileSync(file, 'utf8'), { columns: true, skip_empty_lines: true, bom: true });
-  return rows
-    .slice(0, limit)
-    .map((r) => ({
-      question: r.question,
-      options: Object.fromEntries(['A', 'B', 'C', 'D', 'E'].filter((l) => r[l]).map((l) => [l, r[l]])),
-      answer: String(r.answer).trim().toUpperCase(),
-    }));
+  return rows.slice(0, limit).map((r) => ({
+    question: r.question,
+    options: Object.fromEntries(['A', 'B', 'C', 'D', 'E'].filter((l) => r[l]).map((l) => [l, r[l]])),
+    answer: String(r.answer).trim().toUpperCase(),
+  }));
 }
 
 if (values.only !== 'financeiq') {

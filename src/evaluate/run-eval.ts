@@ -91,22 +91,20 @@ export function toRecord(
   chunk: (id: string) => Chunk | undefined,
 ): RunRecord {
   const predicted = [...new Set(result.answer.toUpperCase().replace(/[^A-H]/g, ''))].sort().join('');
-  const retrieved = result.context
-    .slice(0, k)
-    .map((h) =>
-      evidenceRef(
-        {
-          chunk_id: h.chunk.chunk_id,
-          book: h.chunk.book,
-          chapter: h.chunk.chapter,
-          section: h.chunk.section,
-          figure_ref: h.chunk.figure_ref,
-          page_start: h.chunk.page_start,
-          page_end: h.chunk.page_end,
-        },
-        h.chunk,
-      ),
-    );
+  const retrieved = result.context.slice(0, k).map((h) =>
+    evidenceRef(
+      {
+        chunk_id: h.chunk.chunk_id,
+        book: h.chunk.book,
+        chapter: h.chunk.chapter,
+        section: h.chunk.section,
+        figure_ref: h.chunk.figure_ref,
+        page_start: h.chunk.page_start,
+        page_end: h.chunk.page_end,
+      },
+      h.chunk,
+    ),
+  );
   const evidence = result.evidence.map((e) => evidenceRef(e, chunk(e.chunk_id)));
   const { type, source } = inferType(row.type, retrieved.length > 0 ? retrieved : evidence);
   return {
