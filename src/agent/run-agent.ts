@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import type { ParsedQuestion } from '../answer/answer-types.js';
 import { LlmError } from '../answer/llm-client.js';
 import { createDeadline, formatSeconds, type Deadline } from '../answer/llm-deadline.js';
-import { questionValues } from '../answer/llm-answerer.js';
-import { fillTemplate, parsePromptTemplate, type PromptTemplate } from '../answer/prompt-templates.js';
-import { UserError } from '../errors.js';
+import { questionValues, validateLetters } from '../answer/llm-answerer.js';
+import { fillTemplate, readPrompt, type PromptTemplate } from '../answer/prompt-templates.js';
 import { AGENT_TOOLS, runTool, type ToolContext, type ToolOutcome } from './agent-tools.js';
 import { describeTools, readReply, stripThinking } from './simulated-protocol.js';
 import { ToolsUnsupportedError, type AgentMessage, type AgentToolCall, type ModelTurn, type ToolChatModel } from './tool-chat-model.js';
@@ -77,15 +74,12 @@ export interface AgentPrompts {
 
 /** Reads `agent.md`, `agent-simulated.md`, `agent-budget.md` and `agent-repair.md` from a prompts folder. */
 export function loadAgentPrompts(dir: string): AgentPrompts {
-  const read = (name: string): PromptTemplate => {
-    const file = path.join(dir, `${name}.md`);
-    try {
-      return parsePromptTemplate(readFileSync(file, 'utf8'));
-    } catch (error) {
-      throw new UserError(`${file}: cannot read the prompt (${(error as Error).message}); reinstall exam-copilot or restore prompts/`);
-    }
+  return {
+    native: readPrompt(dir, 'agent'),
+    simulated: readPrompt(dir, 'agent-simulated'),
+    budget: readPrompt(dir, 'agent-budget'),
+    repair: readPrompt(dir, 'agent-repair'),
   };
-  return { native: read('agent'), simulated: read('agent-simulated'), budget: read('agent-budget'), repair: read('agent-repair') };
 }
 
 const finalSchema = z.object({
@@ -105,28 +99,6 @@ export interface RunAgentOptions {
   budgets?: Partial<AgentBudgets>;
   /** Injected clock for tests of the trace timings. */
   now?: () => number;
-}
-
-/** The letters of a final answer checked against the question, or the problem to send back. */
-function checkLetters(q: ParsedQuestion, value: z.infer<typeof finalSchema>): { answer: string } | { problem: string } {
-  const letters = [
-    ...new Set(
-      value.answer
-        .toUpperCase()
-        .replace(/[^A-H]/g, '')
-        .split(''),
-    ),
-  ]
-    .sort()
-    .join('');
-  if (value.status === 'no_evidence' || value.status === 'off_topic' || q.kind === 'open')
-    return { answer: q.kind === 'open' ? '' : letters };
-  if (letters === '') return { problem: 'the answer has no option letter' };
-  const allowed = new Set(q.options.map((o) => o.letter));
-  const bad = letters.split('').filter((l) => !allowed.has(l));
-  if (bad.length > 0) return { problem: `the answer names options that do not exist: ${bad.join(', ')}` };
-  if (q.kind !== 'multi' && letters.length !== 1) return { problem: `this question takes exactly one letter, got "${letters}"` };
-  return { answer: letters };
 }
 
 /** Tool arguments as the trace shows them: native calls send a JSON string, shown as the object it encodes. */
@@ -302,7 +274,7 @@ async function converse(
       const parsed = finalSchema.safeParse(finalValue);
       if (!parsed.success) problem = 'the final JSON object does not have the answer fields';
       else {
-        const letters = checkLetters(question, parsed.data);
+        const letters = validateLetters(question, parsed.data);
         const ids = [...new Set(parsed.data.evidence_ids)];
         const invented = ids.filter((id) => !returned.has(id));
         if ('problem' in letters) problem = letters.problem;

@@ -137,8 +137,8 @@ export function parseAnswerReply(content: string): { value: z.infer<typeof reply
   return { problem: 'no JSON object and no "Answer:" line found' };
 }
 
-/** Checks letters against the question; returns the normalised answer or a problem. */
-export function validateLetters(q: ParsedQuestion, value: z.infer<typeof replySchema>): { answer: string } | { problem: string } {
+/** Checks letters against the question (the one-shot answer and the agent's); returns the normalised answer or a problem. */
+export function validateLetters(q: ParsedQuestion, value: { answer: string; status: string }): { answer: string } | { problem: string } {
   const letters = [
     ...new Set(
       value.answer

@@ -28,16 +28,19 @@ export function parsePromptTemplate(text: string): PromptTemplate {
   return { system: (parts[0] ?? '').trim(), user: parts.slice(1).join('\n').trim() };
 }
 
+/** Reads one prompt file `<name>.md` of a prompts folder; a missing or unreadable one is a one-line error. */
+export function readPrompt(dir: string, name: string): PromptTemplate {
+  const file = path.join(dir, `${name}.md`);
+  try {
+    return parsePromptTemplate(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UserError(`${file}: cannot read the prompt (${(error as Error).message}); reinstall exam-copilot or restore prompts/`);
+  }
+}
+
 /** Reads `answer.md`, `baseline.md`, `rerank.md` and `repair.md` from a prompts folder. */
 export function loadPrompts(dir: string): PromptSet {
-  const read = (name: string): PromptTemplate => {
-    const file = path.join(dir, `${name}.md`);
-    try {
-      return parsePromptTemplate(readFileSync(file, 'utf8'));
-    } catch (error) {
-      throw new UserError(`${file}: cannot read the prompt (${(error as Error).message}); reinstall exam-copilot or restore prompts/`);
-    }
-  };
+  const read = (name: string): PromptTemplate => readPrompt(dir, name);
   return { answer: read('answer'), baseline: read('baseline'), rerank: read('rerank'), repair: read('repair') };
 }
 
