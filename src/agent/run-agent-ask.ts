@@ -79,7 +79,7 @@ function toAnswerResult(
     answer: unanswered ? '' : reply.answer,
     confidence: unanswered ? Math.min(reply.confidence, 0.1) : reply.confidence,
     evidence,
-    mode: 'hybrid',
+    mode: 'agent',
     answerer: 'llm',
     fallback,
     ...(message ? { message } : {}),

@@ -1,4 +1,4 @@
-import { NotReadyError } from '../errors.js';
+import { NotReadyError, UsageError } from '../errors.js';
 import type { Retriever } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
 import type { Chunk, Hit } from '../types.js';
@@ -88,6 +88,8 @@ function bestQuote(chunk: Chunk, claim: string, analyzer: Analyzer): string {
  * `fallback: 'llm_failed'`. Misconfiguration (baseline without an LLM, no index) is a `NotReadyError` (exit 5).
  */
 export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps): Promise<AnswerResult> {
+  // The agent reads the books with tools (src/agent); it is not a retrieval mode of the one-shot pipeline.
+  if (deps.mode === 'agent') throw new UsageError('mode agent is answered by the agent (ask --agent), not the one-shot pipeline');
   const started = Date.now();
   const prompts = typeof deps.prompts === 'string' ? loadPrompts(deps.prompts) : deps.prompts;
   if (deps.answerer === 'offline') {

@@ -30,8 +30,10 @@ export interface ParsedQuestion {
 }
 
 /** Answer mode: `baseline` is the LLM alone with no retrieval; the others name the retrieval used. */
-export type AnswerMode = 'baseline' | RetrievalMode;
+export type AnswerMode = 'baseline' | 'agent' | RetrievalMode;
 export const ANSWER_MODES: readonly AnswerMode[] = ['baseline', 'keyword', 'vector', 'hybrid'];
+/** What `eval --modes` accepts: the answer modes plus `agent` (the LLM reading with tools; run only when asked for). */
+export const EVAL_MODES: readonly AnswerMode[] = [...ANSWER_MODES, 'agent'];
 
 /** One cited piece of evidence, as shown to the user (`book | chapter | section | figure | p.N`). */
 export interface EvidenceItem extends ChunkLocation {

@@ -44,8 +44,11 @@ export interface ExamCopilotConfig {
   retrieval: { rrfK: number; weights: { keyword: number; vector: number }; depth: number; neighbours: number };
   /** User dictionary files for jieba, relative to the root or absolute. */
   userDict: string[];
-  /** Offline answerer: abstain below this calibrated confidence (undefined: the answerer's fitted default). */
-  answer: { abstainBelow?: number | undefined };
+  /**
+   * Offline answerer: abstain below this calibrated confidence (undefined: the answerer's fitted default).
+   * `agent`: answer through the agent (`ask --agent`) by default when an LLM is configured.
+   */
+  answer: { abstainBelow?: number | undefined; agent: boolean };
   /** The LLM endpoint, or null when none is configured (offline answerer). */
   llm: (EndpointConfig & LlmLimits) | null;
   /** The exam the prompts name (`exam.name`, default 基金从业资格). */
@@ -63,6 +66,8 @@ export interface LlmLimits {
   /** Bounds of the response cache; the oldest entries go first. */
   cacheMaxEntries: number;
   cacheMaxBytes: number;
+  /** How the agent calls tools: the API's `tools`, a text protocol, or native until the endpoint rejects tools. */
+  tools: 'native' | 'simulated' | 'auto';
 }
 
 export interface LoadedConfig {
@@ -123,7 +128,7 @@ const fileSchema = z
       .optional(),
     userDict: z.union([z.string(), z.array(z.string())]).optional(),
     answer: z
-      .object({ abstainBelow: z.number().min(0).max(1) })
+      .object({ abstainBelow: z.number().min(0).max(1), agent: z.boolean() })
       .partial()
       .strict()
       .optional(),
@@ -135,6 +140,7 @@ const fileSchema = z
         concurrency: z.number().int().positive().max(64),
         cacheMaxEntries: z.number().int().positive(),
         cacheMaxBytes: z.number().int().positive(),
+        tools: z.enum(['native', 'simulated', 'auto']),
       })
       .partial()
       .strict()
@@ -191,7 +197,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       neighbours: file.retrieval?.neighbours ?? 0,
     },
     userDict: file.userDict === undefined ? [DEFAULT_USER_DICT] : Array.isArray(file.userDict) ? file.userDict : [file.userDict],
-    answer: { abstainBelow: file.answer?.abstainBelow },
+    answer: { abstainBelow: file.answer?.abstainBelow, agent: file.answer?.agent ?? false },
     llm,
     exam: { name: file.exam?.name ?? '基金从业资格' },
   };
@@ -278,6 +284,7 @@ function resolveLlm(file: FileConfig, pick: EnvLookup, warnings: Warning[]): Exa
     concurrency: envInteger(pick, 'EXAM_COPILOT_LLM_CONCURRENCY', file.llm?.concurrency ?? 4, 1, warnings),
     cacheMaxEntries: file.llm?.cacheMaxEntries ?? 10_000,
     cacheMaxBytes: file.llm?.cacheMaxBytes ?? 64 * 1024 * 1024,
+    tools: file.llm?.tools ?? 'auto',
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AnswerMode, AnswerResult } from '../answer/answer-types.js';
+import type { AgentSession } from '../agent/run-agent-ask.js';
 import type { AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import type { Chunk } from '../types.js';
@@ -47,12 +48,32 @@ export async function openEvalEngine(options: EvalEngineOptions): Promise<EvalEn
     // One run scores one index.
     reopenOnRebuild: false,
   });
+  // The agent mode (the LLM reading with tools) opens its own session on first use: most runs never ask for it.
+  let agent: Promise<AgentSession> | null = null;
+  const openAgent = async (): Promise<AgentSession> => {
+    const { openAgentSession } = await import('../agent/run-agent-ask.js');
+    return openAgentSession({
+      root: options.root,
+      config: options.config,
+      topK: options.topK,
+      cache: !options.noCache,
+      tools: options.config.llm?.tools ?? 'auto',
+    });
+  };
   return {
     embedderId: answerer.embedderId,
-    answer: (row, mode) =>
-      answerer.answer(questionFromParts(row.question, Object.fromEntries(row.options.map((o) => [o.letter, o.text]))), mode),
+    async answer(row, mode) {
+      const question = questionFromParts(row.question, Object.fromEntries(row.options.map((o) => [o.letter, o.text])));
+      if (mode !== 'agent') return answerer.answer(question, mode);
+      agent ??= openAgent();
+      const out = await (await agent).answer(question);
+      return { ...out.result, mode: 'agent' };
+    },
     chunk: (id) => answerer.chunk(id),
     llmNotice: () => answerer.llmNotice(),
-    close: () => answerer.close(),
+    close: () => {
+      answerer.close();
+      void agent?.then((a) => a.close()).catch(() => undefined);
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { ANSWER_MODES, type AnswerMode } from '../answer/answer-types.js';
+import { EVAL_MODES, type AnswerMode } from '../answer/answer-types.js';
 import { UsageError } from '../errors.js';
 
 /** Per-mode accuracy floors; `all` applies to every mode that ran. Values are fractions (0.6 = 60%). */
@@ -41,8 +41,8 @@ export function parseFailUnder(raw: string): FailUnder {
       continue;
     }
     const mode = part.slice(0, eq).trim();
-    if (!(ANSWER_MODES as readonly string[]).includes(mode) && mode !== 'all') {
-      throw new UsageError(`--fail-under: unknown mode "${mode}"; use ${ANSWER_MODES.join(', ')} (e.g. hybrid=0.6,keyword=0.5)`);
+    if (!(EVAL_MODES as readonly string[]).includes(mode) && mode !== 'all') {
+      throw new UsageError(`--fail-under: unknown mode "${mode}"; use ${EVAL_MODES.join(', ')} (e.g. hybrid=0.6,keyword=0.5)`);
     }
     out[mode as AnswerMode | 'all'] = parseFraction(`--fail-under ${mode}`, part.slice(eq + 1));
   }

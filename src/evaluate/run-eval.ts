@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ANSWER_MODES, type AnswerMode, type AnswerResult } from '../answer/answer-types.js';
+import { ANSWER_MODES, EVAL_MODES, type AnswerMode, type AnswerResult } from '../answer/answer-types.js';
 import { chooseAnswerer, type AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError, UsageError, UserError } from '../errors.js';
@@ -256,10 +256,19 @@ function chooseModes(
 ): { modes: AnswerMode[]; skipped: SkippedMode[]; explicit: boolean } {
   const requested = [...new Set(requestedModes ?? ANSWER_MODES)];
   for (const m of requested)
-    if (!(ANSWER_MODES as readonly string[]).includes(m))
-      throw new UsageError(`--modes: unknown mode "${m}"; use ${ANSWER_MODES.join(', ')}`);
+    if (!(EVAL_MODES as readonly string[]).includes(m)) throw new UsageError(`--modes: unknown mode "${m}"; use ${EVAL_MODES.join(', ')}`);
   const skipped: SkippedMode[] = [];
   const modes = requested.filter((m) => {
+    if (m === 'agent') {
+      if (answerer === 'llm') return true;
+      skipped.push({
+        mode: 'agent',
+        reason: config.llm
+          ? 'the agent is the LLM reading with tools and --answerer offline was chosen'
+          : 'the agent needs an LLM and none is configured (set EXAM_COPILOT_LLM_MODEL)',
+      });
+      return false;
+    }
     if (m !== 'baseline' || answerer === 'llm') return true;
     skipped.push({
       mode: 'baseline',

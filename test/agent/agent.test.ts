@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openAgentSession, runAgentAsk, type AgentSessionOptions } from '../../src/agent/run-agent-ask.js';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
+import { runEval } from '../../src/evaluate/run-eval.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import {
   chatMessages,
@@ -281,6 +283,36 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
     );
   });
 
+  it('runs as the agent mode of eval, scored like the other modes', async () => {
+    server.setHandler(nativeScript);
+    const csv = path.join(tmp.root, 'two.csv');
+    writeFileSync(
+      csv,
+      'id,question,A,B,C,D,answer\nQ1,根据证券投资基金的定义，基金财产由（　）负责保管。,基金托管人,基金管理人,基金销售机构,基金份额登记机构,A\n' +
+        'Q2,基金财产的保管人是（　）。,基金管理人,基金托管人,基金销售机构,基金份额登记机构,B\n',
+    );
+    const report = await runEval({
+      root: tmp.root,
+      config,
+      file: csv,
+      modes: ['agent'],
+      noCache: true,
+      runDir: path.join(tmp.root, 'runs'),
+    });
+    assert.deepEqual(
+      report.modes.map((m) => [m.mode, m.total]),
+      [['agent', 2]],
+    );
+    // The scripted model always answers A: right on Q1, wrong on Q2.
+    assert.deepEqual(
+      (report.records.agent ?? []).map((r) => [r.id, r.predicted, r.correct]),
+      [
+        ['Q1', 'A', true],
+        ['Q2', 'A', false],
+      ],
+    );
+  });
+
   it('keeps answering in a session (REPL and pipes use the same object)', async () => {
     server.setHandler(nativeScript);
     const session = await openAgentSession({ root: tmp.root, config, topK: 8, cache: false, tools: 'native' });
@@ -306,6 +338,17 @@ describe('ask --agent through the CLI', () => {
       assert.equal(r.status, 5);
       assert.equal(r.stderr.trim().split('\n').length, 1);
       assert.match(r.stderr, /ask --agent needs an LLM endpoint/);
+      // answer.agent in the config makes the agent the default; --no-agent answers in one shot.
+      writeFileSync(path.join(tmp.root, 'exam-copilot.config.json'), JSON.stringify({ answer: { agent: true } }));
+      const byConfig = spawnSync(process.execPath, [bin, '--root', tmp.root, 'ask', QUESTION], { env, encoding: 'utf8' });
+      assert.equal(byConfig.status, 5);
+      assert.match(byConfig.stderr, /ask --agent needs an LLM endpoint/);
+      const oneShot = spawnSync(process.execPath, [bin, '--root', tmp.root, '--json', 'ask', '--no-agent', QUESTION], {
+        env,
+        encoding: 'utf8',
+      });
+      assert.equal(oneShot.status, 0, oneShot.stderr);
+      assert.equal((JSON.parse(oneShot.stdout) as { answer: string }).answer, 'A');
     } finally {
       tmp.cleanup();
     }

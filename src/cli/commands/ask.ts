@@ -56,8 +56,12 @@ export function registerAsk(program: Command): Command {
     .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
     .option('--show-context', 'print the reranked passages the answer was made from')
     .option('--one', 'read the whole of stdin as one question')
-    .option('--agent', 'let the LLM read the book with tools (TOC, search, read) before answering; needs an LLM')
-    .option('--tools <protocol>', 'with --agent: native, simulated (text protocol for models without tool calls) or auto', 'auto')
+    .option('--agent', 'let the LLM read the book with tools (TOC, search, read) before answering; needs an LLM (config answer.agent)')
+    .option('--no-agent', 'answer in one shot even when answer.agent is set in the config')
+    .option(
+      '--tools <protocol>',
+      'with --agent: native, simulated (text protocol for models without tool calls) or auto (config llm.tools)',
+    )
     .option('--show-steps', 'with --agent: print the tool calls the agent made')
     .option('--guess', 'always give a letter: when no option is supported beyond chance, the best guess (marked as a guess)')
     .addHelpText(
@@ -79,7 +83,7 @@ A question without options is answered as an open question (cited passages, no l
       const options = parseOptionsFlag(flags.options);
       const question = words.join(' ');
       const showContext = flags.showContext === true;
-      const tools = oneOf('--tools', flags.tools ?? 'auto', ['native', 'simulated', 'auto'] as const);
+      const toolsFlag = flags.tools === undefined ? undefined : oneOf('--tools', flags.tools, ['native', 'simulated', 'auto'] as const);
       const showSteps = flags.showSteps === true;
       const [{ loadConfig }, run, { createUi }, report, input] = await Promise.all([
         import('../../config/load-config.js'),
@@ -101,8 +105,9 @@ A question without options is answered as an open question (cited passages, no l
         ...(answerer ? { answerer } : {}),
         ...(flags.guess ? { guess: true } : {}),
       };
-      const agent = flags.agent === true ? await import('../../agent/run-agent-ask.js') : null;
-      const agentOptions = { root: globals.root, config, topK, cache: flags.cache, tools };
+      // --agent / --no-agent win over the config's answer.agent.
+      const agent = (flags.agent ?? config.answer.agent) ? await import('../../agent/run-agent-ask.js') : null;
+      const agentOptions = { root: globals.root, config, topK, cache: flags.cache, tools: toolsFlag ?? config.llm?.tools ?? 'auto' };
       if (words.length > 0 || options) {
         const out = agent
           ? await agent.runAgentAsk({ ...agentOptions, question, ...(options ? { options } : {}) })

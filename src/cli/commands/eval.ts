@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { ANSWER_MODES } from '../../answer/answer-types.js';
+import { EVAL_MODES } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
 import { oneOf, outputFile, positiveInt } from './parse-options.js';
@@ -33,7 +33,10 @@ export function registerEval(program: Command): Command {
     .command('eval')
     .description('answer a validation set (CSV/XLSX) and compare baseline, keyword, vector and hybrid accuracy')
     .argument('<file>', 'validation set: CSV (UTF-8, UTF-8 BOM or GBK) or XLSX with question, A-D and answer columns')
-    .option('--modes <list>', `comma-separated modes (${ANSWER_MODES.join(',')}); default: every mode that can run`)
+    .option(
+      '--modes <list>',
+      `comma-separated modes (${EVAL_MODES.join(',')}); default: every mode that can run except agent (the LLM reading with tools, only when named)`,
+    )
     .addOption(new Option('--answerer <kind>', 'who answers: llm when configured, else offline').choices(['offline', 'llm']))
     .option('--limit <n>', 'only the first N questions')
     .option('--sample <n>', 'a random sample of N questions (deterministic with --seed)')
@@ -64,7 +67,7 @@ export function registerEval(program: Command): Command {
         ?.split(',')
         .map((m) => m.trim())
         .filter((m) => m !== '')
-        .map((m) => oneOf('--modes', m, ANSWER_MODES));
+        .map((m) => oneOf('--modes', m, EVAL_MODES));
       if (modes !== undefined && modes.length === 0) throw new UsageError('--modes needs at least one mode');
       const maxDrop = Number(raw.maxDrop ?? '0');
       if (!Number.isFinite(maxDrop) || maxDrop < 0)
