@@ -51,7 +51,7 @@ const MODES: readonly AnswerMode[] = ['hybrid', 'keyword', 'vector'];
 /** The mode and answerer choices of the question form. */
 function choices(mode: string, answerer: string, llmAvailable: boolean): string {
   const modeOptions = MODES.map((m) => `<option value="${m}"${m === mode ? ' selected' : ''}>${m}</option>`).join('');
-  const answerers = ['offline', ...(llmAvailable ? ['llm'] : [])];
+  const answerers = ['offline', ...(llmAvailable ? ['llm', 'agent'] : [])];
   const answererOptions = answerers.map((a) => `<option value="${a}"${a === answerer ? ' selected' : ''}>${a}</option>`).join('');
   return `<label>检索 mode <select name="mode">${modeOptions}</select></label>
 <label>作答 answerer <select name="answerer">${answererOptions}</select></label>`;

@@ -50,7 +50,7 @@ const askBody = z
       .max(MAX_QUESTION_CHARS, `question is longer than ${MAX_QUESTION_CHARS} characters`),
     options: z.record(z.string(), z.string().max(MAX_QUESTION_CHARS)).optional(),
     mode: z.enum(['baseline', 'keyword', 'vector', 'hybrid']).optional(),
-    answerer: z.enum(['offline', 'llm']).optional(),
+    answerer: z.enum(['offline', 'llm', 'agent']).optional(),
   })
   .strict();
 
@@ -84,11 +84,11 @@ function answerChoice(
   mode: string | undefined,
   answerer: string | undefined,
 ): { mode: AnswerMode; answerer: WebAnswerer } {
-  const a: WebAnswerer = answerer === 'llm' ? 'llm' : 'offline';
-  if (answerer !== undefined && answerer !== 'llm' && answerer !== 'offline')
-    throw new RequestError(400, `answerer must be offline or llm, got "${answerer}"`);
-  if (a === 'llm' && !context.llmAvailable)
-    throw new RequestError(400, 'answerer llm needs an LLM endpoint configured for this server; use offline');
+  const a: WebAnswerer = answerer === 'llm' || answerer === 'agent' ? answerer : 'offline';
+  if (answerer !== undefined && answerer !== 'llm' && answerer !== 'offline' && answerer !== 'agent')
+    throw new RequestError(400, `answerer must be offline, llm or agent, got "${answerer}"`);
+  if (a !== 'offline' && !context.llmAvailable)
+    throw new RequestError(400, `answerer ${a} needs an LLM endpoint configured for this server; use offline`);
   const m = (mode ?? 'hybrid') as AnswerMode;
   if (!['baseline', ...RETRIEVAL_MODES].includes(m))
     throw new RequestError(400, `mode must be one of hybrid, keyword, vector, baseline; got "${mode}"`);
@@ -372,7 +372,12 @@ export function createServeApp(options: ServeAppOptions): Hono {
       ...choice,
       ...(parsed.data.options ? { givenOptions: parsed.data.options } : {}),
     });
-    return c.json(answerJson(out));
+    // The agent adds the steps it took, as `ask --agent --json` does.
+    const agent = 'agent' in out ? (out as { agent?: { protocol: string; rounds: number; trace: unknown[] } }).agent : undefined;
+    return c.json({
+      ...answerJson(out),
+      ...(agent ? { agent: { protocol: agent.protocol, rounds: agent.rounds }, trace: agent.trace } : {}),
+    });
   });
 
   app.get('/api/search', async (c) => {

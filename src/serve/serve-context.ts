@@ -8,8 +8,8 @@ import { openRetriever, type OpenedRetriever } from '../retrieve/open-retriever.
 import type { RetrieveOptions } from '../retrieve/retriever.js';
 import type { Chunk, Hit } from '../types.js';
 
-/** Which answerer a web request asks for; `llm` only when an endpoint is configured. */
-export type WebAnswerer = 'offline' | 'llm';
+/** Which answerer a web request asks for; `llm` and `agent` (the LLM reading with tools) only with an endpoint. */
+export type WebAnswerer = 'offline' | 'llm' | 'agent';
 
 /** What the web server shares between requests: one retriever and one answer session per mode and answerer. */
 export interface ServeContext {
@@ -101,7 +101,12 @@ export function createServeContext(options: ServeContextOptions): ServeContext {
       const key = `${opts.mode}|${opts.answerer}`;
       let session = g.sessions.get(key);
       if (!session) {
-        session = openAskSession({ root, config, mode: opts.mode, topK, rerank: true, cache: true, answerer: opts.answerer });
+        session =
+          opts.answerer === 'agent'
+            ? import('../agent/run-agent-ask.js').then(({ openAgentSession }) =>
+                openAgentSession({ root, config, topK, cache: true, tools: config.llm?.tools ?? 'auto' }),
+              )
+            : openAskSession({ root, config, mode: opts.mode, topK, rerank: true, cache: true, answerer: opts.answerer });
         const opened = session;
         opened.catch(() => {
           if (g.sessions.get(key) === opened) g.sessions.delete(key);

@@ -237,6 +237,13 @@ describe('serve: the LLM key never reaches the page', () => {
       assert.ok(!html.includes(KEY), page);
     }
     assert.ok(!JSON.stringify(json).includes(KEY));
+    // The agent appears as an answerer once an LLM is configured; this scripted model cites no passage a tool
+    // returned, so the agent falls back to the one-shot pipeline and says so.
+    const agent = await postJson(`${base}/api/ask`, JSON.stringify({ question: QUESTION, answerer: 'agent' }));
+    assert.equal(agent.status, 200, JSON.stringify(agent.json));
+    assert.equal(agent.json.fallback, 'agent_failed');
+    assert.ok(Array.isArray(agent.json.trace));
+    assert.match(await (await fetch(base + '/')).text(), /<option value="agent">agent<\/option>/);
   });
 });
 
