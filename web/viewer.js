@@ -20,7 +20,7 @@ function flat(text) {
  * the next one), its longest leading part that is found is used instead.
  */
 function itemsForQuote(items, quote) {
-  const needle = flat(quote.replace(/…$/u, ''));
+  const needle = flat(quote.replace(/^…|…$/gu, ''));
   if (needle === '') return [];
   let joined = '';
   const spans = [];

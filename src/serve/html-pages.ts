@@ -260,7 +260,7 @@ export function textViewPage(options: { title: string; text: string; quote: stri
 
 /** Escapes `text` and wraps the first occurrence of `quote` (compared without whitespace) in `<mark>`. */
 export function markQuote(text: string, quote: string, id?: string): string {
-  const needle = quote.replace(/…$/u, '').replace(/\s+/gu, '');
+  const needle = quote.replace(/^…|…$/gu, '').replace(/\s+/gu, '');
   if (needle === '') return escapeHtml(text);
   // Map positions of the whitespace-free text back to the original, so the mark spans the right characters.
   const positions: number[] = [];
