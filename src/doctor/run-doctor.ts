@@ -134,11 +134,20 @@ const checkOnnx: Check = async ({ config }) => {
       message: `onnxruntime-node loads${needed ? '' : ' (only used by the transformers embedder)'}`,
     };
   } catch (error) {
+    // A packaged install leaves the transformers embedder (and the onnxruntime it brings) out: an optional feature.
+    const missing = (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND';
+    const add = 'npm install @huggingface/transformers';
     return {
       name: 'onnxruntime',
       status: needed ? 'fail' : 'warn',
-      message: `onnxruntime-node does not load: ${errorMessage(error).split('\n')[0] ?? ''}`,
-      fix: needed ? 'reinstall with `npm install`, or switch the embedder to lsa' : 'only needed for embedder.kind = transformers',
+      message: missing
+        ? 'the transformers embedder is not installed (optional: only embedder.kind = transformers uses it)'
+        : `onnxruntime-node does not load: ${errorMessage(error).split('\n')[0] ?? ''}`,
+      fix: missing
+        ? `${add} next to exam-copilot`
+        : needed
+          ? 'reinstall with `npm install`, or switch the embedder to lsa'
+          : 'only needed for embedder.kind = transformers',
     };
   }
 };
