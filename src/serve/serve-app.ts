@@ -128,8 +128,10 @@ function headingsOf(c: Pick<Chunk, 'chapter' | 'section' | 'subsection'>): strin
 
 /** The link that opens a chunk's source at its page with the quote highlighted, when the source may be shown. */
 function viewHref(chunk: Chunk | undefined, sources: readonly ServedSource[], quote: string): string | null {
-  if (!chunk || !sources.some((s) => s.source === chunk.source)) return null;
-  return `/view${query({ chunk: chunk.chunk_id, quote })}`;
+  const doc = chunk ? sources.find((s) => s.source === chunk.source) : undefined;
+  if (!chunk || !doc) return null;
+  // A note opens as text scrolled to the marked passage (its anchor); a PDF page is scrolled by the viewer script.
+  return `/view${query({ chunk: chunk.chunk_id, quote })}${doc.kind === 'pdf' ? '' : '#hl'}`;
 }
 
 /**
