@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { registerAnswer } from './commands/answer.js';
 import { registerAsk } from './commands/ask.js';
 import { registerCache } from './commands/cache.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
     registerSearch,
     registerToc,
     registerAsk,
+    registerAnswer,
     registerEval,
     registerServe,
     registerDoctor,

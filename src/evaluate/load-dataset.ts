@@ -44,7 +44,7 @@ interface ColumnMap {
   unnamedIndex: number | null;
 }
 
-function mapColumns(header: string[], file: string): ColumnMap {
+function mapColumns(header: string[], file: string, options: { requireAnswer: boolean } = { requireAnswer: true }): ColumnMap {
   const index: Record<string, number> = {};
   const optionCols: { letter: string; col: number }[] = [];
   let unnamedIndex: number | null = null;
@@ -74,8 +74,10 @@ function mapColumns(header: string[], file: string): ColumnMap {
   if (optionCols.length === 0 && index.options === undefined) {
     throw new UserError(`${file}: no option columns (A, B, C, D or 选项A… or an options column); columns found: ${found}`);
   }
-  if (index.answer === undefined) {
-    throw new UserError(`${file}: no answer column (answer/答案/Answer/正确答案); columns found: ${found}`);
+  if (index.answer === undefined && options.requireAnswer) {
+    throw new UserError(
+      `${file}: no answer column (answer/答案/Answer/正确答案); columns found: ${found}; to answer a question-only set, use \`exam-copilot answer ${file}\``,
+    );
   }
   return { index, optionCols, unnamedIndex };
 }
@@ -248,7 +250,12 @@ async function readTable(file: string): Promise<{ table: RawTable; encoding: str
 type RowVerdict = { row: EvalRow; unknownType: boolean } | { issue: RowIssue; message: string };
 
 /** Step 2: checks one row on its own (question, options, answer) and reads its optional columns. */
-function readRow(cells: string[], line: number, cols: ColumnMap): RowVerdict {
+function readRow(
+  cells: string[],
+  line: number,
+  cols: ColumnMap,
+  opts: { answerOptional: boolean } = { answerOptional: false },
+): RowVerdict {
   const cell = (name: string): string => {
     const i = cols.index[name];
     return i === undefined ? '' : (cells[i] ?? '').trim();
@@ -260,7 +267,8 @@ function readRow(cells: string[], line: number, cols: ColumnMap): RowVerdict {
   if (options.length < 2)
     return { issue: 'too_few_options', message: `only ${options.length} option${options.length === 1 ? '' : 's'} (needs at least 2)` };
   const rawAnswer = cell('answer');
-  const answer = normalizeAnswer(rawAnswer, options);
+  // A question-only set (`exam-copilot answer`) may leave the answer out: the row is answered, not scored.
+  const answer = rawAnswer === '' && opts.answerOptional ? '' : normalizeAnswer(rawAnswer, options);
   if (answer === null) {
     return rawAnswer === ''
       ? { issue: 'no_answer', message: 'no answer' }
@@ -341,4 +349,46 @@ function validateRows(
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** One data row of a question set, as `exam-copilot answer` reads it: the raw cells, and the question or why it cannot be read. */
+export interface QuestionSetRow {
+  /** 1-based line (CSV) or sheet row (XLSX). */
+  line: number;
+  /** The row's cells in the input's column order. */
+  cells: string[];
+  /** The question, with `answer` empty when the file gives none; absent when the row cannot be read. */
+  row?: EvalRow;
+  /** Why the row cannot be answered (empty question, too few options, an answer that is not an option). */
+  problem?: string;
+}
+
+/** A question set read for answering: every data row kept in order, answers optional. */
+export interface QuestionSet {
+  file: string;
+  format: 'csv' | 'xlsx';
+  encoding: string;
+  header: string[];
+  rows: QuestionSetRow[];
+}
+
+/**
+ * Reads a question set that may have no answer column, or empty answers (the design's test set). Unlike
+ * `loadDataset`, no row is dropped: a row that cannot be answered keeps its cells and says why, so the output
+ * can list it at its place.
+ */
+export async function loadQuestionSet(file: string): Promise<QuestionSet> {
+  const { table, encoding, format } = await readTable(file);
+  const cols = mapColumns(table.header, file, { requireAnswer: false });
+  const seenIds = new Set<string>();
+  const rows = table.rows.map(({ line, cells }): QuestionSetRow => {
+    const verdict = readRow(cells, line, cols, { answerOptional: true });
+    if ('issue' in verdict) return { line, cells, problem: verdict.message };
+    const row = verdict.row;
+    if (seenIds.has(row.id)) row.id = `${row.id}@${line}`;
+    seenIds.add(row.id);
+    return { line, cells, row };
+  });
+  if (!rows.some((r) => r.row)) throw new UserError(`${file}: no question could be read; check the question and option columns`);
+  return { file, format, encoding, header: table.header, rows };
 }

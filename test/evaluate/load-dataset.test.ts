@@ -151,7 +151,10 @@ void describe('loadDataset', () => {
     writeFileSync(file, 'question,A,B\n题,甲,乙\n');
     await assert.rejects(loadDataset(file), (error: unknown) => {
       assert.ok(error instanceof UserError);
-      assert.equal(error.message, `${file}: no answer column (answer/答案/Answer/正确答案); columns found: "question", "A", "B"`);
+      assert.equal(
+        error.message,
+        `${file}: no answer column (answer/答案/Answer/正确答案); columns found: "question", "A", "B"; to answer a question-only set, use \`exam-copilot answer ${file}\``,
+      );
       return true;
     });
     const missing = path.join(tmp.root, 'nope.csv');

@@ -1,0 +1,99 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ANSWER_MODES, type AnswerMode } from '../../answer/answer-types.js';
+import { ExitCode } from '../../errors.js';
+import { globalOptions } from '../global-options.js';
+import { oneOf, positiveInt } from './parse-options.js';
+
+interface AnswerFlags {
+  output?: string;
+  mode: string;
+  answerer?: string;
+  agent?: boolean;
+  topK?: string;
+  concurrency?: string;
+  resume?: boolean;
+  cache: boolean;
+}
+
+/**
+ * Tests set `EXAM_COPILOT_TEST_PAUSE=answer:<marker file>`: after the first recorded row the run writes the marker
+ * and blocks, so a test's SIGKILL lands mid-run (and the test can tell that it did). Unset, nothing happens.
+ */
+function testPause(env: NodeJS.ProcessEnv): ((done: number) => void) | undefined {
+  const spec = env.EXAM_COPILOT_TEST_PAUSE;
+  if (!spec?.startsWith('answer:')) return undefined;
+  const marker = spec.slice('answer:'.length);
+  return (done) => {
+    if (done !== 1 || !marker) return;
+    writeFileSync(marker, 'answer');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+  };
+}
+
+/** `answer <file>`: answer a question-only set (the test set) and write the answers next to the questions. */
+export function registerAnswer(program: Command): Command {
+  return program
+    .command('answer')
+    .description(
+      'answer every question of a CSV/XLSX question set (answers absent or partly given) and write them back beside the questions',
+    )
+    .argument('<file>', 'question set: CSV (UTF-8, BOM or GBK) or XLSX, with question and option columns as eval reads them')
+    .option(
+      '-o, --output <file>',
+      'the answered copy: .xlsx (formatting kept), .csv (safe to open in Excel) or .jsonl; default <name>.answered.<ext>',
+    )
+    .option('--mode <mode>', `retrieval mode: ${ANSWER_MODES.join(', ')}`, 'hybrid')
+    .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
+    .option('--agent', 'answer through the agent (the LLM reading the book with tools); needs an LLM')
+    .option('-k, --top-k <n>', 'evidence passages per question', '8')
+    .option('--concurrency <n>', 'questions in flight at once (LLM calls); default 1')
+    .option('--resume', 'continue an interrupted run: reuse the rows already answered')
+    .option('--no-cache', 'do not read or write the LLM response cache')
+    .action(async (file: string, flags: AnswerFlags, command: Command) => {
+      const globals = globalOptions(command);
+      const mode = oneOf<AnswerMode>('--mode', flags.mode, ANSWER_MODES);
+      const answerer = flags.answerer === undefined ? undefined : oneOf('--answerer', flags.answerer, ['offline', 'llm'] as const);
+      const topK = positiveInt('--top-k', flags.topK, 8);
+      const concurrency = positiveInt('--concurrency', flags.concurrency, 1);
+      const [{ loadConfig }, { runAnswerFile }, { createUi }, report] = await Promise.all([
+        import('../../config/load-config.js'),
+        import('../../evaluate/run-answer-file.js'),
+        import('../report/ui.js'),
+        import('../report/answer.js'),
+      ]);
+      const ui = createUi(globals);
+      const { config, warnings } = loadConfig({ root: globals.root });
+      for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
+      if (flags.agent && !config.llm) {
+        const { NotReadyError } = await import('../../errors.js');
+        throw new NotReadyError(
+          'answer --agent needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)',
+        );
+      }
+      const progress = report.answerProgress(ui);
+      const pause = testPause(process.env);
+      let result;
+      try {
+        result = await runAnswerFile({
+          root: globals.root,
+          config,
+          file,
+          ...(flags.output ? { output: flags.output } : {}),
+          mode,
+          ...(answerer ? { answerer } : {}),
+          agent: flags.agent === true,
+          topK,
+          concurrency,
+          resume: flags.resume === true,
+          cache: flags.cache,
+          onProgress: progress.update,
+          ...(pause ? { onRow: pause } : {}),
+        });
+      } finally {
+        progress.stop();
+      }
+      report.reportAnswerFile(ui, result);
+      if (result.unreadable.length > 0) process.exitCode = ExitCode.partial;
+    });
+}

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import ExcelJS from 'exceljs';
+import iconv from 'iconv-lite';
+import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
+import { runAnswerFile } from '../../src/evaluate/run-answer-file.js';
+import { runIngest } from '../../src/ingest/run-ingest.js';
+import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+
+const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
+const Q1 = ['S001', '根据证券投资基金的定义，基金财产由（　）负责保管。', '基金托管人', '基金管理人', '基金销售机构', '基金份额登记机构'];
+const Q2 = ['S002', '与股票、债券相比，契约型基金反映的是一种（　）。', '所有权关系', '债权债务关系', '信托关系', '委托代理关系'];
+
+describe('answer: a question-only set answered and written back', () => {
+  let tmp: TempRoot;
+  let config: ExamCopilotConfig;
+  const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
+
+  before(async () => {
+    tmp = makeTempRoot({ sample: true });
+    config = loadConfig({ root: tmp.root, env: {} }).config;
+    await runIngest({ root: tmp.root, config });
+  });
+  after(() => tmp.cleanup());
+
+  it('XLSX in, XLSX out: the sheet, its cells and formatting kept, the answer columns added', async () => {
+    const input = path.join(tmp.root, 'mock.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('模拟考试');
+    sheet.addRow(['id', 'question', 'A', 'B', 'C', 'D', 'answer']);
+    sheet.addRow([...Q1, '']);
+    sheet.addRow([...Q2, 'C']);
+    sheet.addRow(['S003', '', '甲', '乙', '丙', '丁', '']);
+    sheet.getRow(1).font = { bold: true, color: { argb: 'FF1F4E79' } };
+    sheet.getRow(1).fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFDDEBF7' } };
+    sheet.getColumn(2).width = 48;
+    await wb.xlsx.writeFile(input);
+
+    const output = path.join(tmp.root, 'mock.answered.xlsx');
+    const result = await runAnswerFile({ root: tmp.root, config, file: input, output, mode: 'hybrid', topK: 8, cache: false });
+    assert.equal(result.scored, 1);
+    assert.equal(result.correct, 1, 'S002 is answered C, its gold');
+    assert.equal(result.unscored, 1);
+    assert.deepEqual(result.unreadable, [{ line: 4, problem: 'empty question' }]);
+
+    const back = new ExcelJS.Workbook();
+    await back.xlsx.readFile(output);
+    const out = back.getWorksheet('模拟考试');
+    assert.ok(out, 'the input sheet, by name');
+    const values = (row: number): unknown[] => (out.getRow(row).values as unknown[]).slice(1);
+    assert.deepEqual(values(1), [
+      'id',
+      'question',
+      'A',
+      'B',
+      'C',
+      'D',
+      'answer',
+      'predicted',
+      'confidence',
+      'confidence_label',
+      'evidence',
+      'fallback',
+    ]);
+    assert.deepEqual(values(2).slice(0, 6), Q1, 'input cells unchanged, cell by cell');
+    assert.equal(values(2)[7], 'A');
+    assert.equal(typeof values(2)[8], 'number');
+    assert.match(String(values(2)[10]), /上册 \| 第一章 .*\| p\.\d+/);
+    assert.deepEqual(values(3).slice(0, 7), [...Q2, 'C']);
+    assert.equal(values(3)[7], 'C');
+    assert.match(String(values(4)[11]), /^unreadable: empty question/);
+    // Formatting kept on the input's header and copied to the new header cells; the column width kept.
+    assert.equal(out.getCell('A1').font?.bold, true);
+    assert.equal(out.getCell('A1').font?.color?.argb, 'FF1F4E79');
+    assert.equal((out.getCell('A1').fill as { fgColor?: { argb?: string } }).fgColor?.argb, 'FFDDEBF7');
+    assert.equal(out.getCell('H1').font?.bold, true);
+    assert.equal(out.getColumn(2).width, 48);
+  });
+
+  it('GBK CSV in, CSV out: rows in order, formula cells neutralised, accuracy on the answered rows only', async () => {
+    const input = path.join(tmp.root, 'bank.csv');
+    const rows = [
+      ['id', 'question', 'A', 'B', 'C', 'D', '答案'],
+      [...Q1.slice(0, 5), '=HYPERLINK("http://x","点我")', ''],
+      [...Q2, 'B'],
+    ];
+    writeFileSync(
+      input,
+      iconv.encode(
+        rows.map((r) => r.map((c) => (/[",]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')).join('\r\n') + '\r\n',
+        'gbk',
+      ),
+    );
+    const output = path.join(tmp.root, 'bank.out.csv');
+    const result = await runAnswerFile({ root: tmp.root, config, file: input, output, mode: 'hybrid', topK: 8, cache: false });
+    assert.equal(result.scored, 1);
+    assert.equal(result.correct, 0, 'S002 is answered C, not the given B');
+    const text = readFileSync(output, 'utf8');
+    assert.ok(text.startsWith('\ufeff'), 'a BOM, so Excel reads UTF-8');
+    const lines = text.slice(1).trim().split('\r\n');
+    assert.equal(lines[0], 'id,question,A,B,C,D,答案,predicted,confidence,confidence_label,evidence,fallback');
+    assert.ok(lines[1]?.startsWith('S001,根据证券投资基金的定义'));
+    assert.match(lines[1] ?? '', /"'=HYPERLINK\(""http:\/\/x"",""点我""\)"/);
+    assert.ok(lines[2]?.startsWith('S002,'));
+  });
+
+  it('eval refuses a file without answers with a one-line hint (exit 1)', () => {
+    const input = path.join(tmp.root, 'noans.csv');
+    writeFileSync(input, `${['id', 'question', 'A', 'B', 'C', 'D'].join(',')}\n${Q1.join(',')}\n`);
+    const r = spawnSync(process.execPath, [bin, '--root', tmp.root, 'eval', input], { env, encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, /no answer column.*exam-copilot answer/);
+  });
+
+  it('resumes after SIGKILL without losing or repeating a row', async () => {
+    const input = path.join(tmp.root, 'resume.csv');
+    const extra = [
+      'S003',
+      '不同国家和地区对基金的称谓不同，美国通常将其称为（　）。',
+      '共同基金',
+      '单位信托基金',
+      '证券投资信托基金',
+      '集合资产管理计划',
+    ];
+    writeFileSync(input, `${['id', 'question', 'A', 'B', 'C', 'D'].join(',')}\n${[Q1, Q2, extra].map((r) => r.join(',')).join('\n')}\n`);
+    const marker = path.join(tmp.root, 'paused');
+    const output = path.join(tmp.root, 'resume.out.jsonl');
+    const child = spawn(process.execPath, [bin, '--root', tmp.root, 'answer', input, '-o', output], {
+      env: { ...env, EXAM_COPILOT_TEST_PAUSE: `answer:${marker}` },
+    });
+    for (let i = 0; i < 600 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(marker), 'the run paused after its first row');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const runFile = path.join(tmp.root, '.exam-copilot', 'runs', 'resume.csv.answer.jsonl');
+    assert.equal(readFileSync(runFile, 'utf8').trim().split('\n').length, 1, 'the kill landed after exactly one row');
+    assert.equal(existsSync(output), false);
+
+    const again = spawnSync(process.execPath, [bin, '--root', tmp.root, '--json', 'answer', input, '-o', output, '--resume'], {
+      env,
+      encoding: 'utf8',
+    });
+    assert.equal(again.status, 0, again.stderr);
+    const summary = JSON.parse(again.stdout) as { resumed: number; answered: number };
+    assert.deepEqual([summary.resumed, summary.answered], [1, 2]);
+    const out = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; predicted: string });
+    assert.deepEqual(
+      out.map((o) => o.id),
+      ['S001', 'S002', 'S003'],
+    );
+    assert.ok(out.every((o) => /^[A-D]$/.test(o.predicted)));
+    assert.equal(
+      new Set(
+        readFileSync(runFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { line: number }).line),
+      ).size,
+      3,
+    );
+  });
+});
