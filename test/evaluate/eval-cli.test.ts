@@ -129,17 +129,15 @@ void describe('eval CLI', () => {
     const out = path.join(root, 'resume');
     const runFile = path.join(out, 'validation.keyword.jsonl');
     const args = [bin, '--root', root, 'eval', dataset, '--report-json', path.join(out, 'report.json')];
-    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    // The run pauses once 7 rows are written (a test hook), so the kill lands mid-run whatever the machine's speed.
+    const marker = path.join(root, 'eval-paused');
+    const child = spawn(process.execPath, args, { env: { ...env, EXAM_COPILOT_TEST_PAUSE: `eval:7:${marker}` }, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // Kill it as soon as some rows of the first mode are on disk.
-    let killedAt = 0;
-    for (let i = 0; i < 4000 && killedAt === 0; i++) {
-      if (existsSync(runFile) && readFileSync(runFile, 'utf8').split('\n').length > 6) {
-        child.kill('SIGKILL');
-        killedAt = readLines(runFile).length;
-      } else await new Promise((r) => setTimeout(r, 5));
-    }
+    for (let i = 0; i < 1200 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(marker), 'the run reached its pause point');
+    child.kill('SIGKILL');
     await exited;
+    const killedAt = readLines(runFile).length;
     assert.ok(killedAt > 0 && killedAt < full.total, `killed after ${killedAt} of ${full.total} rows`);
     assert.equal(existsSync(path.join(out, 'report.json')), false, 'a killed run writes no report');
     const before = readLines(runFile);

@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
+import type { EvalProgress } from '../../evaluate/eval-types.js';
 import { EVAL_MODES } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
@@ -25,6 +27,23 @@ interface RawEvalOptions {
   failUnder?: string;
   compare?: string;
   maxDrop?: string;
+}
+
+/**
+ * Crash tests set `EXAM_COPILOT_TEST_PAUSE=eval:<rows>:<marker file>`: once that many rows are written to the run
+ * files, the run writes the marker and blocks, so the test's SIGKILL lands mid-run (and it can tell that it did).
+ * Rows are recorded on this thread, so nothing more is written while it waits. Unset, nothing happens.
+ */
+function testPause(env: NodeJS.ProcessEnv): ((event: EvalProgress) => void) | undefined {
+  const m = /^eval:(\d+):(.+)$/.exec(env.EXAM_COPILOT_TEST_PAUSE ?? '');
+  if (!m) return undefined;
+  const rows = Number(m[1]);
+  const marker = m[2] ?? '';
+  return (event) => {
+    if (event.phase !== 'row' || event.done !== rows) return;
+    writeFileSync(marker, 'eval');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+  };
 }
 
 /** `eval <file>`: score a validation set in every mode, write reports, and gate accuracy for CI. */
@@ -101,6 +120,7 @@ export function registerEval(program: Command): Command {
       const { writeReports } = await import('../../evaluate/write-reports.js');
       const { evalProgress, reportEval } = await import('../report/eval.js');
       const progress = evalProgress(ui, file);
+      const pause = testPause(process.env);
       let report;
       try {
         report = await runEval({
@@ -117,7 +137,12 @@ export function registerEval(program: Command): Command {
           topK: positiveInt('--top-k', raw.topK, 8),
           noCache: raw.cache === false,
           ...(runDir ? { runDir } : {}),
-          onProgress: progress.onProgress,
+          onProgress: pause
+            ? (event) => {
+                progress.onProgress(event);
+                pause(event);
+              }
+            : progress.onProgress,
         });
       } finally {
         progress.stop();
