@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ANSWER_MODES, type AnswerMode } from '../../answer/answer-types.js';
 import { ExitCode } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
+import { pauseHere, testPauseSetting } from '../test-pause.js';
 import { oneOf, positiveInt } from './parse-options.js';
 
 interface AnswerFlags {
@@ -16,18 +16,12 @@ interface AnswerFlags {
   cache: boolean;
 }
 
-/**
- * Tests set `EXAM_COPILOT_TEST_PAUSE=answer:<marker file>`: after the first recorded row the run writes the marker
- * and blocks, so a test's SIGKILL lands mid-run (and the test can tell that it did). Unset, nothing happens.
- */
+/** Crash tests pause after the first recorded row (`EXAM_COPILOT_TEST_PAUSE=answer:<marker>`, see test-pause.ts). */
 function testPause(env: NodeJS.ProcessEnv): ((done: number) => void) | undefined {
-  const spec = env.EXAM_COPILOT_TEST_PAUSE;
-  if (!spec?.startsWith('answer:')) return undefined;
-  const marker = spec.slice('answer:'.length);
+  const setting = testPauseSetting(env, 'answer:');
+  if (!setting) return undefined;
   return (done) => {
-    if (done !== 1 || !marker) return;
-    writeFileSync(marker, 'answer');
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+    if (done === 1) pauseHere(setting.marker, 'answer');
   };
 }
 

@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { EvalProgress } from '../../evaluate/eval-types.js';
 import { EVAL_MODES } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
+import { pauseHere, testPauseSetting } from '../test-pause.js';
 import { oneOf, outputFile, positiveInt } from './parse-options.js';
 
 interface RawEvalOptions {
@@ -30,19 +30,15 @@ interface RawEvalOptions {
 }
 
 /**
- * Crash tests set `EXAM_COPILOT_TEST_PAUSE=eval:<rows>:<marker file>`: once that many rows are written to the run
- * files, the run writes the marker and blocks, so the test's SIGKILL lands mid-run (and it can tell that it did).
- * Rows are recorded on this thread, so nothing more is written while it waits. Unset, nothing happens.
+ * Crash tests pause once N rows are written to the run files (`EXAM_COPILOT_TEST_PAUSE=eval:<N>:<marker>`, see
+ * test-pause.ts). Rows are recorded on this thread, so nothing more is written while it waits.
  */
 function testPause(env: NodeJS.ProcessEnv): ((event: EvalProgress) => void) | undefined {
-  const m = /^eval:(\d+):(.+)$/.exec(env.EXAM_COPILOT_TEST_PAUSE ?? '');
-  if (!m) return undefined;
-  const rows = Number(m[1]);
-  const marker = m[2] ?? '';
+  const setting = testPauseSetting(env, 'eval:');
+  if (!setting) return undefined;
+  const rows = Number(setting.point.slice('eval:'.length));
   return (event) => {
-    if (event.phase !== 'row' || event.done !== rows) return;
-    writeFileSync(marker, 'eval');
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+    if (event.phase === 'row' && event.done === rows) pauseHere(setting.marker, 'eval');
   };
 }
 

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { IngestPausePoint } from '../../ingest/ingest-types.js';
 import { globalOptions } from '../global-options.js';
+import { pauseHere, testPauseSetting } from '../test-pause.js';
 
 interface IngestFlags {
   force?: boolean;
@@ -14,21 +15,12 @@ interface IngestFlags {
 
 const OCR_MODES = ['auto', 'always', 'never'] as const;
 
-/**
- * Crash tests set `EXAM_COPILOT_TEST_PAUSE=<point>:<marker file>`: at that point the ingest writes the marker and
- * blocks, so the test's SIGKILL lands exactly there (and the test can tell that it did). Unset, nothing happens.
- */
+/** Crash tests pause an ingest at a named point (`EXAM_COPILOT_TEST_PAUSE=<point>:<marker>`, see test-pause.ts). */
 function testPause(env: NodeJS.ProcessEnv): ((point: IngestPausePoint) => void) | undefined {
-  const spec = env.EXAM_COPILOT_TEST_PAUSE;
-  if (!spec) return undefined;
-  const at = spec.indexOf(':');
-  const wanted = spec.slice(0, at);
-  const marker = spec.slice(at + 1);
+  const setting = testPauseSetting(env);
+  if (!setting) return undefined;
   return (point) => {
-    if (point !== wanted || !marker) return;
-    writeFileSync(marker, point);
-    // A synchronous wait: nothing else of the ingest runs until the test kills the process (or 2 minutes pass).
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+    if (point === setting.point) pauseHere(setting.marker, point);
   };
 }
 
