@@ -31,7 +31,10 @@ async function main(): Promise<void> {
     // The same factory as ask and the in-process engine; a token cache because each row is tokenised in every mode.
     answerer = await createAnswerer({
       root: data.root,
-      config: data.config,
+      // faiss-node is not safe in worker threads: its native binding keeps one V8 reference across isolates, and a
+      // second worker that loads it aborts the process. The exact JS index reads the same flat FAISS file and
+      // returns the same ids and scores (test/indexing/faiss-equals-flat), so answers are unchanged.
+      config: { ...data.config, vector: { ...data.config.vector, backend: 'js' } },
       answerer: 'offline',
       retrieval: true,
       topK: data.topK,

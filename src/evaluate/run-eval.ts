@@ -157,7 +157,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const chosen = chooseModes(options.modes, answerer, config);
   // Offline answering is CPU-bound: a pool of worker threads (eval-pool.ts) answers on every core.
   const workers =
-    answerer === 'offline' && !options.openEngine && chosen.modes.some((m) => m !== 'baseline')
+    // The pool's workers read the vector index with the exact JS backend, which reads flat indexes only.
+    answerer === 'offline' && !options.openEngine && config.vector.index === 'flat' && chosen.modes.some((m) => m !== 'baseline')
       ? evalWorkerCount(rows.length * chosen.modes.length, options.workers)
       : 1;
   const concurrency = Math.max(
