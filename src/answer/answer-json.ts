@@ -6,6 +6,8 @@ export interface AnswerJsonInput {
   result: AnswerResult;
   /** Which endpoint answered (never the key), when an LLM was used. */
   endpoint?: string;
+  /** The agent's steps, when the agent answered (`ask --agent`); printed as `agent` and `trace`. */
+  agent?: { protocol: string; rounds: number; trace: readonly unknown[] };
 }
 
 /**
@@ -42,6 +44,7 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
     ...(r.optionScores ? { option_scores: r.optionScores } : {}),
     ...(r.usage ? { usage: r.usage } : {}),
     ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+    ...(out.agent ? { agent: { protocol: out.agent.protocol, rounds: out.agent.rounds }, trace: out.agent.trace } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
-import type { ChunkFilter, ChunkLocation, ChunkType, Warning } from '../types.js';
+import type { ChunkFilter, Hit, ChunkLocation, ChunkType, Warning } from '../types.js';
 import { openRetriever } from './open-retriever.js';
 import type { RetrievalMode } from './retriever.js';
 
@@ -53,22 +53,27 @@ export async function runSearch(options: RunSearchOptions): Promise<SearchResult
       vectorBackend: retriever.vectorBackend,
       latencyMs,
       warnings: [...retriever.warnings],
-      hits: hits.map(({ chunk: c, score }) => ({
-        chunk_id: c.chunk_id,
-        score,
-        book: c.book,
-        headings: c.headings,
-        chapter: c.chapter,
-        section: c.section,
-        articles: c.articles,
-        figure_ref: c.figure_ref,
-        page_start: c.page_start,
-        page_end: c.page_end,
-        chunk_type: c.chunk_type,
-        text: c.text,
-      })),
+      hits: hits.map(searchHitJson),
     };
   } finally {
     retriever.close();
   }
+}
+
+/** One ranked chunk as `search --json` (and the web API) shows it. */
+export function searchHitJson({ chunk: c, score }: Hit): SearchHit {
+  return {
+    chunk_id: c.chunk_id,
+    score,
+    book: c.book,
+    headings: c.headings,
+    chapter: c.chapter,
+    section: c.section,
+    articles: c.articles,
+    figure_ref: c.figure_ref,
+    page_start: c.page_start,
+    page_end: c.page_end,
+    chunk_type: c.chunk_type,
+    text: c.text,
+  };
 }

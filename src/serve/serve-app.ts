@@ -7,6 +7,7 @@ import type { AnswerMode } from '../answer/answer-types.js';
 import { NotReadyError, UserError, errorMessage } from '../errors.js';
 import { chunkFilter } from '../retrieve/parse-chunk-filter.js';
 import type { RetrievalMode } from '../retrieve/retriever.js';
+import { searchHitJson } from '../retrieve/run-search.js';
 import { runToc, type TocResult } from '../retrieve/run-toc.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
 import {
@@ -375,11 +376,8 @@ export function createServeApp(options: ServeAppOptions): Hono {
       ...(parsed.data.options ? { givenOptions: parsed.data.options } : {}),
     });
     // The agent adds the steps it took, as `ask --agent --json` does.
-    const agent = 'agent' in out ? (out as { agent?: { protocol: string; rounds: number; trace: unknown[] } }).agent : undefined;
-    return c.json({
-      ...answerJson(out),
-      ...(agent ? { agent: { protocol: agent.protocol, rounds: agent.rounds }, trace: agent.trace } : {}),
-    });
+    // The agent's result carries its steps, which answerJson prints as `ask --agent --json` does.
+    return c.json(answerJson(out));
   });
 
   app.get('/api/search', async (c) => {
@@ -398,19 +396,8 @@ export function createServeApp(options: ServeAppOptions): Hono {
     return c.json({
       query: q,
       mode,
-      hits: hits.map(({ chunk: h, score }) => ({
-        chunk_id: h.chunk_id,
-        score,
-        book: h.book,
-        chapter: h.chapter,
-        section: h.section,
-        figure_ref: h.figure_ref,
-        page_start: h.page_start,
-        page_end: h.page_end,
-        pdf_page_start: h.pdf_page_start,
-        chunk_type: h.chunk_type,
-        text: h.text,
-      })),
+      // The same hit shape as `search --json`, plus the physical page the viewer opens.
+      hits: hits.map((hit) => ({ ...searchHitJson(hit), pdf_page_start: hit.chunk.pdf_page_start })),
     });
   });
 

@@ -6,12 +6,9 @@ import type { AskResult } from '../../answer/run-ask.js';
 import { formatCitation } from '../../ingest/citation.js';
 import type { Ui } from './ui.js';
 
-/** The `--json` shape of one answer (stable: eval and scripts read it); the agent adds its steps. */
+/** The `--json` shape of one answer (stable: eval and scripts read it; the agent adds its steps). */
 export function askJson(out: AskResult & { agent?: AgentReport }): Record<string, unknown> {
-  return {
-    ...answerJson(out),
-    ...(out.agent ? { agent: { protocol: out.agent.protocol, rounds: out.agent.rounds }, trace: out.agent.trace } : {}),
-  };
+  return answerJson(out);
 }
 
 /** The human answer in the seed format: Answer / Confidence / Evidence (citation line, quote line). */
