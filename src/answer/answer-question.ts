@@ -1,5 +1,6 @@
 import { NotReadyError, UsageError } from '../errors.js';
-import type { Retriever } from '../retrieve/retriever.js';
+import { takeEvidence } from '../retrieve/post-process.js';
+import { BUDGET_MAX_HITS, type Retriever } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
 import type { Chunk, Hit } from '../types.js';
 import type { AnswerMode, AnswerResult, EvidenceItem, ParsedQuestion } from './answer-types.js';
@@ -24,6 +25,8 @@ export interface AnswerDeps {
   mode: AnswerMode;
   /** Evidence passages shown / used per query. */
   topK: number;
+  /** Count units of article text shorter than this as their share of a passage (`RetrieveOptions.unitChars`). */
+  unitChars?: number;
   /** LLM answerer: rerank the candidates with the LLM before answering. */
   rerank: boolean;
   /** Loaded prompts, or the folder holding them (`projectPaths(root).prompts`). */
@@ -153,7 +156,8 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
     };
   }
   const depth = deps.rerank ? (deps.rerankDepth ?? Math.max(20, deps.topK * 3)) : deps.topK;
-  let candidates = await retriever.search(query, { mode: deps.mode, k: depth });
+  const unitChars = deps.unitChars ?? 0;
+  let candidates = await retriever.search(query, { mode: deps.mode, k: depth, unitChars });
   if (candidates.length === 0) {
     return {
       ...base,
@@ -176,7 +180,7 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
       usage.promptTokens += reranked.usage.promptTokens;
       usage.completionTokens += reranked.usage.completionTokens;
     }
-    const context = applyRulePriorities(query, candidates, analyzer).slice(0, deps.topK);
+    const context = takeEvidence(applyRulePriorities(query, candidates, analyzer), deps.topK, unitChars, BUDGET_MAX_HITS);
     const reply = await answerWithLlm(question, context, { ...llmOptions, baseline: false });
     reply.warnings.unshift(...warnings);
     reply.usage.promptTokens += usage.promptTokens;
@@ -202,8 +206,13 @@ function llmFailure(error: LlmError): string {
   return error.kind === 'circuit_open' ? error.message : `LLM failed: ${error.message}`;
 }
 
-function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean } {
-  return { ...(deps.abstainBelow !== undefined ? { abstainBelow: deps.abstainBelow } : {}), ...(deps.guess ? { guess: true } : {}) };
+/** The offline answerer's options carried over from the deps: abstention, guessing and the unit size. */
+function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean; unitChars?: number } {
+  return {
+    ...(deps.abstainBelow !== undefined ? { abstainBelow: deps.abstainBelow } : {}),
+    ...(deps.guess ? { guess: true } : {}),
+    ...(deps.unitChars ? { unitChars: deps.unitChars } : {}),
+  };
 }
 
 function finishLlm(

@@ -115,6 +115,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
         answerer,
         mode,
         topK: options.topK,
+        // Small units (one article each) count by size, so topK of them read about as much as topK windows.
+        unitChars: config.chunking.minChars,
         rerank: options.rerank,
         prompts,
         analyzer,

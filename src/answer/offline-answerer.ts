@@ -1,6 +1,7 @@
 import type { Retriever, RetrievalMode } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
+import { longestCommonRun, plainChars } from '../text/longest-common-run.js';
 import type { Chunk, Hit } from '../types.js';
 import type { AnswerResult, EvidenceItem, ParsedQuestion, QuestionOption } from './answer-types.js';
 import type { CalibrationFeatures, CalibrationModel } from './calibration.js';
@@ -152,6 +153,8 @@ export interface OfflineContext {
   mode: RetrievalMode;
   /** Passages retrieved per query (one query per option). */
   topK: number;
+  /** Count units of article text shorter than this as their share of a passage (`RetrieveOptions.unitChars`). */
+  unitChars?: number;
   weights?: SolverWeights;
   /** Abstain below this calibrated confidence (default `weights.abstainBelow`; config `answer.abstainBelow`). */
   abstainBelow?: number;
@@ -203,30 +206,6 @@ function windowsOf(chunk: Chunk, analyzer: Analyzer): Window[] {
   return texts.map((text) => ({ text, tokens: new Set(analyzer.tokens(text)), plain: plainChars(text) }));
 }
 
-/** Lowercased text with punctuation and spaces removed, for verbatim overlap. */
-function plainChars(text: string): string {
-  return normalizeText(text).replace(/[\p{P}\p{S}\p{Z}\s]/gu, '');
-}
-
-/** Length of the longest common substring (dynamic programming over the shorter string). */
-function longestCommonRun(a: string, b: string): number {
-  if (a.length === 0 || b.length === 0) return 0;
-  let prev = new Uint16Array(b.length + 1);
-  let cur = new Uint16Array(b.length + 1);
-  let best = 0;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      if (a.charCodeAt(i - 1) === b.charCodeAt(j - 1)) {
-        const v = (prev[j - 1] ?? 0) + 1;
-        cur[j] = v;
-        if (v > best) best = v;
-      } else cur[j] = 0;
-    }
-    [prev, cur] = [cur, prev];
-  }
-  return best;
-}
-
 function weightOf(tokens: Iterable<string>, stats: CorpusStats): number {
   let s = 0;
   for (const t of tokens) s += stats.idf(t);
@@ -255,7 +234,7 @@ class Solver {
 
   async retrieve(query: string): Promise<void> {
     if (query.trim() === '') return;
-    const hits = await this.ctx.retriever.search(query, { mode: this.ctx.mode, k: this.ctx.topK });
+    const hits = await this.ctx.retriever.search(query, { mode: this.ctx.mode, k: this.ctx.topK, unitChars: this.ctx.unitChars ?? 0 });
     for (const hit of hits) {
       if (this.seen.has(hit.chunk.chunk_id)) continue;
       this.seen.add(hit.chunk.chunk_id);

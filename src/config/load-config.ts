@@ -18,7 +18,7 @@ export interface EndpointConfig {
 export interface ExamCopilotConfig {
   /** File name (e.g. `证券投资基金_上册.pdf`) to book name overrides. */
   books: Record<string, string>;
-  chunking: { minChars: number; maxChars: number; overlap: number };
+  chunking: { minChars: number; maxChars: number; overlap: number; articleUnits: boolean };
   pdf: { pageTimeoutMs: number; fileTimeoutMs: number; password?: string | undefined };
   /**
    * OCR of scanned pages at ingest: `auto` OCRs pages without a usable text layer when the OCR packages are
@@ -41,7 +41,14 @@ export interface ExamCopilotConfig {
     endpoint?: EndpointConfig | undefined;
   };
   vector: { index: 'flat' | 'hnsw'; backend: 'auto' | 'faiss' | 'js'; hnswM: number };
-  retrieval: { rrfK: number; weights: { keyword: number; vector: number }; depth: number; neighbours: number };
+  retrieval: {
+    rrfK: number;
+    weights: { keyword: number; vector: number };
+    depth: number;
+    /** Keyword candidates the hybrid fuses (its top ranks); the vector run gives `depth`. */
+    keywordDepth: number;
+    neighbours: number;
+  };
   /** User dictionary files for jieba, relative to the root or absolute. */
   userDict: string[];
   /**
@@ -84,7 +91,12 @@ const fileSchema = z
     $schema: z.string().optional(),
     books: z.record(z.string(), z.string()).optional(),
     chunking: z
-      .object({ minChars: z.number().int().positive(), maxChars: z.number().int().positive(), overlap: z.number().int().nonnegative() })
+      .object({
+        minChars: z.number().int().positive(),
+        maxChars: z.number().int().positive(),
+        overlap: z.number().int().nonnegative(),
+        articleUnits: z.boolean(),
+      })
       .partial()
       .strict()
       .optional(),
@@ -121,6 +133,7 @@ const fileSchema = z
         rrfK: z.number().positive(),
         weights: z.object({ keyword: z.number().nonnegative(), vector: z.number().nonnegative() }).partial().strict(),
         depth: z.number().int().positive().max(1000),
+        keywordDepth: z.number().int().positive().max(1000),
         neighbours: z.number().int().nonnegative().max(5),
       })
       .partial()
@@ -172,13 +185,6 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
   const file = readConfigFile(paths.configFile);
   const pick = environmentLookup(paths.envFile, options.env ?? process.env, warnings);
   const llm = resolveLlm(file, pick, warnings);
-  const chunking = { minChars: 300, maxChars: 800, overlap: 100, ...file.chunking };
-  if (chunking.minChars > chunking.maxChars || chunking.overlap >= chunking.minChars) {
-    throw new UserError(
-      `${paths.configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`,
-    );
-  }
-
   const config: ExamCopilotConfig = {
     books: file.books ?? {},
     chunking: resolveChunking(file, paths.configFile),
@@ -194,10 +200,14 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       rrfK: file.retrieval?.rrfK ?? 2,
       weights: { keyword: 1, vector: 1, ...file.retrieval?.weights },
       depth: file.retrieval?.depth ?? 50,
+      keywordDepth: file.retrieval?.keywordDepth ?? 10,
       neighbours: file.retrieval?.neighbours ?? 0,
     },
     userDict: file.userDict === undefined ? [DEFAULT_USER_DICT] : Array.isArray(file.userDict) ? file.userDict : [file.userDict],
-    answer: { abstainBelow: file.answer?.abstainBelow, agent: file.answer?.agent ?? false },
+    answer: {
+      abstainBelow: file.answer?.abstainBelow,
+      agent: file.answer?.agent ?? false,
+    },
     llm,
     exam: { name: file.exam?.name ?? '基金从业资格' },
   };
@@ -322,7 +332,7 @@ function resolveVector(file: FileConfig, pick: EnvLookup): ExamCopilotConfig['ve
 
 /** Step 6: chunk sizes, checked against each other (the schema checks each alone). */
 function resolveChunking(file: FileConfig, configFile: string): ExamCopilotConfig['chunking'] {
-  const chunking = { minChars: 300, maxChars: 800, overlap: 100, ...file.chunking };
+  const chunking = { minChars: 300, maxChars: 800, overlap: 100, articleUnits: true, ...file.chunking };
   if (chunking.minChars > chunking.maxChars || chunking.overlap >= chunking.minChars) {
     throw new UserError(
       `${configFile}: chunking needs overlap < minChars <= maxChars (got ${chunking.overlap}, ${chunking.minChars}, ${chunking.maxChars})`,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { UserError } from '../errors.js';
 import { openRetriever } from '../retrieve/open-retriever.js';
-import type { RetrievalMode, Retriever } from '../retrieve/retriever.js';
+import { BUDGET_MAX_HITS, type RetrievalMode, type Retriever } from '../retrieve/retriever.js';
 import type { Hit, Warning } from '../types.js';
 import { loadQueries } from './load-queries.js';
 import { percentile } from './metrics.js';
@@ -58,6 +58,7 @@ export interface BatchSearchReport {
     rrf_k: number;
     weights: { keyword: number; vector: number };
     depth: number;
+    keyword_depth: number;
     budget_chars: number;
   };
   /** The JSON report written, if any. */
@@ -162,6 +163,7 @@ export async function runBatchSearch(options: RunBatchSearchOptions): Promise<Ba
       rrf_k: retrieval.rrfK,
       weights: { ...retrieval.weights },
       depth: retrieval.depth,
+      keyword_depth: retrieval.keywordDepth,
       budget_chars: EVIDENCE_BUDGET_CHARS,
     },
     reportJson: options.reportJson ?? null,
@@ -189,7 +191,7 @@ async function judgeWithBudget(
   );
   const chars = hits.reduce((s, h) => s + h.chunk.text.length, 0);
   if (atK.budgetHit || chars >= EVIDENCE_BUDGET_CHARS || hits.length < k) return atK;
-  const deeper = await retriever.search(query, { mode, k: Math.min(200, k * 5) });
+  const deeper = await retriever.search(query, { mode, k: BUDGET_MAX_HITS });
   return {
     ...atK,
     budgetHit: judgeRanking(

@@ -3,6 +3,8 @@ export interface ChunkingOptions {
   minChars: number;
   maxChars: number;
   overlap: number;
+  /** Cut statute-like text at every article heading (`第X条`), one small unit per article. */
+  articleUnits?: boolean;
 }
 
 /** A chunk's range inside the text it was cut from (end exclusive). */

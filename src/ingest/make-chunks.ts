@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Chunk, ChunkType, IndexDoc, PageBreak } from '../types.js';
 import { articlesInSpan, articleStarts } from './articles.js';
-import { chunkText, type ChunkingOptions } from './chunk-text.js';
+import { chunkText, type ChunkingOptions, type TextSpan } from './chunk-text.js';
 import { pageAt, type Segment } from './segment.js';
 
 /**
@@ -29,7 +29,7 @@ export function segmentsToChunks(segments: readonly Segment[], meta: ChunkSource
   let seq = firstSeq;
   segments.forEach((segment, segIndex) => {
     const articles = articleStarts(segment.text);
-    for (const span of chunkText(segment.text, options)) {
+    for (const span of unitSpans(segment.text, articles, options)) {
       const p0 = pageAt(segment, span.start);
       const p1 = pageAt(segment, span.end - 1);
       const start = segment.start + span.start;
@@ -59,6 +59,24 @@ export function segmentsToChunks(segments: readonly Segment[], meta: ChunkSource
     }
   });
   return chunks;
+}
+
+/**
+ * The spans a segment is cut into. Statute-like text (a segment with article headings) is cut at every article
+ * heading, so each article is its own small unit, and only an article longer than maxChars is cut further; the
+ * text before the first heading, and text without articles, is cut into windows by `chunkText`.
+ */
+function unitSpans(text: string, articles: readonly { offset: number }[], options: ChunkingOptions): TextSpan[] {
+  if (!options.articleUnits || articles.length === 0) return chunkText(text, options);
+  const bounds = [0, ...articles.map((a) => a.offset), text.length];
+  const spans: TextSpan[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const from = bounds[i]!;
+    const to = bounds[i + 1]!;
+    if (to <= from) continue;
+    for (const s of chunkText(text.slice(from, to), options)) spans.push({ start: s.start + from, end: s.end + from });
+  }
+  return spans;
 }
 
 /** The page breaks falling inside `[start, end)` of a segment, as offsets into the chunk's text. */

@@ -11,9 +11,10 @@ import { openReadableRoot } from '../ingest/atomic-swap.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
 import { HybridSearcher } from './hybrid-searcher.js';
+import { applyQuotePriority } from './quote-priority.js';
 import { KeywordSearcher } from './keyword-searcher.js';
-import { dedupeHits, expandNeighbours } from './post-process.js';
-import type { RetrievalMode, Retriever, RetrieveOptions } from './retriever.js';
+import { dedupeHits, expandNeighbours, takeEvidence } from './post-process.js';
+import { BUDGET_MAX_HITS, type RetrievalMode, type Retriever, type RetrieveOptions } from './retriever.js';
 import { VectorSearcher } from './vector-searcher.js';
 
 export interface OpenRetrieverOptions {
@@ -85,6 +86,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       rrfK: config.retrieval.rrfK,
       weights: config.retrieval.weights,
       depth: config.retrieval.depth,
+      keywordDepth: config.retrieval.keywordDepth,
     });
     const searchers: Record<RetrievalMode, Searcher> = { keyword, vector, hybrid };
     let all: Chunk[] | null = null;
@@ -111,8 +113,8 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
 }
 
 /**
- * One retrieval: candidates from the mode's searcher, the exam-priority rule, deduplication of
- * overlapping chunks, the cut to k, then neighbour expansion (and a second dedupe, since expanded
+ * One retrieval: candidates from the mode's searcher, the quotation and exam-priority rules, deduplication of
+ * overlapping chunks, the cut to k (small units counted by size with `unitChars`), then neighbour expansion (and a second dedupe, since expanded
  * hits can now cover each other).
  */
 export async function retrieve(
@@ -124,8 +126,10 @@ export async function retrieve(
 ): Promise<Hit[]> {
   if (query.trim() === '' || options.k <= 0) return [];
   const searcher = searchers[options.mode];
-  const candidates = await searcher.search(query, candidateCount(options.k), options.filter);
-  const ranked = dedupeHits(applyExamPriority(query, candidates)).slice(0, options.k);
+  const unitChars = options.unitChars ?? 0;
+  const want = unitChars > 0 ? Math.max(options.k, BUDGET_MAX_HITS) : options.k;
+  const candidates = await searcher.search(query, candidateCount(want), options.filter);
+  const ranked = takeEvidence(dedupeHits(applyQuotePriority(query, applyExamPriority(query, candidates))), options.k, unitChars, want);
   const n = options.neighbours ?? defaultNeighbours;
   return n > 0 ? dedupeHits(expandNeighbours(ranked, neighbourhood(ranked, n), n)) : ranked;
 }

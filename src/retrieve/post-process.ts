@@ -110,3 +110,20 @@ function mergeChunks(center: Chunk, group: readonly Chunk[]): Chunk {
     pdf_page_end: last.pdf_page_end ?? center.pdf_page_end,
   };
 }
+
+/**
+ * The first hits of a ranking worth k hits, never more than `maxHits`: a chunk of article text shorter than
+ * `unitChars` counts as its share (length / unitChars) of a hit, every other hit as one. A ranking of one-article
+ * units thus gives the answerer about as much text as k windows, while windows (textbooks) are cut at k as before.
+ */
+export function takeEvidence<T extends Hit>(hits: readonly T[], k: number, unitChars: number, maxHits: number): T[] {
+  const out: T[] = [];
+  let worth = 0;
+  for (const hit of hits) {
+    if (worth >= k - 1e-9 || out.length >= Math.max(k, maxHits)) break;
+    out.push(hit);
+    const c = hit.chunk;
+    worth += unitChars > 0 && c.articles.length > 0 ? Math.min(1, c.text.length / unitChars) : 1;
+  }
+  return out;
+}

@@ -10,7 +10,16 @@ export interface RetrieveOptions {
   filter?: ChunkFilter;
   /** Expand each hit with this many chunks before/after it in the same section (parent-child style). */
   neighbours?: number;
+  /**
+   * Count a unit of statute text (a chunk of article text) shorter than this many characters as its share of one
+   * hit, so k hits of small units (one article each) hold about as much text as k windows (`takeEvidence`; at most
+   * `BUDGET_MAX_HITS` hits). Unset or 0: every hit counts one.
+   */
+  unitChars?: number;
 }
+
+/** The most hits `unitChars` may take. */
+export const BUDGET_MAX_HITS = 100;
 
 /** An opened index: what `ask`, `search` and `eval` query. Built by `openRetriever({ root, config })`. */
 export interface Retriever {

@@ -13,8 +13,9 @@ describe('loadConfig', () => {
       const { config, warnings } = loadConfig({ root: tmp.root, env: {} });
       assert.equal(config.llm, null);
       assert.equal(config.embedder.kind, 'lsa');
-      assert.deepEqual(config.chunking, { minChars: 300, maxChars: 800, overlap: 100 });
+      assert.deepEqual(config.chunking, { minChars: 300, maxChars: 800, overlap: 100, articleUnits: true });
       assert.equal(config.retrieval.rrfK, 2);
+      assert.equal(config.retrieval.keywordDepth, 10);
       assert.deepEqual(warnings, []);
     } finally {
       tmp.cleanup();

@@ -257,6 +257,46 @@ void describe('chunkText', () => {
   });
 });
 
+void describe('article units', () => {
+  const options = { minChars: 300, maxChars: 800, overlap: 100, articleUnits: true };
+  const long = `第三条 基金管理人应当履行下列职责：\n${Array.from({ length: 40 }, (_, i) => `（${i + 1}）依法办理第${i + 1}项与基金有关的事务，并如实记录。`).join('\n')}`;
+  const text = `本章说明基金的当事人。\n第一条 为了规范基金活动，制定本法。\n第二条 基金份额持有人享有收益。参照本法第一条的规定执行。\n${long}`;
+  const seg = { headings: ['第一章 总则'], chapter: '第一章 总则', section: '', subsection: '', text, start: 10, pages: [] };
+  const meta = { book: '基金法', source: 'law.md', chunkType: 'note' as const, labels: [] };
+
+  void it('cuts statute text at every article heading: one unit per article, the lead text on its own', () => {
+    const chunks = segmentsToChunks([seg], meta, options);
+    assert.deepEqual(
+      chunks.slice(0, 3).map((c) => [c.text, c.articles, c.char_start - 10]),
+      [
+        ['本章说明基金的当事人。', [], 0],
+        ['第一条 为了规范基金活动，制定本法。', ['第一条'], text.indexOf('第一条 ')],
+        ['第二条 基金份额持有人享有收益。参照本法第一条的规定执行。', ['第二条'], text.indexOf('第二条 ')],
+      ],
+    );
+    // A reference to 第一条 inside an article starts no unit; every unit's text is the source text at its offsets.
+    for (const c of chunks) assert.equal(text.slice(c.char_start - 10, c.char_end - 10), c.text);
+  });
+
+  void it('cuts an article longer than maxChars into windows, each within the article', () => {
+    const chunks = segmentsToChunks([seg], meta, options).filter((c) => c.articles.includes('第三条'));
+    assert.ok(chunks.length >= 2, `${chunks.length} windows`);
+    assert.ok(chunks.every((c) => c.text.length <= 800 && c.articles.length === 1));
+    assert.ok(chunks[0]!.text.startsWith('第三条 基金管理人应当履行下列职责：'));
+    assert.equal(chunks[chunks.length - 1]!.char_end - 10, text.length);
+  });
+
+  void it('keeps windows across articles when article units are off, and for text without articles', () => {
+    const off = segmentsToChunks([seg], meta, { ...options, articleUnits: false });
+    assert.ok(off[0]!.articles.length >= 3, 'the first window spans several articles');
+    const prose = { ...seg, text: '这一节没有条文。只有普通的段落。' };
+    assert.deepEqual(
+      segmentsToChunks([prose], meta, options).map((c) => c.text),
+      ['这一节没有条文。只有普通的段落。'],
+    );
+  });
+});
+
 void describe('table_explain.csv', () => {
   const csv =
     'book,chapter,section,figure_ref,content,page\n上册,第一章,第一节,表1-1,表1-1 比较：甲——乙。,5\n上册,第一章,第一节,图1-1,,6\n';

@@ -1,0 +1,27 @@
+import { longestCommonRun, plainChars } from '../text/longest-common-run.js';
+import type { Hit } from '../types.js';
+
+/** Shortest verbatim run, in plain characters, that makes a query a quotation of a passage. */
+export const MIN_QUOTED_RUN = 12;
+/** …and the share of the query's plain characters that run must cover. */
+export const MIN_QUOTED_SHARE = 0.4;
+
+/**
+ * The quotation rule, applied after retrieval in every mode: when the query repeats a passage word for word
+ * (a run of at least `MIN_QUOTED_RUN` characters and `MIN_QUOTED_SHARE` of the query, punctuation aside), the
+ * passages holding the longest such run go first, longest first; the rest keep the retriever's order. A reader
+ * looking up a remembered phrase, or a stem that quotes its article, wants that passage, while a ranking of small
+ * units can put a neighbour with the same words above it. Lay questions never quote that much, so they are left alone.
+ */
+export function applyQuotePriority(query: string, hits: readonly Hit[]): Hit[] {
+  const q = plainChars(query);
+  const needed = Math.max(MIN_QUOTED_RUN, Math.ceil(MIN_QUOTED_SHARE * q.length));
+  if (q.length < needed || hits.length < 2) return [...hits];
+  const scored = hits.map((hit, i) => {
+    const run = longestCommonRun(q, plainChars(hit.chunk.text));
+    return { hit, run: run >= needed ? run : 0, i };
+  });
+  if (scored.every((s) => s.run === 0)) return [...hits];
+  scored.sort((a, b) => b.run - a.run || a.i - b.i);
+  return scored.map((s) => s.hit);
+}

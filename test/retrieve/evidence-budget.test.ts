@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HybridSearcher } from '../../src/retrieve/hybrid-searcher.js';
+import { takeEvidence } from '../../src/retrieve/post-process.js';
+import { applyQuotePriority } from '../../src/retrieve/quote-priority.js';
+import type { Hit, Searcher } from '../../src/types.js';
+import { chunk } from './make-chunk.js';
+
+const hit = (id: string, text: string, score = 1): Hit => ({ chunk: chunk(id, { text }), score });
+
+void describe('takeEvidence (small units counted by size)', () => {
+  const unit = (id: string, chars: number): Hit => ({ chunk: chunk(id, { text: id.repeat(chars), articles: [`第${id}条`] }), score: 1 });
+  const units = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => unit(id, 100));
+  void it('counts an article unit shorter than unitChars as its share of a hit', () => {
+    // 100 / 300 each: three units are worth one hit, so k = 2 takes six.
+    assert.deepEqual(
+      takeEvidence(units, 2, 300, 50).map((h) => h.chunk.chunk_id),
+      ['a', 'b', 'c', 'd', 'e', 'f'],
+    );
+    assert.equal(takeEvidence(units, 1, 300, 50).length, 3);
+  });
+  void it('cuts windows (no article) and long units at k, stops at maxHits, and unitChars 0 is a plain cut', () => {
+    const windows = ['a', 'b', 'c'].map((id) => ({ chunk: chunk(id, { text: id.repeat(100) }), score: 1 }));
+    assert.equal(takeEvidence(windows, 2, 300, 50).length, 2);
+    assert.equal(takeEvidence([unit('x', 400), unit('y', 400), unit('z', 400)], 2, 300, 50).length, 2);
+    assert.equal(takeEvidence(units, 5, 300, 4).length, 5);
+    assert.equal(takeEvidence(units, 1, 300, 2).length, 2);
+    assert.equal(takeEvidence(units, 2, 0, 50).length, 2);
+  });
+});
+
+void describe('applyQuotePriority', () => {
+  const ranked = [
+    hit('near', '第十六条 私募基金财产进行托管的，私募基金托管人应当依法履行职责。'),
+    hit('quoted', '第四十七条 违反本条例第十六条第二款规定，私募基金托管人未建立业务隔离机制的，责令改正。'),
+    hit('other', '第五十条 违反本条例第二十二条第一款规定的，处十万元以上罚款。'),
+  ];
+  void it('puts the passage that holds a long verbatim run of the query first, whatever the punctuation', () => {
+    const out = applyQuotePriority('违反本条例第十六条第二款规定 私募基金托管人未建立业务隔离机', ranked);
+    assert.deepEqual(
+      out.map((h) => h.chunk.chunk_id),
+      ['quoted', 'near', 'other'],
+    );
+  });
+  void it('leaves a question that quotes nothing at length (a lay question) in the retriever order', () => {
+    const out = applyQuotePriority('私募基金托管人没有把业务隔开会被怎么处罚？', ranked);
+    assert.deepEqual(
+      out.map((h) => h.chunk.chunk_id),
+      ['near', 'quoted', 'other'],
+    );
+  });
+});
+
+void describe('HybridSearcher depths', () => {
+  const asked: Record<string, number> = {};
+  const searcher = (name: string, ids: string[]): Searcher => ({
+    name,
+    search(_query, k) {
+      asked[name] = k;
+      return Promise.resolve(ids.slice(0, k).map((id, i) => hit(id, id, 10 - i)));
+    },
+  });
+  void it('fuses the keyword top keywordDepth with the vector top depth', async () => {
+    const hybrid = new HybridSearcher(searcher('keyword', ['k1', 'k2', 'k3', 'v1']), searcher('vector', ['v1', 'v2', 'v3', 'k3']), {
+      rrfK: 2,
+      weights: { keyword: 1, vector: 1 },
+      depth: 4,
+      keywordDepth: 2,
+    });
+    const out = await hybrid.search('q', 3);
+    assert.deepEqual(asked, { keyword: 2, vector: 4 });
+    // k1 and v1 tie at 1/3 (k1 first: the keyword run comes first); k3 is past the keyword depth, so it has only
+    // its vector rank 4 (1/6) and ranks below v2 (1/4).
+    assert.deepEqual(
+      out.map((h) => h.chunk.chunk_id),
+      ['k1', 'v1', 'k2'],
+    );
+  });
+});
