@@ -20,7 +20,7 @@
 // a model fitted on the other two: what new questions see), before (the confidence the current build gives) and
 // after; and the share answered per abstention threshold. "ECE floor" is the ECE a perfectly calibrated confidence
 // would show on that many questions by chance alone: an ECE near it is as good as that many questions can show.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -129,6 +129,8 @@ for (const set of values.features ? [] : sets) {
   }
   console.log(`${set.name}: ${questions.length} questions answered in ${((Date.now() - t0) / 1000).toFixed(1)} s (${root})`);
   answerer.close();
+  // A temp root is this run's only: remove it (a --keep root stays for the next run).
+  if (!values.keep) rmSync(root, { recursive: true, force: true });
 }
 
 // Dumps written before folds were recorded: the fold is the question's index in its set, mod 3.
