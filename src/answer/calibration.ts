@@ -2,9 +2,9 @@
  * Confidence calibration of the offline answerer: a logistic model (Platt scaling with several features,
  * Platt 1999; Guo et al. 2017 "On Calibration of Modern Neural Networks" for the temperature special case)
  * that turns what the solver measured about one question into the probability that its chosen letter is
- * right. The features say how clearly the evidence separates the options and whether the retrieved passages
- * contain the options' key terms at all, which is what tells a textbook question from one the books cannot
- * answer. The parameters are fitted by `scripts/fit-calibration.mjs` and shipped in `offline-answerer.ts`.
+ * right. The features say how strongly the best passage supports a claim and, where it does, how clearly it
+ * separates the options. The parameters are fitted by `scripts/fit-calibration.mjs` and shipped
+ * in `offline-answerer.ts`.
  */
 
 /** The measurements of one answered question that the confidence is computed from. */
@@ -40,19 +40,30 @@ export interface CalibrationFeatures {
 }
 
 /**
- * The model's terms, in coefficient order. A margin or a verbatim match only means something when the evidence is
- * strong, so they enter multiplied by the support; the square lets confidence level off at high support. This set
- * was chosen over plain linear terms on the fitting data (held-out log-loss and per-set ECE).
+ * Support at which evidence starts to state a claim rather than brush past it: below it the best window covers
+ * well under half of the claim's weighted words (support also discounts stem coverage and window length), so
+ * every option is matched only in fragments. There the margin between options, the question's negation and its
+ * kind say nothing about correctness: on FinanceIQ fund questions over the fund laws (support mostly below 0.5)
+ * none of them predicts the right letter better than chance, while on the textbook sample (support mostly
+ * above) they all do. So they enter the model only through the support above this knot.
+ */
+export const STRONG_SUPPORT_KNOT = 0.4;
+
+/**
+ * The model's terms, in coefficient order: the support (a linear spline with one knot at
+ * {@link STRONG_SUPPORT_KNOT}, so confidence can rise slowly on weak evidence and steeply on strong) and the
+ * margin, negation and combination flags gated by the support above the knot. Monotone in support for
+ * non-negative `support` and `strongSupport` coefficients. Multi-select and true/false questions are absent
+ * from the fitting data; their flags stay in the model (at 0 when unseen) so a refit can pick them up.
+ * Coverage, verbatim share and vocabulary are measured and recorded but not used: on the fitting data they
+ * added nothing once the support was known (held-out log-loss), and took odd signs when included.
  */
 export const FEATURE_NAMES = [
-  'marginXsupport',
   'support',
-  'supportSquared',
-  'coverage',
-  'verbatimXsupport',
-  'vocabulary',
-  'negated',
-  'combination',
+  'strongSupport',
+  'marginXstrong',
+  'negatedXstrong',
+  'combinationXstrong',
   'multi',
   'judge',
 ] as const;
@@ -60,15 +71,13 @@ export type FeatureName = (typeof FEATURE_NAMES)[number];
 
 /** The value of each model term for one answer. */
 export function modelTerms(f: CalibrationFeatures): Record<FeatureName, number> {
+  const strong = Math.max(0, f.support - STRONG_SUPPORT_KNOT);
   return {
-    marginXsupport: f.margin * f.support,
     support: f.support,
-    supportSquared: f.support * f.support,
-    coverage: f.coverage,
-    verbatimXsupport: f.verbatim * f.support,
-    vocabulary: f.vocabulary,
-    negated: f.negated,
-    combination: f.combination,
+    strongSupport: strong,
+    marginXstrong: f.margin * strong,
+    negatedXstrong: f.negated * strong,
+    combinationXstrong: f.combination * strong,
     multi: f.multi,
     judge: f.judge,
   };
@@ -151,6 +160,27 @@ export function fitCalibration(
   }
   const coefficients = Object.fromEntries(FEATURE_NAMES.map((name, j) => [name, w[j + 1] ?? 0])) as Record<FeatureName, number>;
   return { intercept: w[0] ?? 0, coefficients };
+}
+
+/**
+ * Cross-validated confidences: each example's confidence from a model fitted on the other folds only, so the
+ * calibration of the result is what new questions would see. `foldOf(i)` gives example i's fold in 0…folds−1.
+ */
+export function crossValidatedConfidences(
+  examples: readonly CalibrationExample[],
+  folds: number,
+  foldOf: (index: number) => number,
+  options: { l2?: number; iterations?: number } = {},
+): number[] {
+  const out = new Array<number>(examples.length).fill(0);
+  for (let k = 0; k < folds; k++) {
+    const train = examples.filter((_, i) => foldOf(i) !== k);
+    const model = fitCalibration(train, options);
+    examples.forEach((e, i) => {
+      if (foldOf(i) === k) out[i] = calibratedConfidence(e.features, model);
+    });
+  }
+  return out;
 }
 
 /** Mean negative log-likelihood of the examples under the model. */

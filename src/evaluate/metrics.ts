@@ -78,6 +78,36 @@ export function expectedCalibrationError(items: readonly { confidence: number; c
   return ece;
 }
 
+/**
+ * The ECE a perfectly calibrated confidence would still show by chance: its expectation when each outcome is drawn
+ * with the stated confidence as its probability, computed exactly (per bin, the count of right answers follows a
+ * Poisson-binomial distribution). With few questions it is far from 0 (71 spread-out confidences: about 0.12),
+ * so an ECE near this floor is all that a calibrated confidence can show on that many questions.
+ */
+export function expectedCalibrationErrorFloor(confidences: readonly number[], bins = CALIBRATION_BINS): number {
+  if (confidences.length === 0) return 0;
+  const byBin = Array.from({ length: bins }, () => [] as number[]);
+  for (const raw of confidences) byBin[Math.min(bins - 1, Math.floor(clamp01(raw) * bins))]?.push(clamp01(raw));
+  let total = 0;
+  for (const ps of byBin) {
+    if (ps.length === 0) continue;
+    // dist[k] = P(k of these answers are right), built one answer at a time.
+    let dist = [1];
+    for (const p of ps) {
+      const next = new Array<number>(dist.length + 1).fill(0);
+      dist.forEach((q, k) => {
+        next[k] = (next[k] ?? 0) + q * (1 - p);
+        next[k + 1] = (next[k + 1] ?? 0) + q * p;
+      });
+      dist = next;
+    }
+    const expected = ps.reduce((a, p) => a + p, 0);
+    // Σ_b (n_b / N) · E|k/n_b − mean p| = Σ_b E|k − Σp| / N.
+    total += dist.reduce((a, q, k) => a + q * Math.abs(k - expected), 0);
+  }
+  return total / confidences.length;
+}
+
 /** ln C(n, k), via log-gamma-free summation (n stays in the thousands here). */
 function logChoose(n: number, k: number): number {
   let s = 0;

@@ -7,6 +7,7 @@ import {
   compareModes,
   evidenceHit,
   expectedCalibrationError,
+  expectedCalibrationErrorFloor,
   inferType,
   mcnemarExact,
   modeMetrics,
@@ -16,6 +17,7 @@ import {
   selectiveAccuracy,
   wilsonInterval,
 } from '../../src/evaluate/metrics.js';
+import { seededRandom } from '../../src/seeded-random.js';
 
 const close = (actual: number, expected: number, eps = 1e-6): void =>
   assert.ok(Math.abs(actual - expected) < eps, `${actual} ≉ ${expected}`);
@@ -238,5 +240,33 @@ void describe('selective answering', () => {
     close(selectiveAccuracy(items, 0.75) ?? -1, 3 / 4);
     close(selectiveAccuracy(items, 1) ?? -1, 3 / 5);
     assert.equal(selectiveAccuracy([], 0.5), null);
+  });
+});
+
+void describe('ECE floor: what a perfectly calibrated confidence shows by chance', () => {
+  void it('matches hand values', () => {
+    // One answer at 0.5: right or wrong, |1 − 0.5| = |0 − 0.5| = 0.5.
+    close(expectedCalibrationErrorFloor([0.5]), 0.5);
+    // Two at 0.5 in one bin: 0, 1 or 2 right with 1/4, 1/2, 1/4; E|k − 1| / 2 = (1/4 + 1/4) / 2.
+    close(expectedCalibrationErrorFloor([0.5, 0.5]), 0.25);
+    // One at 0.9: 0.9 · 0.1 + 0.1 · 0.9.
+    close(expectedCalibrationErrorFloor([0.9]), 0.18);
+    // Certain outcomes leave nothing to chance.
+    close(expectedCalibrationErrorFloor([1, 0, 1]), 0);
+    // 0.1 and 0.9 fall in different bins: each contributes its own E|k − p|, over N = 2.
+    close(expectedCalibrationErrorFloor([0.1, 0.9]), (0.18 + 0.18) / 2);
+    assert.equal(expectedCalibrationErrorFloor([]), 0);
+  });
+  void it('agrees with the mean ECE of outcomes drawn from the confidences, and shrinks with more questions', () => {
+    const rand = seededRandom(11);
+    const confidences = Array.from({ length: 71 }, () => 0.2 + 0.75 * rand());
+    let sum = 0;
+    const draws = 4000;
+    for (let d = 0; d < draws; d++) {
+      sum += expectedCalibrationError(confidences.map((c) => ({ confidence: c, correct: rand() < c })));
+    }
+    close(expectedCalibrationErrorFloor(confidences), sum / draws, 0.004);
+    const many = Array.from({ length: 710 }, () => 0.2 + 0.75 * rand());
+    assert.ok(expectedCalibrationErrorFloor(many) < expectedCalibrationErrorFloor(confidences) / 2);
   });
 });
