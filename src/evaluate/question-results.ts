@@ -140,7 +140,8 @@ export interface QuestionFilter {
 
 /**
  * The filters a teacher needs: all; wrong in any mode; wrong in mode X only (for each mode, when there are two or more);
- * wrong in every mode; right in every mode; abstained in any mode (when some did). Wrong means not right: a wrong
+ * wrong in every mode; modes disagree (right in some, wrong in others); right in every mode; abstained in any mode
+ * (when some did). Wrong means not right: a wrong
  * letter, a fallback answer, or an abstention.
  */
 export function questionFilters(questions: readonly QuestionResult[], modes: readonly AnswerMode[]): QuestionFilter[] {
@@ -159,6 +160,9 @@ export function questionFilters(questions: readonly QuestionResult[], modes: rea
       );
     }
     filters.push(pick('wrong-all', 'all modes wrong', (q) => answered(q).length > 0 && answered(q).every((m) => notRight(q, m))));
+    filters.push(
+      pick('disagree', 'modes disagree', (q) => answered(q).some((m) => notRight(q, m)) && answered(q).some((m) => !notRight(q, m))),
+    );
   }
   filters.push(
     pick('right-all', modes.length >= 2 ? 'right in all modes' : 'right', (q) => {

@@ -116,6 +116,7 @@ describe(
         if (wrong.length > 0) add('wrong-any', id);
         if (wrong.length === 1) add(`wrong-only-${wrong[0]}`, id);
         if (wrong.length === MODES.length) add('wrong-all', id);
+        if (wrong.length > 0 && wrong.length < MODES.length) add('disagree', id);
         if (wrong.length === 0) add('right-all', id);
         if (MODES.some((m) => records[m]?.predicted === '')) add('abstained-any', id);
       }
@@ -190,10 +191,10 @@ describe(
         `[...document.querySelectorAll('#filters button')].map((b) => ({ key: b.dataset.filter, count: Number(b.querySelector('.count').textContent) }))`,
       );
       const keys = buttons.map((b) => b.key);
-      for (const k of ['all', 'wrong-any', 'wrong-only-keyword', 'wrong-only-vector', 'wrong-only-hybrid', 'wrong-all', 'right-all'])
+      for (const k of ['all', 'wrong-any', 'wrong-only-keyword', 'wrong-only-vector', 'wrong-only-hybrid', 'wrong-all', 'disagree', 'right-all'])
         assert.ok(keys.includes(k), k);
-      // The sample's 30 questions have wrong answers and some wrong in every mode, so the filters are not vacuous.
-      assert.ok((expected.get('wrong-any') ?? []).length > 0 && (expected.get('right-all') ?? []).length > 0);
+      // Among the sample's first 30 questions some are wrong everywhere, some wrong in only some modes, some right everywhere.
+      for (const k of ['wrong-any', 'wrong-all', 'disagree', 'right-all']) assert.ok((expected.get(k) ?? []).length > 0, k);
       for (const b of buttons) {
         await page.click(`#filters button[data-filter="${b.key}"]`);
         const shown = await visibleCards(page);

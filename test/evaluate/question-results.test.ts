@@ -47,6 +47,7 @@ void describe('per-question view of an eval report', () => {
         ['wrong-only-vector', 'wrong in vector only', 'Q4'],
         ['wrong-only-hybrid', 'wrong in hybrid only', 'Q2'],
         ['wrong-all', 'all modes wrong', 'Q3'],
+        ['disagree', 'modes disagree', 'Q2,Q4,Q5'],
         ['right-all', 'right in all modes', 'Q1'],
         ['abstained-any', 'abstained in any mode', 'Q3'],
       ],
@@ -132,7 +133,7 @@ void describe('per-question view of an eval report', () => {
     const html = renderHtmlReport(fixtureReport());
     assert.equal((html.match(/<article class="card/g) ?? []).length, 5);
     const q2 = /<article[^>]*id="q-Q2"[\s\S]*?<\/article>/.exec(html)?.[0] ?? '';
-    assert.match(q2, /data-filters="all wrong-any wrong-only-hybrid"/);
+    assert.match(q2, /data-filters="all wrong-any wrong-only-hybrid disagree"/);
     assert.match(q2, /<li class="opt gold" data-letter="B"><b>B\.<\/b> 基金管理人 <span class="gold-tag">✓ gold<\/span><span class="pick right" data-mode="keyword">keyword<\/span><span class="pick right" data-mode="vector">vector<\/span><\/li>/);
     assert.match(q2, /<li class="opt" data-letter="C"><b>C\.<\/b> 基金销售机构<span class="pick wrong" data-mode="hybrid">hybrid<\/span><\/li>/);
     assert.match(q2, /<mark>基金管理人<\/mark>负责&lt;投资&gt;运作/);
