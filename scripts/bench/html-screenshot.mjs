@@ -58,7 +58,15 @@ const browser = await puppeteer.launch({
   executablePath: browserPath,
   headless: true,
   userDataDir: profile,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--hide-scrollbars'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+    '--disable-sync',
+    '--hide-scrollbars',
+  ],
 });
 try {
   const page = await browser.newPage();

@@ -156,7 +156,11 @@ export function questionFilters(questions: readonly QuestionResult[], modes: rea
   if (modes.length >= 2) {
     for (const mode of modes) {
       filters.push(
-        pick(`wrong-only-${mode}`, `wrong in ${mode} only`, (q) => notRight(q, mode) && answered(q).every((m) => m === mode || !notRight(q, m))),
+        pick(
+          `wrong-only-${mode}`,
+          `wrong in ${mode} only`,
+          (q) => notRight(q, mode) && answered(q).every((m) => m === mode || !notRight(q, m)),
+        ),
       );
     }
     filters.push(pick('wrong-all', 'all modes wrong', (q) => answered(q).length > 0 && answered(q).every((m) => notRight(q, m))));

@@ -162,7 +162,9 @@ export function chanceNote(questions: readonly QuestionResult[]): { chance: numb
     chance === null
       ? ''
       : `chance level ${pct(chance)}: the mean over the questions of 1/(number of options)` +
-        (multi > 0 ? `, and 1/(2^n − 1) for the ${multi} multi-answer questions (a uniform guess among the non-empty sets of its n options)` : '');
+        (multi > 0
+          ? `, and 1/(2^n − 1) for the ${multi} multi-answer questions (a uniform guess among the non-empty sets of its n options)`
+          : '');
   return { chance, note };
 }
 
@@ -177,7 +179,9 @@ export function chapterTableHtml(rows: readonly ChapterRow[], modes: readonly An
       const cells = modes
         .map((m) => {
           const sc = r.byMode[m];
-          return sc ? `<td class="n" data-mode="${esc(m)}">${pct(sc.accuracy)} <small>(${sc.correct}/${sc.total})</small></td>` : '<td class="n">–</td>';
+          return sc
+            ? `<td class="n" data-mode="${esc(m)}">${pct(sc.accuracy)} <small>(${sc.correct}/${sc.total})</small></td>`
+            : '<td class="n">–</td>';
         })
         .join('');
       return `<tr><td>${esc(r.chapter)}</td><td class="n">${r.total}</td><td>${esc(from || '–')}</td>${cells}</tr>`;
@@ -221,10 +225,7 @@ function questionCard(q: QuestionResult, modes: readonly AnswerMode[], filterKey
     })
     .join('');
   const wrongSomewhere = present.some((m) => q.outcomes[m] !== 'right');
-  const reading = [
-    q.kind && q.kind !== 'single' ? q.kind : '',
-    q.negated ? '读作：选错误的一项' : '',
-  ].filter((x) => x !== '');
+  const reading = [q.kind && q.kind !== 'single' ? q.kind : '', q.negated ? '读作：选错误的一项' : ''].filter((x) => x !== '');
   const chapter = `<span class="chapter" title="chapter from ${q.chapterSource === 'gold' ? 'the gold evidence' : q.chapterSource === 'evidence' ? 'the top evidence' : 'nowhere'}">${esc(q.chapter)}</span>`;
   const evidenceBlock = evidence
     ? `<details class="ev"${wrongSomewhere ? ' open' : ''}><summary>evidence</summary><ul>${evidence}</ul></details>`
@@ -255,7 +256,11 @@ const FILTER_SCRIPT = `(function () {
 })();`;
 
 /** The per-question view: filter buttons with their counts, then one card per question (all shown without JavaScript). */
-export function questionSectionHtml(questions: readonly QuestionResult[], filters: readonly QuestionFilter[], modes: readonly AnswerMode[]): string {
+export function questionSectionHtml(
+  questions: readonly QuestionResult[],
+  filters: readonly QuestionFilter[],
+  modes: readonly AnswerMode[],
+): string {
   const keysById = new Map<string, string[]>();
   for (const f of filters) for (const id of f.ids) keysById.set(id, [...(keysById.get(id) ?? []), f.key]);
   const buttons = filters

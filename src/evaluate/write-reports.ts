@@ -166,7 +166,9 @@ function questionsMarkdown(report: EvalReport, questions: readonly QuestionResul
     `| --- | ---: | --- | ${modes.map(() => '---:').join(' | ')} |`,
   );
   for (const r of chapterBreakdown(questions, modes)) {
-    const from = [r.fromGold > 0 ? `gold ${r.fromGold}` : '', r.fromEvidence > 0 ? `evidence ${r.fromEvidence}` : ''].filter((x) => x).join(', ');
+    const from = [r.fromGold > 0 ? `gold ${r.fromGold}` : '', r.fromEvidence > 0 ? `evidence ${r.fromEvidence}` : '']
+      .filter((x) => x)
+      .join(', ');
     const cells = modes.map((m) => {
       const sc = r.byMode[m];
       return sc ? `${pct(sc.accuracy)} (${sc.correct}/${sc.total})` : '–';

@@ -38,7 +38,10 @@ async function inPage<T>(page: Page, expression: string): Promise<T> {
 
 /** The ids of the cards the page shows now. */
 function visibleCards(page: Page): Promise<string[]> {
-  return inPage(page, `[...document.querySelectorAll('#cards .card')].filter((c) => !c.hidden && c.offsetParent !== null).map((c) => c.dataset.id)`);
+  return inPage(
+    page,
+    `[...document.querySelectorAll('#cards .card')].filter((c) => !c.hidden && c.offsetParent !== null).map((c) => c.dataset.id)`,
+  );
 }
 
 describe(
@@ -63,7 +66,18 @@ describe(
       run(['ingest']);
       const html = path.join(tmp.root, 'reports', 'eval.html');
       const runs = path.join(tmp.root, 'runs');
-      run(['eval', path.join(tmp.root, 'rawdoc', 'validation.csv'), '--limit', '30', '--modes', MODES.join(','), '--run-dir', runs, '--report-html', html]);
+      run([
+        'eval',
+        path.join(tmp.root, 'rawdoc', 'validation.csv'),
+        '--limit',
+        '30',
+        '--modes',
+        MODES.join(','),
+        '--run-dir',
+        runs,
+        '--report-html',
+        html,
+      ]);
       for (const mode of MODES) {
         for (const r of readRunFile(path.join(runs, `validation.${mode}.jsonl`)).records) {
           byId.set(r.id, { ...byId.get(r.id), [mode]: r });
@@ -78,7 +92,14 @@ describe(
         headless: true,
         userDataDir: profile,
         // No sandbox as root in CI; no background networking: the report must work offline as one file.
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+          '--disable-sync',
+        ],
       });
     });
     after(async () => {
@@ -123,7 +144,7 @@ describe(
       return keep;
     }
 
-    it('shows one card per question, in dataset order, with each mode\'s result and confidence in words', async () => {
+    it("shows one card per question, in dataset order, with each mode's result and confidence in words", async () => {
       const page = await open();
       assert.equal(ids.length, 30);
       assert.deepEqual(await visibleCards(page), ids);
@@ -147,7 +168,7 @@ describe(
       await page.close();
     });
 
-    it('marks the gold option and each mode\'s pick on the options, and shows the quotes with marked terms', async () => {
+    it("marks the gold option and each mode's pick on the options, and shows the quotes with marked terms", async () => {
       const page = await open();
       const cards = await inPage<Array<{ id: string; options: number; gold: string[]; picks: Record<string, string[]>; marks: number }>>(
         page,
@@ -191,7 +212,16 @@ describe(
         `[...document.querySelectorAll('#filters button')].map((b) => ({ key: b.dataset.filter, count: Number(b.querySelector('.count').textContent) }))`,
       );
       const keys = buttons.map((b) => b.key);
-      for (const k of ['all', 'wrong-any', 'wrong-only-keyword', 'wrong-only-vector', 'wrong-only-hybrid', 'wrong-all', 'disagree', 'right-all'])
+      for (const k of [
+        'all',
+        'wrong-any',
+        'wrong-only-keyword',
+        'wrong-only-vector',
+        'wrong-only-hybrid',
+        'wrong-all',
+        'disagree',
+        'right-all',
+      ])
         assert.ok(keys.includes(k), k);
       // Among the sample's first 30 questions some are wrong everywhere, some wrong in only some modes, some right everywhere.
       for (const k of ['wrong-any', 'wrong-all', 'disagree', 'right-all']) assert.ok((expected.get(k) ?? []).length > 0, k);
@@ -232,7 +262,7 @@ describe(
       await page.close();
     });
 
-    it('breaks accuracy down by chapter (gold chapters of the sample), per mode, adding up to each mode\'s totals', async () => {
+    it("breaks accuracy down by chapter (gold chapters of the sample), per mode, adding up to each mode's totals", async () => {
       const page = await open();
       const rows = await inPage<string[][]>(
         page,
@@ -240,16 +270,33 @@ describe(
       );
       assert.ok(rows.length >= 2);
       const gold = byId.get(ids[0] ?? '')?.hybrid?.gold_evidence;
-      assert.ok(rows.some((r) => r[0] === `${gold?.book} › ${gold?.chapter}`), JSON.stringify(rows));
-      assert.equal(rows.reduce((s, r) => s + Number(r[1]), 0), ids.length);
+      assert.ok(
+        rows.some((r) => r[0] === `${gold?.book} › ${gold?.chapter}`),
+        JSON.stringify(rows),
+      );
+      assert.equal(
+        rows.reduce((s, r) => s + Number(r[1]), 0),
+        ids.length,
+      );
       MODES.forEach((m, i) => {
         const fractions = rows.map((r) => /\((\d+)\/(\d+)\)/.exec(r[3 + i] ?? '') ?? ['', '0', '0']);
         const right = [...byId.values()].filter((x) => x[m]?.correct).length;
-        assert.equal(fractions.reduce((s, f) => s + Number(f[1]), 0), right, m);
-        assert.equal(fractions.reduce((s, f) => s + Number(f[2]), 0), ids.length, m);
+        assert.equal(
+          fractions.reduce((s, f) => s + Number(f[1]), 0),
+          right,
+          m,
+        );
+        assert.equal(
+          fractions.reduce((s, f) => s + Number(f[2]), 0),
+          ids.length,
+          m,
+        );
       });
       // The sample gives gold evidence for every row, so every chapter comes from it.
-      assert.ok(rows.every((r) => /^gold \d+$/.test(r[2] ?? '')), JSON.stringify(rows.map((r) => r[2])));
+      assert.ok(
+        rows.every((r) => /^gold \d+$/.test(r[2] ?? '')),
+        JSON.stringify(rows.map((r) => r[2])),
+      );
       await page.close();
     });
 

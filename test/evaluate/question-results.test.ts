@@ -24,13 +24,7 @@ void describe('per-question view of an eval report', () => {
     );
     assert.deepEqual(
       questions.map((q) => FIXTURE_MODES.map((m) => q.outcomes[m]).join(' ')),
-      [
-        'right right right',
-        'right right wrong',
-        'wrong abstained wrong',
-        'right wrong right',
-        'wrong right right',
-      ],
+      ['right right right', 'right right wrong', 'wrong abstained wrong', 'right wrong right', 'wrong right right'],
     );
     assert.equal(questions[3]?.options.length, 4);
     assert.equal(questions[4]?.kind, 'judge');
@@ -134,20 +128,38 @@ void describe('per-question view of an eval report', () => {
     assert.equal((html.match(/<article class="card/g) ?? []).length, 5);
     const q2 = /<article[^>]*id="q-Q2"[\s\S]*?<\/article>/.exec(html)?.[0] ?? '';
     assert.match(q2, /data-filters="all wrong-any wrong-only-hybrid disagree"/);
-    assert.match(q2, /<li class="opt gold" data-letter="B"><b>B\.<\/b> 基金管理人 <span class="gold-tag">✓ gold<\/span><span class="pick right" data-mode="keyword">keyword<\/span><span class="pick right" data-mode="vector">vector<\/span><\/li>/);
-    assert.match(q2, /<li class="opt" data-letter="C"><b>C\.<\/b> 基金销售机构<span class="pick wrong" data-mode="hybrid">hybrid<\/span><\/li>/);
+    assert.match(
+      q2,
+      /<li class="opt gold" data-letter="B"><b>B\.<\/b> 基金管理人 <span class="gold-tag">✓ gold<\/span><span class="pick right" data-mode="keyword">keyword<\/span><span class="pick right" data-mode="vector">vector<\/span><\/li>/,
+    );
+    assert.match(
+      q2,
+      /<li class="opt" data-letter="C"><b>C\.<\/b> 基金销售机构<span class="pick wrong" data-mode="hybrid">hybrid<\/span><\/li>/,
+    );
     assert.match(q2, /<mark>基金管理人<\/mark>负责&lt;投资&gt;运作/);
     assert.match(q2, /<mark>销售机构<\/mark> &amp; &quot;代销&quot;/);
     assert.match(q2, /题目Q2：下列&lt;说法&gt;正确的是/);
-    assert.match(q2, /<tr class="wrong" data-mode="hybrid"><td>hybrid<\/td><td class="letter">C<\/td><td class="outcome">✗ wrong<\/td><td class="n">0\.40 low<\/td><\/tr>/);
+    assert.match(
+      q2,
+      /<tr class="wrong" data-mode="hybrid"><td>hybrid<\/td><td class="letter">C<\/td><td class="outcome">✗ wrong<\/td><td class="n">0\.40 low<\/td><\/tr>/,
+    );
     const q3 = /<article[^>]*id="q-Q3"[\s\S]*?<\/article>/.exec(html)?.[0] ?? '';
     assert.match(q3, /<td class="letter">— \(guess A\)<\/td><td class="outcome">∅ abstained <span class="fb"/);
     assert.match(q3, /<span class="pick guess" data-mode="vector"/);
     assert.match(q3, /closest passage for vector, hybrid/);
-    assert.match(html, /<button type="button" data-filter="wrong-only-hybrid" aria-pressed="false">wrong in hybrid only <span class="count">1<\/span><\/button>/);
+    assert.match(
+      html,
+      /<button type="button" data-filter="wrong-only-hybrid" aria-pressed="false">wrong in hybrid only <span class="count">1<\/span><\/button>/,
+    );
     assert.match(html, /<g class="chance" data-chance="0\.2633">/);
-    assert.match(html, /chance level 26\.3%: the mean over the questions of 1\/\(number of options\), and 1\/\(2\^n − 1\) for the 1 multi-answer questions/);
-    assert.match(html, /<tr><td>上册 › 第二章 类型<\/td><td class="n">2<\/td><td>gold 1, evidence 1<\/td><td class="n" data-mode="keyword">100\.0% <small>\(2\/2\)<\/small><\/td>/);
+    assert.match(
+      html,
+      /chance level 26\.3%: the mean over the questions of 1\/\(number of options\), and 1\/\(2\^n − 1\) for the 1 multi-answer questions/,
+    );
+    assert.match(
+      html,
+      /<tr><td>上册 › 第二章 类型<\/td><td class="n">2<\/td><td>gold 1, evidence 1<\/td><td class="n" data-mode="keyword">100\.0% <small>\(2\/2\)<\/small><\/td>/,
+    );
   });
 
   void it('Markdown: chance, chapter table, one row per question, and the wrong ones with options and quotes', () => {
@@ -155,10 +167,16 @@ void describe('per-question view of an eval report', () => {
     assert.match(md, /Chance level 26\.3%/);
     assert.match(md, /\| 上册 › 第二章 类型 \| 2 \| gold 1, evidence 1 \| 100\.0% \(2\/2\) \| 50\.0% \(1\/2\) \| 50\.0% \(1\/2\) \|/);
     assert.match(md, /\| Q2 \| 上册 › 第二章 类型 \| B \| B ✓ 0\.60 medium \| B ✓ 0\.55 medium \| C ✗ 0\.40 low \|/);
-    assert.match(md, /\| Q3 \| 下册 › 第三章 运作 \| C \| D ✗ 0\.35 low \| — \(guess A\) ∅ 0\.20 guess \(no\\_evidence\) \| D ✗ 0\.30 low \(conflict\) \|/);
+    assert.match(
+      md,
+      /\| Q3 \| 下册 › 第三章 运作 \| C \| D ✗ 0\.35 low \| — \(guess A\) ∅ 0\.20 guess \(no\\_evidence\) \| D ✗ 0\.30 low \(conflict\) \|/,
+    );
     assert.match(md, /## Wrong answers \(4 questions wrong in at least one mode\)/);
     assert.doesNotMatch(md, /### Q1 /);
-    assert.match(md, /### Q2 · 上册 › 第二章 类型\n\n题目Q2：下列\\<说法\\>正确的是（\u3000）\n\n- A\. 基金托管人\n- B\. 基金管理人 \*\*✓ gold\*\* ← keyword, vector\n- C\. 基金销售机构 ← hybrid\n/);
+    assert.match(
+      md,
+      /### Q2 · 上册 › 第二章 类型\n\n题目Q2：下列\\<说法\\>正确的是（\u3000）\n\n- A\. 基金托管人\n- B\. 基金管理人 \*\*✓ gold\*\* ← keyword, vector\n- C\. 基金销售机构 ← hybrid\n/,
+    );
     assert.match(md, /> “\*\*基金管理人\*\*负责\\<投资\\>运作” — 上册 \\\| 第五章 其他 \\\| p\.7 \(cited by keyword, vector\)/);
     assert.match(md, /- A\. 基金托管人 ← guess of vector/);
     // Compact: each mode's top passage once; the rest are counted, not shown.

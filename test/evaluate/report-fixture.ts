@@ -80,7 +80,12 @@ const QUESTIONS: Q[] = [
         guess: 'A',
         confidence: 0.2,
         fallback: 'no_evidence',
-        retrieved: [ev('r1', '下册', ['第三章 运作']), ev('r2', '下册', ['第四章 估值']), ev('r3', '下册', ['第四章 估值']), ev('r4', '下册', ['第九章'])],
+        retrieved: [
+          ev('r1', '下册', ['第三章 运作']),
+          ev('r2', '下册', ['第四章 估值']),
+          ev('r3', '下册', ['第四章 估值']),
+          ev('r4', '下册', ['第九章']),
+        ],
       },
       hybrid: { predicted: 'D', confidence: 0.3, fallback: 'conflict', retrieved: [ev('r1', '下册', ['第三章 运作'])] },
     },
