@@ -194,7 +194,11 @@ export function chapterTableHtml(rows: readonly ChapterRow[], modes: readonly An
 function modeResultRow(mode: AnswerMode, r: RunRecord, outcome: ModeOutcome): string {
   const letter = r.predicted || (r.guess ? `— (guess ${r.guess})` : '—');
   const fb = r.fallback ? ` <span class="fb" title="${esc(r.message ?? '')}">${esc(r.fallback)}</span>` : '';
-  return `<tr class="${outcome}" data-mode="${esc(mode)}"><td>${esc(mode)}</td><td class="letter">${esc(letter)}</td><td class="outcome">${OUTCOME_TEXT[outcome]}${fb}</td><td class="n">${r.confidence.toFixed(2)} ${esc(recordConfidenceWords(r))}</td></tr>`;
+  const confidence = `${r.confidence.toFixed(2)} ${esc(recordConfidenceWords(r))}`;
+  return (
+    `<tr class="${outcome}" data-mode="${esc(mode)}"><td>${esc(mode)}</td><td class="letter">${esc(letter)}</td>` +
+    `<td class="outcome">${OUTCOME_TEXT[outcome]}${fb}</td><td class="n">${confidence}</td></tr>`
+  );
 }
 
 /** One card per question: its result per mode, the stem, the options with gold and each mode's pick marked, the evidence. */
@@ -214,7 +218,9 @@ function questionCard(q: QuestionResult, modes: readonly AnswerMode[], filterKey
   const options = q.options
     .map((o) => {
       const gold = q.gold.includes(o.letter);
-      return `<li class="opt${gold ? ' gold' : ''}" data-letter="${esc(o.letter)}"><b>${esc(o.letter)}.</b> ${esc(o.text)}${gold ? ' <span class="gold-tag">✓ gold</span>' : ''}${picks(o.letter)}</li>`;
+      const tag = gold ? ' <span class="gold-tag">✓ gold</span>' : '';
+      const letter = esc(o.letter);
+      return `<li class="opt${gold ? ' gold' : ''}" data-letter="${letter}"><b>${letter}.</b> ${esc(o.text)}${tag}${picks(o.letter)}</li>`;
     })
     .join('');
   const evidence = questionEvidence(q, present)
@@ -226,12 +232,15 @@ function questionCard(q: QuestionResult, modes: readonly AnswerMode[], filterKey
     .join('');
   const wrongSomewhere = present.some((m) => q.outcomes[m] !== 'right');
   const reading = [q.kind && q.kind !== 'single' ? q.kind : '', q.negated ? '读作：选错误的一项' : ''].filter((x) => x !== '');
-  const chapter = `<span class="chapter" title="chapter from ${q.chapterSource === 'gold' ? 'the gold evidence' : q.chapterSource === 'evidence' ? 'the top evidence' : 'nowhere'}">${esc(q.chapter)}</span>`;
+  const from = { gold: 'the gold evidence', evidence: 'the top evidence', none: 'nowhere' }[q.chapterSource];
+  const chapter = `<span class="chapter" title="chapter from ${from}">${esc(q.chapter)}</span>`;
+  const readings = reading.map((x) => ` <span class="reading">${esc(x)}</span>`).join('');
   const evidenceBlock = evidence
     ? `<details class="ev"${wrongSomewhere ? ' open' : ''}><summary>evidence</summary><ul>${evidence}</ul></details>`
     : '<div class="ev none">no evidence</div>';
-  return `<article class="card${wrongSomewhere ? ' has-wrong' : ''}" id="q-${esc(q.id)}" data-id="${esc(q.id)}" data-filters="${filterKeys.join(' ')}">
-<div class="head"><span class="id">${esc(q.id)}</span> ${chapter}${reading.map((x) => ` <span class="reading">${esc(x)}</span>`).join('')}</div>
+  const id = esc(q.id);
+  return `<article class="card${wrongSomewhere ? ' has-wrong' : ''}" id="q-${id}" data-id="${id}" data-filters="${filterKeys.join(' ')}">
+<div class="head"><span class="id">${id}</span> ${chapter}${readings}</div>
 <table class="results">${results}</table><div class="q">${esc(q.question)}</div><ol class="opts">${options}</ol>${evidenceBlock}</article>`;
 }
 
@@ -327,15 +336,21 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:24px 0 8px;border-bott
 .charts figure{margin:0}.charts figcaption{font-size:12px;color:#555;text-align:center}
 .q{color:#222;margin:4px 0;white-space:pre-wrap;font-size:14px}
 .id{font-family:monospace;background:#eee;padding:0 4px}.fb{background:#fff3cd;padding:0 4px;font-size:12px}
-#filters{display:flex;flex-wrap:wrap;gap:6px;margin:8px 0}#filters button{font:inherit;font-size:13px;padding:3px 10px;border:1px solid #bbb;border-radius:14px;background:#fff;cursor:pointer}
-#filters button[aria-pressed=true]{background:#2b7bd9;border-color:#2b7bd9;color:#fff}.count{font-weight:bold}.legend{font-size:12px;color:#555}
-.card{border:1px solid #ddd;border-left:4px solid #2ba66b;border-radius:4px;padding:6px 12px;margin:10px 0;font-size:13px}.card.has-wrong{border-left-color:#d9534f}
+#filters{display:flex;flex-wrap:wrap;gap:6px;margin:8px 0}
+#filters button{font:inherit;font-size:13px;padding:3px 10px;border:1px solid #bbb;border-radius:14px;background:#fff;cursor:pointer}
+#filters button[aria-pressed=true]{background:#2b7bd9;border-color:#2b7bd9;color:#fff}.count{font-weight:bold}
+.legend{font-size:12px;color:#555}
+.card{border:1px solid #ddd;border-left:4px solid #2ba66b;border-radius:4px;padding:6px 12px;margin:10px 0;font-size:13px}
+.card.has-wrong{border-left-color:#d9534f}
 .head{display:flex;gap:8px;align-items:baseline;flex-wrap:wrap}.chapter{color:#555}.reading{background:#e8f0fe;padding:0 4px;font-size:12px}
-.results{margin:4px 0}.results td{padding:1px 8px}.results .right .outcome{color:#2b8a3e}.results .wrong .outcome{color:#c9302c}.results .abstained .outcome{color:#8a6d3b}
+.results{margin:4px 0}.results td{padding:1px 8px}.results .right .outcome{color:#2b8a3e}.results .wrong .outcome{color:#c9302c}
+.results .abstained .outcome{color:#8a6d3b}
 .letter{font-weight:bold;font-family:monospace}.opts{margin:4px 0;padding-left:8px;list-style:none}.opt{padding:1px 4px;margin:1px 0}
 .opt.gold{background:#e6f4ea;outline:1px solid #9fd3ae}.gold-tag{color:#2b8a3e;font-weight:bold;font-size:12px}
-.pick{display:inline-block;margin-left:6px;padding:0 5px;border-radius:8px;font-size:11px;color:#fff;background:#c9302c}.pick.right{background:#2b8a3e}.pick.guess{background:#999}
-.ev{margin:2px 0;color:#555;font-size:12px}.ev ul{margin:2px 0;padding-left:18px}.ev li{margin:3px 0}.loc{color:#444}.by{color:#888;font-size:11px}
+.pick{display:inline-block;margin-left:6px;padding:0 5px;border-radius:8px;font-size:11px;color:#fff;background:#c9302c}
+.pick.right{background:#2b8a3e}.pick.guess{background:#999}
+.ev{margin:2px 0;color:#555;font-size:12px}.ev ul{margin:2px 0;padding-left:18px}.ev li{margin:3px 0}.loc{color:#444}
+.by{color:#888;font-size:11px}
 .quote{color:#333}mark{background:#ffe58f;padding:0 1px}.none{font-style:italic}summary{cursor:pointer;font-weight:bold;margin-top:4px}
 </style></head><body>
 <h1>Evaluation report</h1>
