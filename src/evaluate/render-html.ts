@@ -168,11 +168,18 @@ export function chanceNote(questions: readonly QuestionResult[]): { chance: numb
   return { chance, note };
 }
 
-/** The breakdown by chapter as an HTML table: questions, where the chapter came from, accuracy per mode. */
-export function chapterTableHtml(rows: readonly ChapterRow[], modes: readonly AnswerMode[]): string {
+/**
+ * The breakdown by chapter as an HTML table: questions, where the chapter came from, accuracy per mode. With `filterKeys`
+ * (one per row) each chapter is a button that shows only its question cards.
+ */
+export function chapterTableHtml(rows: readonly ChapterRow[], modes: readonly AnswerMode[], filterKeys: readonly string[] = []): string {
   const head = `<tr><th>chapter</th><th>questions</th><th>chapter from</th>${modes.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`;
   const body = rows
-    .map((r) => {
+    .map((r, i) => {
+      const key = filterKeys[i];
+      const label = key
+        ? `<button type="button" data-filter="${esc(key)}" aria-pressed="false" title="show this chapter's questions">${esc(r.chapter)}</button>`
+        : esc(r.chapter);
       const from = [r.fromGold > 0 ? `gold ${r.fromGold}` : '', r.fromEvidence > 0 ? `evidence ${r.fromEvidence}` : '']
         .filter((x) => x !== '')
         .join(', ');
@@ -184,7 +191,7 @@ export function chapterTableHtml(rows: readonly ChapterRow[], modes: readonly An
             : '<td class="n">–</td>';
         })
         .join('');
-      return `<tr><td>${esc(r.chapter)}</td><td class="n">${r.total}</td><td>${esc(from || '–')}</td>${cells}</tr>`;
+      return `<tr><td>${label}</td><td class="n">${r.total}</td><td>${esc(from || '–')}</td>${cells}</tr>`;
     })
     .join('\n');
   return `<table id="chapters">${head}\n${body}</table>`;
@@ -246,7 +253,7 @@ function questionCard(q: QuestionResult, modes: readonly AnswerMode[], filterKey
 
 /** The filter buttons' behaviour: show the cards whose `data-filters` hold the chosen key (`#filter=key` picks one at load). */
 const FILTER_SCRIPT = `(function () {
-  var buttons = Array.prototype.slice.call(document.querySelectorAll('#filters button'));
+  var buttons = Array.prototype.slice.call(document.querySelectorAll('#filters button, #chapters button'));
   var cards = Array.prototype.slice.call(document.querySelectorAll('#cards .card'));
   var shown = document.getElementById('shown');
   function apply(key) {
@@ -259,19 +266,29 @@ const FILTER_SCRIPT = `(function () {
     buttons.forEach(function (b) { b.setAttribute('aria-pressed', b.getAttribute('data-filter') === key ? 'true' : 'false'); });
     shown.textContent = String(n);
   }
-  buttons.forEach(function (b) { b.addEventListener('click', function () { apply(b.getAttribute('data-filter')); }); });
+  buttons.forEach(function (b) {
+    b.addEventListener('click', function () {
+      apply(b.getAttribute('data-filter'));
+      // A chapter picked in the table: its cards are further down.
+      if (b.closest('#chapters')) document.getElementById('questions').scrollIntoView();
+    });
+  });
   var m = /^#filter=([a-z0-9-]+)$/.exec(location.hash);
   apply(m && buttons.some(function (b) { return b.getAttribute('data-filter') === m[1]; }) ? m[1] : 'all');
 })();`;
 
-/** The per-question view: filter buttons with their counts, then one card per question (all shown without JavaScript). */
+/**
+ * The per-question view: filter buttons with their counts, then one card per question (all shown without JavaScript).
+ * `otherFilters` (the chapters) tag the cards too, but their buttons live elsewhere (the chapter table).
+ */
 export function questionSectionHtml(
   questions: readonly QuestionResult[],
   filters: readonly QuestionFilter[],
   modes: readonly AnswerMode[],
+  otherFilters: readonly QuestionFilter[] = [],
 ): string {
   const keysById = new Map<string, string[]>();
-  for (const f of filters) for (const id of f.ids) keysById.set(id, [...(keysById.get(id) ?? []), f.key]);
+  for (const f of [...filters, ...otherFilters]) for (const id of f.ids) keysById.set(id, [...(keysById.get(id) ?? []), f.key]);
   const buttons = filters
     .map(
       (f) =>
@@ -296,6 +313,11 @@ export function renderHtmlReport(report: EvalReport): string {
   const filters = questionFilters(questions, modes);
   const { chance, note: chanceText } = chanceNote(questions);
   const chapters = chapterBreakdown(questions, modes);
+  const chapterFilters: QuestionFilter[] = chapters.map((r, i) => ({
+    key: `chapter-${i + 1}`,
+    label: r.chapter,
+    ids: questions.filter((q) => q.chapter === r.chapter).map((q) => q.id),
+  }));
   // The page allows only its own inline script (by hash) and styles: a quote that slipped through escaping could not run.
   const scriptHash = createHash('sha256').update(FILTER_SCRIPT).digest('base64');
   const rows = report.modes
@@ -351,6 +373,8 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:24px 0 8px;border-bott
 .pick.right{background:#2b8a3e}.pick.guess{background:#999}
 .ev{margin:2px 0;color:#555;font-size:12px}.ev ul{margin:2px 0;padding-left:18px}.ev li{margin:3px 0}.loc{color:#444}
 .by{color:#888;font-size:11px}
+#chapters button{font:inherit;border:0;background:none;color:#1f5fae;cursor:pointer;padding:0;text-align:left}
+#chapters button[aria-pressed=true]{font-weight:bold;text-decoration:underline}
 .quote{color:#333}mark{background:#ffe58f;padding:0 1px}.none{font-style:italic}summary{cursor:pointer;font-weight:bold;margin-top:4px}
 </style></head><body>
 <h1>Evaluation report</h1>
@@ -370,10 +394,14 @@ ${chanceText ? `<p class="meta" id="chance-note">${esc(chanceText)}.</p>` : ''}
 ${selectiveRows}</table>
 ${comparisons ? `<h2>Paired comparisons (McNemar exact test)</h2><table><tr><th>modes</th><th>both answered</th><th>only first right</th><th>only second right</th><th>p</th><th>verdict</th></tr>${comparisons}</table>` : ''}
 <h2>Accuracy by chapter</h2>
-<p class="meta">A question's chapter is the gold evidence's chapter when the dataset gives one, else the chapter (第X章, else the outermost heading) of the top evidence's heading path (hybrid's, else the first mode with evidence), so every mode is scored on the same questions per chapter.</p>
-${chapterTableHtml(chapters, modes)}
+<p class="meta">A question's chapter is the gold evidence's chapter when the dataset gives one, else the chapter (第X章, else the outermost heading) of the top evidence's heading path (hybrid's, else the first mode with evidence), so every mode is scored on the same questions per chapter. Click a chapter to see its questions.</p>
+${chapterTableHtml(
+  chapters,
+  modes,
+  chapterFilters.map((f) => f.key),
+)}
 <h2 id="questions">Questions (${questions.length}), each with its result per mode</h2>
-${questionSectionHtml(questions, filters, modes)}
+${questionSectionHtml(questions, filters, modes, chapterFilters)}
 ${warnings}
 <script>${FILTER_SCRIPT}</script>
 </body></html>

@@ -297,6 +297,17 @@ describe(
         rows.every((r) => /^gold \d+$/.test(r[2] ?? '')),
         JSON.stringify(rows.map((r) => r[2])),
       );
+      // Clicking a chapter shows exactly its questions.
+      for (const [i, row] of rows.entries()) {
+        await page.click(`#chapters tr:nth-child(${i + 2}) button`);
+        const expected = ids.filter((id) => {
+          const g = byId.get(id)?.hybrid?.gold_evidence;
+          return `${g?.book} › ${g?.chapter}` === row[0];
+        });
+        assert.deepEqual(await visibleCards(page), expected, row[0]);
+        assert.equal(await inPage<string>(page, `document.getElementById('shown').textContent`), row[1]);
+      }
+      assert.deepEqual(errors, []);
       await page.close();
     });
 

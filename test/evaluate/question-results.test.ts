@@ -127,7 +127,8 @@ void describe('per-question view of an eval report', () => {
     const html = renderHtmlReport(fixtureReport());
     assert.equal((html.match(/<article class="card/g) ?? []).length, 5);
     const q2 = /<article[^>]*id="q-Q2"[\s\S]*?<\/article>/.exec(html)?.[0] ?? '';
-    assert.match(q2, /data-filters="all wrong-any wrong-only-hybrid disagree"/);
+    // Its status filters, then its chapter (the first row of the chapter table).
+    assert.match(q2, /data-filters="all wrong-any wrong-only-hybrid disagree chapter-1"/);
     assert.match(
       q2,
       /<li class="opt gold" data-letter="B"><b>B\.<\/b> 基金管理人 <span class="gold-tag">✓ gold<\/span><span class="pick right" data-mode="keyword">keyword<\/span><span class="pick right" data-mode="vector">vector<\/span><\/li>/,
@@ -158,7 +159,7 @@ void describe('per-question view of an eval report', () => {
     );
     assert.match(
       html,
-      /<tr><td>上册 › 第二章 类型<\/td><td class="n">2<\/td><td>gold 1, evidence 1<\/td><td class="n" data-mode="keyword">100\.0% <small>\(2\/2\)<\/small><\/td>/,
+      /<tr><td><button type="button" data-filter="chapter-1" aria-pressed="false" title="show this chapter's questions">上册 › 第二章 类型<\/button><\/td><td class="n">2<\/td><td>gold 1, evidence 1<\/td><td class="n" data-mode="keyword">100\.0% <small>\(2\/2\)<\/small><\/td>/,
     );
   });
 
