@@ -53,6 +53,20 @@ export function chanceAccuracy(questions: readonly Pick<QuestionResult, 'chance'
   return questions.reduce((s, q) => s + q.chance, 0) / questions.length;
 }
 
+/** The chance level of the report's questions, and how it is defined (shown under the chart and in Markdown). */
+export function chanceNote(questions: readonly QuestionResult[]): { chance: number | null; note: string } {
+  const chance = chanceAccuracy(questions);
+  const multi = questions.filter((q) => q.kind === 'multi' || q.gold.length > 1).length;
+  const note =
+    chance === null
+      ? ''
+      : `chance level ${(chance * 100).toFixed(1)}%: the mean over the questions of 1/(number of options)` +
+        (multi > 0
+          ? `, and 1/(2^n − 1) for the ${multi} multi-answer questions (a uniform guess among the non-empty sets of its n options)`
+          : '');
+  return { chance, note };
+}
+
 /** Modes whose evidence names a question's chapter, most trusted first (hybrid is the default `ask` mode). */
 const CHAPTER_MODE_ORDER: readonly AnswerMode[] = ['hybrid', 'keyword', 'vector', 'agent', 'baseline'];
 

@@ -4,7 +4,7 @@ import { quoteSegments } from '../answer/evidence.js';
 import { formatCitation } from '../ingest/citation.js';
 import type { EvalReport, ModeReport, ReliabilityBin, RunRecord } from './eval-types.js';
 import {
-  chanceAccuracy,
+  chanceNote,
   chapterBreakdown,
   questionEvidence,
   questionFilters,
@@ -153,20 +153,6 @@ function markedHtml(quote: string, highlights: Array<[number, number]> | undefin
 }
 
 const OUTCOME_TEXT: Record<ModeOutcome, string> = { right: '✓ right', wrong: '✗ wrong', abstained: '∅ abstained' };
-
-/** The chance level of the report's questions, and how it is defined (shown under the chart and in Markdown). */
-export function chanceNote(questions: readonly QuestionResult[]): { chance: number | null; note: string } {
-  const chance = chanceAccuracy(questions);
-  const multi = questions.filter((q) => q.kind === 'multi' || q.gold.length > 1).length;
-  const note =
-    chance === null
-      ? ''
-      : `chance level ${pct(chance)}: the mean over the questions of 1/(number of options)` +
-        (multi > 0
-          ? `, and 1/(2^n − 1) for the ${multi} multi-answer questions (a uniform guess among the non-empty sets of its n options)`
-          : '');
-  return { chance, note };
-}
 
 /**
  * The breakdown by chapter as an HTML table: questions, where the chapter came from, accuracy per mode. With `filterKeys`

@@ -5,6 +5,7 @@ import type { AnswerMode } from '../answer/answer-types.js';
 import { quoteSegments } from '../answer/evidence.js';
 import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';
 import {
+  chanceNote,
   chapterBreakdown,
   questionEvidence,
   questionResults,
@@ -12,7 +13,7 @@ import {
   type ModeOutcome,
   type QuestionResult,
 } from './question-results.js';
-import { chanceNote, renderHtmlReport } from './render-html.js';
+import { renderHtmlReport } from './render-html.js';
 import { spreadsheetText } from './spreadsheet-cell.js';
 import { rowIssueSummary } from './row-issues.js';
 
