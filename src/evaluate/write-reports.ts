@@ -11,6 +11,7 @@ import {
   questionResults,
   recordConfidenceWords,
   type ModeOutcome,
+  type QuestionEvidence,
   type QuestionResult,
 } from './question-results.js';
 import { renderHtmlReport } from './render-html.js';
@@ -216,7 +217,13 @@ function questionsMarkdown(report: EvalReport, questions: readonly QuestionResul
     lines.push('', present.map((m) => `${m}: ${mdEscape(modeCell(q.records[m] as RunRecord, q.outcomes[m] ?? 'wrong'))}`).join(' · '));
     // Compact: each mode's top quote (once when modes share it); the HTML report has them all.
     const all = questionEvidence(q, present);
-    const top = all.filter((e, i) => e.modes.some((m) => all.findIndex((x) => x.modes.includes(m)) === i));
+    const topOf = (m: AnswerMode): QuestionEvidence | undefined => {
+      const r = q.records[m] as RunRecord;
+      const ref = r.evidence[0] ?? r.retrieved[0];
+      return all.find((e) => e.modes.includes(m) && e.ref.chunk_id === ref?.chunk_id && (!e.cited || e.ref.quote === ref.quote));
+    };
+    const tops = new Set(present.map(topOf));
+    const top = all.filter((e) => tops.has(e));
     for (const e of top) {
       const where = `${mdEscape(formatEvidence(e.ref))} (${e.cited ? 'cited by' : 'closest passage for'} ${e.modes.join(', ')})`;
       lines.push('', e.cited && e.ref.quote ? `> “${markdownQuote(e.ref.quote, e.ref.highlights)}” — ${where}` : `> ${where}`);

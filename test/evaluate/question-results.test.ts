@@ -108,7 +108,7 @@ void describe('per-question view of an eval report', () => {
     assert.ok(q2 && q3);
     assert.deepEqual(
       questionEvidence(q2, FIXTURE_MODES).map((e) => `${e.ref.chunk_id} ${e.cited} ${e.modes.join('+')}`),
-      ['c2 true keyword+vector', 'c5 true hybrid'],
+      ['c2 true keyword+vector', 'c9 true keyword+vector', 'c5 true hybrid'],
     );
     assert.deepEqual(
       questionEvidence(q3, FIXTURE_MODES).map((e) => `${e.ref.chunk_id} ${e.cited} ${e.modes.join('+')}`),
@@ -180,6 +180,13 @@ void describe('per-question view of an eval report', () => {
     );
     assert.match(md, /> “\*\*基金管理人\*\*负责\\<投资\\>运作” — 上册 \\\| 第五章 其他 \\\| p\.7 \(cited by keyword, vector\)/);
     assert.match(md, /- A\. 基金托管人 ← guess of vector/);
+    // Each mode's own top quote: keyword's c2, vector's c9, hybrid's c5, so nothing of Q2 is left out.
+    const q2 = /### Q2 [\s\S]*?(?=### Q3)/.exec(md)?.[0] ?? '';
+    assert.deepEqual(
+      [...q2.matchAll(/^> “(.*?)” — /gm)].map((m) => m[1]),
+      ['**基金管理人**负责\\<投资\\>运作', '管理人职责', '**销售机构** & "代销"'],
+    );
+    assert.doesNotMatch(q2, /more passages/);
     // Compact: each mode's top passage once; the rest are counted, not shown.
     assert.match(md, /> 下册 \\\| 第三章 运作 \\\| p\.7 \(closest passage for vector, hybrid\)\n\n\(2 more passages in the HTML report\)/);
     assert.equal((md.match(/^\| Q\d \|/gm) ?? []).length, 5);

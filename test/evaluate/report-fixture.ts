@@ -60,9 +60,20 @@ const QUESTIONS: Q[] = [
       keyword: {
         predicted: 'B',
         confidence: 0.6,
-        evidence: [ev('c2', '上册', ['第五章 其他'], '基金管理人负责<投资>运作', [[0, 5]])],
+        evidence: [
+          ev('c2', '上册', ['第五章 其他'], '基金管理人负责<投资>运作', [[0, 5]]),
+          ev('c9', '上册', ['第五章 其他'], '管理人职责'),
+        ],
       },
-      vector: { predicted: 'B', confidence: 0.55, evidence: [ev('c2', '上册', ['第五章 其他'], '基金管理人负责<投资>运作', [[0, 5]])] },
+      // The same two quotes, in the other order: vector's top quote is c9.
+      vector: {
+        predicted: 'B',
+        confidence: 0.55,
+        evidence: [
+          ev('c9', '上册', ['第五章 其他'], '管理人职责'),
+          ev('c2', '上册', ['第五章 其他'], '基金管理人负责<投资>运作', [[0, 5]]),
+        ],
+      },
       hybrid: {
         predicted: 'C',
         confidence: 0.4,
