@@ -2,7 +2,8 @@
 // Benchmark: offline eval of FinanceIQ's 436 fund-exam questions over the fund-laws corpus.
 // Usage: node scripts/bench/eval-financeiq.mjs [--bench ../shared/bench] [--modes keyword,vector,hybrid] [--limit N] [--no-screenshot]
 // Ingests <bench>/fund-laws/pdf/ into a temp root, runs `runEval` (offline answerer) per mode and prints accuracy,
-// 95% CI, wall time and questions/s; writes the JSON/HTML reports and an HTML screenshot to a temp dir and prints the paths.
+// 95% CI, wall time and questions/s; writes the JSON/HTML/Markdown reports and two screenshots of the HTML report (its top,
+// and the question cards wrong in some mode) to a temp dir and prints the paths.
 // Imports from dist/: run `npx tsc -p tsconfig.json` first.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
@@ -108,10 +109,20 @@ const written = writeReports(combined, {
 });
 console.log(`reports: ${written.join(' ')}`);
 if (!args.includes('--no-screenshot')) {
-  const png = path.join(out, 'report.png');
-  const r = spawnSync(process.execPath, [path.join(repo, 'scripts/bench/html-screenshot.mjs'), path.join(out, 'report.html'), png], {
-    encoding: 'utf8',
-  });
-  console.log(r.status === 0 ? r.stdout.trim() : `screenshot failed: ${r.stderr.trim()}`);
+  // The top of the report (tables and charts), then the question cards of the questions some mode got wrong.
+  for (const [name, extra] of [
+    ['report.png', []],
+    ['report-questions.png', ['--filter', 'wrong-any', '--at', '#questions']],
+  ]) {
+    const png = path.join(out, name);
+    const r = spawnSync(
+      process.execPath,
+      [path.join(repo, 'scripts/bench/html-screenshot.mjs'), path.join(out, 'report.html'), png, ...extra],
+      {
+        encoding: 'utf8',
+      },
+    );
+    console.log(r.status === 0 ? r.stdout.trim() : `screenshot failed: ${r.stderr.trim()}`);
+  }
 }
 console.log(`temp root ${root}`);

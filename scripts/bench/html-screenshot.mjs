@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// Renders an eval HTML report in headless Chromium (Debian `chromium`) and writes a PNG screenshot.
+// Renders an eval HTML report in headless Chromium (Debian `chromium`, or CHROME_PATH) and writes a PNG screenshot.
 // Usage: node scripts/bench/html-screenshot.mjs <report.html> <out.png> [--width 1200] [--height 1600]
-// The report is self-contained, so Chromium runs with networking features off; a fresh profile dir is used each time.
-import { spawnSync } from 'node:child_process';
+//          [--filter <key>] [--at <css selector>] [--full-page]
+//   --filter  picks a filter of the per-question view first (`wrong-any`, `wrong-only-hybrid`, `wrong-all`, `right-all`…)
+//   --at      starts the shot at that element (`#questions`, `#chapters`, `#q-S012`) instead of the top of the page
+//   --full-page  the whole page instead of one window
+// Prints the report's size in bytes, its number of question cards and the filter counts, then the screenshot's path.
+// The report is self-contained, so Chromium runs with networking features off, and any request leaving the file is
+// reported; a fresh profile dir is used each time. Uses puppeteer-core (a dev dependency) to drive the browser.
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,49 +21,94 @@ const opt = (name, fallback) => {
   args.splice(i, 2);
   return v;
 };
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i === -1) return false;
+  args.splice(i, 1);
+  return true;
+};
 const width = Number(opt('--width', '1200'));
 const height = Number(opt('--height', '1600'));
+const filter = opt('--filter', '');
+const at = opt('--at', '');
+const fullPage = flag('--full-page');
 const [html, out] = args;
 if (!html || !out) {
-  console.error('usage: node scripts/bench/html-screenshot.mjs <report.html> <out.png> [--width 1200] [--height 1600]');
+  console.error(
+    'usage: node scripts/bench/html-screenshot.mjs <report.html> <out.png> [--width 1200] [--height 1600] [--filter key] [--at selector] [--full-page]',
+  );
   process.exit(2);
 }
 if (!existsSync(html)) {
   console.error(`${html}: no such file`);
   process.exit(1);
 }
-const browser = ['chromium', 'chromium-browser', 'google-chrome'].find((b) => spawnSync('which', [b]).status === 0);
-if (!browser) {
-  console.error('no headless Chromium found; install it with `apt-get install -y chromium`');
+const browserPath = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
+  (p) => p && existsSync(p),
+);
+if (!browserPath) {
+  console.error('no headless Chromium found; install it with `apt-get install -y chromium` or set CHROME_PATH');
   process.exit(5);
 }
+const { default: puppeteer } = await import('puppeteer-core');
 const profile = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-chromium-'));
+const started = Date.now();
+const url = pathToFileURL(path.resolve(html)).href;
+const browser = await puppeteer.launch({
+  executablePath: browserPath,
+  headless: true,
+  userDataDir: profile,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+    '--disable-sync',
+    '--hide-scrollbars',
+  ],
+});
 try {
-  const started = Date.now();
-  const result = spawnSync(
-    browser,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--hide-scrollbars',
-      `--user-data-dir=${profile}`,
-      `--screenshot=${path.resolve(out)}`,
-      `--window-size=${width},${height}`,
-      pathToFileURL(path.resolve(html)).href,
-    ],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
-  if (result.status !== 0 || !existsSync(out)) {
-    console.error(`chromium failed (status ${result.status}): ${(result.stderr || '').split('\n').slice(-5).join('\n')}`);
-    process.exit(1);
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(url)) problems.push(`request left the file: ${r.url()}`);
+  });
+  await page.setViewport({ width, height });
+  await page.goto(url, { waitUntil: 'load', timeout: 120_000 });
+  if (filter) {
+    const button = await page.$(`#filters button[data-filter="${filter}"]`);
+    if (!button) {
+      console.error(`${html}: no filter "${filter}" (see the buttons above the question cards)`);
+      process.exit(1);
+    }
+    await button.click();
   }
+  const facts = await page.evaluate(() => ({
+    cards: document.querySelectorAll('#cards .card').length,
+    shown: [...document.querySelectorAll('#cards .card')].filter((c) => !c.hidden).length,
+    filters: [...document.querySelectorAll('#filters button')].map((b) => `${b.dataset.filter}=${b.querySelector('.count')?.textContent}`),
+  }));
+  let clip;
+  if (at) {
+    const top = await page.evaluate((sel) => {
+      const el = document.querySelector(sel);
+      return el ? el.getBoundingClientRect().top + window.scrollY : null;
+    }, at);
+    if (top === null) {
+      console.error(`${html}: nothing matches ${at}`);
+      process.exit(1);
+    }
+    clip = { x: 0, y: Math.max(0, top - 8), width, height };
+  }
+  await page.screenshot({ path: path.resolve(out), ...(clip ? { clip, captureBeyondViewport: true } : { fullPage }) });
+  console.log(
+    `report ${path.resolve(html)}: ${statSync(html).size} bytes, ${facts.cards} question cards (${facts.shown} shown); filters ${facts.filters.join(' ')}`,
+  );
+  if (problems.length > 0) console.log(`problems: ${problems.join('; ')}`);
   console.log(`screenshot ${path.resolve(out)} (${statSync(out).size} bytes, ${width}x${height}, ${Date.now() - started} ms)`);
 } finally {
+  await browser.close();
   rmSync(profile, { recursive: true, force: true });
 }

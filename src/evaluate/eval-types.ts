@@ -1,4 +1,4 @@
-import type { AnswerMode, Fallback } from '../answer/answer-types.js';
+import type { AnswerMode, Fallback, QuestionKind } from '../answer/answer-types.js';
 import type { ChunkLocation, ChunkType, Warning } from '../types.js';
 
 /** What a question tests: body text or a figure/table. */
@@ -70,6 +70,11 @@ export interface RunRecord {
   fingerprint: string;
   answerer: 'offline' | 'llm';
   question: string;
+  /** The options as asked, in letter order (absent in run files written before reports showed them). */
+  options?: { letter: string; text: string }[];
+  /** How the question was read: its kind and whether the stem asks for the incorrect choice (absent in older run files). */
+  kind?: QuestionKind;
+  negated?: boolean;
   predicted: string;
   gold: string;
   /** True only for a non-fallback answer equal to the gold letters. */
@@ -77,6 +82,8 @@ export interface RunRecord {
   fallback: Fallback;
   message: string | null;
   confidence: number;
+  /** The confidence in words, as `ask` prints it (high / medium / low / guess); absent in older run files. */
+  confidence_words?: 'high' | 'medium' | 'low' | 'guess';
   /** When the answerer abstained: its best letters (the confidence is theirs); null otherwise. Absent in older run files. */
   guess?: string | null;
   /** LLM answerer: the confidence the LLM stated, before any cap; null otherwise. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ANSWER_MODES, EVAL_MODES, type AnswerMode, type AnswerResult } from '../answer/answer-types.js';
+import { confidenceWords } from '../answer/answer-json.js';
 import { chooseAnswerer, type AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError, UsageError, UserError } from '../errors.js';
@@ -113,6 +114,9 @@ export function toRecord(
     fingerprint,
     answerer: result.answerer,
     question: row.question,
+    options: row.options,
+    kind: result.question.kind,
+    negated: result.question.negated,
     predicted,
     gold: row.answer,
     // Fallback answers are never counted correct: they are not the evidence-backed answer the mode claims to give.
@@ -120,6 +124,7 @@ export function toRecord(
     fallback: result.fallback,
     message: result.message ?? null,
     confidence: Number.isFinite(result.confidence) ? Math.min(1, Math.max(0, result.confidence)) : 0,
+    confidence_words: confidenceWords(result),
     guess: predicted === '' && result.guess ? [...new Set(result.guess.answer.toUpperCase().replace(/[^A-H]/g, ''))].sort().join('') : null,
     stated_confidence: result.statedConfidence ?? null,
     type,
@@ -419,7 +424,13 @@ function scoreRunFiles(
     for (const r of readRunFile(p.file).records) {
       if (r.mode === p.mode && selectedIds.has(r.id) && fingerprints.get(r.id) === r.fingerprint && !byId.has(r.id)) byId.set(r.id, r);
     }
-    const ordered = rows.map((r) => byId.get(r.id)).filter((r): r is RunRecord => r !== undefined);
+    // Run files written before records carried the options get them from the row (same fingerprint, same options).
+    const ordered = rows
+      .map((row) => {
+        const r = byId.get(row.id);
+        return r && !r.options ? { ...r, options: row.options } : r;
+      })
+      .filter((r): r is RunRecord => r !== undefined);
     if (ordered.length !== rows.length) {
       throw new Error(`run file ${p.file} holds ${ordered.length} of ${rows.length} finished rows after the run`);
     }

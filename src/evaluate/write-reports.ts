@@ -2,7 +2,18 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatCitation } from '../ingest/citation.js';
 import type { AnswerMode } from '../answer/answer-types.js';
+import { quoteSegments } from '../answer/evidence.js';
 import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';
+import {
+  chanceNote,
+  chapterBreakdown,
+  questionEvidence,
+  questionResults,
+  recordConfidenceWords,
+  type ModeOutcome,
+  type QuestionEvidence,
+  type QuestionResult,
+} from './question-results.js';
 import { renderHtmlReport } from './render-html.js';
 import { spreadsheetText } from './spreadsheet-cell.js';
 import { rowIssueSummary } from './row-issues.js';
@@ -86,6 +97,9 @@ export function reportMarkdown(report: EvalReport): string {
       `| ${m.mode} | ${m.answerer} | ${pct(m.accuracy)} | ${pct(m.ci95[0])}–${pct(m.ci95[1])} | ${m.correct} | ${m.incorrect} | ${m.abstained} | ${pct(m.evidence_hit_rate)} | ${pct(m.by_type.text?.accuracy ?? null)} | ${pct(m.by_type.table?.accuracy ?? null)} | ${m.brier.toFixed(3)} | ${m.ece.toFixed(3)} | ${Math.round(m.latency_ms.p50)} | ${Math.round(m.latency_ms.p95)} |`,
     );
   }
+  const questions = questionResults(report);
+  const { note } = chanceNote(questions);
+  if (note) lines.push('', `${note[0]?.toUpperCase() ?? ''}${note.slice(1)}.`);
   lines.push(
     '',
     '## Selective answering',
@@ -124,18 +138,106 @@ export function reportMarkdown(report: EvalReport): string {
     lines.push('', '## Warnings', '');
     for (const w of report.warnings) lines.push(`- \`${w.where}\`: ${w.message}`);
   }
-  for (const m of report.modes) {
-    const wrong = (report.records[m.mode] ?? []).filter((r) => !r.correct);
-    if (wrong.length === 0) continue;
-    lines.push('', `## Wrong answers: ${m.mode} (${wrong.length})`, '');
-    for (const r of wrong) {
-      const ev = r.evidence[0] ?? r.retrieved[0];
-      lines.push(
-        `- **${mdEscape(r.id)}** predicted \`${r.predicted || '—'}\`, gold \`${r.gold}\`${r.fallback ? ` (fallback: ${r.fallback})` : ''}: ${mdEscape(short(r.question, 120))}${ev ? `  \n  evidence: ${mdEscape(formatEvidence(ev))}` : ''}`,
-      );
-    }
-  }
+  lines.push(...questionsMarkdown(report, questions));
   return lines.join('\n') + '\n';
+}
+
+const OUTCOME_MARK: Record<ModeOutcome, string> = { right: '✓', wrong: '✗', abstained: '∅' };
+
+/** `B ✗ 0.42 low`, `— (guess C) ∅ 0.21 guess`: one mode's result on one question, compactly. */
+function modeCell(r: RunRecord, outcome: ModeOutcome): string {
+  const letter = r.predicted || (r.guess ? `— (guess ${r.guess})` : '—');
+  return `${letter} ${OUTCOME_MARK[outcome]} ${r.confidence.toFixed(2)} ${recordConfidenceWords(r)}${r.fallback ? ` (${r.fallback})` : ''}`;
+}
+
+/**
+ * The per-question part of the Markdown report: accuracy by chapter, one table row per question with every mode's result,
+ * then each question wrong in some mode with its options (gold and picks marked) and its quotes.
+ */
+function questionsMarkdown(report: EvalReport, questions: readonly QuestionResult[]): string[] {
+  const modes = report.modes.map((m) => m.mode);
+  if (questions.length === 0) return [];
+  const lines: string[] = [];
+  lines.push(
+    '',
+    '## Accuracy by chapter',
+    '',
+    "A question's chapter is the gold evidence's chapter when the dataset gives one, else the chapter (第X章, else the outermost heading) of the top evidence's heading path (hybrid's, else the first mode with evidence).",
+    '',
+    `| chapter | questions | chapter from | ${modes.join(' | ')} |`,
+    `| --- | ---: | --- | ${modes.map(() => '---:').join(' | ')} |`,
+  );
+  for (const r of chapterBreakdown(questions, modes)) {
+    const from = [r.fromGold > 0 ? `gold ${r.fromGold}` : '', r.fromEvidence > 0 ? `evidence ${r.fromEvidence}` : '']
+      .filter((x) => x)
+      .join(', ');
+    const cells = modes.map((m) => {
+      const sc = r.byMode[m];
+      return sc ? `${pct(sc.accuracy)} (${sc.correct}/${sc.total})` : '–';
+    });
+    lines.push(`| ${mdEscape(r.chapter)} | ${r.total} | ${from || '–'} | ${cells.join(' | ')} |`);
+  }
+  lines.push(
+    '',
+    `## Questions (${questions.length})`,
+    '',
+    'Each mode: the letter it answered (✓ right, ✗ wrong, ∅ abstained with its best guess), its confidence and the confidence in words.',
+    '',
+    `| id | chapter | gold | ${modes.join(' | ')} |`,
+    `| --- | --- | --- | ${modes.map(() => '---').join(' | ')} |`,
+  );
+  for (const q of questions) {
+    const cells = modes.map((m) => {
+      const r = q.records[m];
+      return r ? mdEscape(modeCell(r, q.outcomes[m] ?? 'wrong')) : '–';
+    });
+    lines.push(`| ${mdEscape(q.id)} | ${mdEscape(q.chapter)} | ${q.gold} | ${cells.join(' | ')} |`);
+  }
+  const wrong = questions.filter((q) => modes.some((m) => q.outcomes[m] !== undefined && q.outcomes[m] !== 'right'));
+  if (wrong.length === 0) return lines;
+  lines.push('', `## Wrong answers (${wrong.length} questions wrong in at least one mode)`);
+  for (const q of wrong) {
+    const present = modes.filter((m) => q.records[m] !== undefined);
+    lines.push('', `### ${mdEscape(q.id)} · ${mdEscape(q.chapter)}`, '');
+    const reading = [q.kind && q.kind !== 'single' ? q.kind : '', q.negated ? '读作：选错误的一项' : ''].filter((x) => x);
+    lines.push(`${mdEscape(q.question)}${reading.length > 0 ? ` (${reading.join(', ')})` : ''}`, '');
+    for (const o of q.options) {
+      const picked = present.filter((m) => (q.records[m] as RunRecord).predicted.includes(o.letter));
+      const guessed = present.filter((m) => {
+        const r = q.records[m] as RunRecord;
+        return r.predicted === '' && (r.guess ?? '').includes(o.letter);
+      });
+      const marks = [
+        q.gold.includes(o.letter) ? '**✓ gold**' : '',
+        picked.length > 0 ? `← ${picked.join(', ')}` : '',
+        guessed.length > 0 ? `← guess of ${guessed.join(', ')}` : '',
+      ].filter((x) => x);
+      lines.push(`- ${o.letter}. ${mdEscape(o.text)}${marks.length > 0 ? ` ${marks.join(' ')}` : ''}`);
+    }
+    lines.push('', present.map((m) => `${m}: ${mdEscape(modeCell(q.records[m] as RunRecord, q.outcomes[m] ?? 'wrong'))}`).join(' · '));
+    // Compact: each mode's top quote (once when modes share it); the HTML report has them all.
+    const all = questionEvidence(q, present);
+    const topOf = (m: AnswerMode): QuestionEvidence | undefined => {
+      const r = q.records[m] as RunRecord;
+      const ref = r.evidence[0] ?? r.retrieved[0];
+      return all.find((e) => e.modes.includes(m) && e.ref.chunk_id === ref?.chunk_id && (!e.cited || e.ref.quote === ref.quote));
+    };
+    const tops = new Set(present.map(topOf));
+    const top = all.filter((e) => tops.has(e));
+    for (const e of top) {
+      const where = `${mdEscape(formatEvidence(e.ref))} (${e.cited ? 'cited by' : 'closest passage for'} ${e.modes.join(', ')})`;
+      lines.push('', e.cited && e.ref.quote ? `> “${markdownQuote(e.ref.quote, e.ref.highlights)}” — ${where}` : `> ${where}`);
+    }
+    if (all.length > top.length) lines.push('', `(${all.length - top.length} more passages in the HTML report)`);
+  }
+  return lines;
+}
+
+/** A quote with its matched terms in bold, the rest escaped for Markdown. */
+function markdownQuote(quote: string, highlights: Array<[number, number]> | undefined): string {
+  return quoteSegments(quote, highlights)
+    .map((s) => (s.marked ? `**${mdEscape(s.text)}**` : mdEscape(s.text)))
+    .join('');
 }
 
 function mdEscape(s: string): string {

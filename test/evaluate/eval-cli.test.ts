@@ -96,6 +96,8 @@ void describe('eval CLI', () => {
       ['keyword', 'vector', 'hybrid'],
     );
     assert.match(r.stderr, /baseline not run: .*no LLM is configured/);
+    // The terminal says what guessing would score: every sample question has four options and one answer.
+    assert.match(r.stdout, /^chance level 25\.0%: the mean over the questions of 1\/\(number of options\)$/m);
     // Exact counts, not "better than chance": any change in what the offline answerer gets right shows up here.
     const golden = JSON.parse(readFileSync(path.join(goldenDir, 'sample-eval.json'), 'utf8')) as {
       total: number;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -148,7 +149,7 @@ void describe('reports', () => {
     assert.equal(rows[0]?.confidence, '0.7000');
   });
 
-  void it('HTML is self-contained: inline SVG charts, no scripts or external URLs', () => {
+  void it('HTML is self-contained: inline SVG charts, one inline script allowed by its hash, no external URLs', () => {
     const html = renderHtmlReport(sampleReport());
     assert.equal((html.match(/<svg /g) ?? []).length, 3); // accuracy, reliability, risk–coverage
     assert.match(html, /aria-label="risk–coverage curve per mode"/);
@@ -160,7 +161,14 @@ void describe('reports', () => {
       [0.25, 0.5, 0.75, 1],
     );
     assert.equal(typeof json.modes[0]?.aurc, 'number');
-    assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+    assert.doesNotMatch(html, /<script[^>]*\bsrc=|<link|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+    assert.equal(scripts.length, 1);
+    // The Content-Security-Policy allows that script by hash and nothing else: no other script could run.
+    const hash = createHash('sha256')
+      .update(scripts[0] ?? '')
+      .digest('base64');
+    assert.ok(html.includes(`default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'`));
     assert.match(html, /下列说法&lt;不正确&gt;的是/);
     const written = writeReports(sampleReport(), {
       html: path.join(tmp.root, 'out', 'r.html'),

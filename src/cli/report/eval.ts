@@ -1,6 +1,7 @@
 import type { AnswerMode } from '../../answer/answer-types.js';
 import type { EvalProgress, EvalReport } from '../../evaluate/eval-types.js';
 import type { GateViolation } from '../../evaluate/gate.js';
+import { chanceNote, questionResults } from '../../evaluate/question-results.js';
 import { rowIssueSummary } from '../../evaluate/row-issues.js';
 import { reportJson } from '../../evaluate/write-reports.js';
 import type { Ui } from './ui.js';
@@ -92,6 +93,8 @@ export function reportEval(ui: Ui, report: EvalReport, extra: { violations: Gate
       ]),
     );
   }
+  const { note } = chanceNote(questionResults(report));
+  if (note) ui.out(c.dim(note));
   for (const m of report.modes) {
     const sel = m.selective_accuracy.map((s) => `${Math.round(s.coverage * 100)}% ${pct(s.accuracy)}`).join(', ');
     const stated = m.stated_calibration
