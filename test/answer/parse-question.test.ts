@@ -121,6 +121,9 @@ void test('negation is read from every asking clause, in any position', () => {
   assert.equal(asksForIncorrect('请从以下选项中找出错误的说法，关于基金份额持有人大会的描述。'), true);
   // Asking clause in the middle, a question mark at the end.
   assert.equal(asksForIncorrect('在基金销售过程中，有关此问题的各项表述中，以下哪项是错误的？'), true);
+  // Other words for "inaccurate" in the asking clause.
+  assert.equal(asksForIncorrect('请从以下选项中选择一个对于相对估值法的评估描述不精确的。'), true);
+  assert.equal(asksForIncorrect('下列关于基金估值的表述，不妥的是（ ）。'), true);
   // 不被允许 in the last clause.
   assert.equal(asksForIncorrect('当管理股权投资基金的人员进行基金销售时，下列哪一行为是不被允许的？'), true);
   // 不被允许 in an asking clause before the blank clause.
