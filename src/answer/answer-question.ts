@@ -11,7 +11,7 @@ import type { LlmClient } from './llm-client.js';
 import { LlmError } from './llm-client.js';
 import { createDeadline } from './llm-deadline.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
-import { answerOffline, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
+import { answerOffline, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE, type PassageCache } from './offline-answerer.js';
 import type { PromptSet } from './prompt-templates.js';
 import { loadPrompts } from './prompt-templates.js';
 
@@ -48,6 +48,8 @@ export interface AnswerDeps {
   abstainBelow?: number;
   /** Offline answerer: always give a letter, marked as a guess when below the threshold (`--guess`). */
   guess?: boolean;
+  /** Offline answerer: passages already cut into windows, shared across questions (`createPassageCache`). */
+  passages?: PassageCache;
 }
 
 /** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
@@ -202,8 +204,12 @@ function llmFailure(error: LlmError): string {
   return error.kind === 'circuit_open' ? error.message : `LLM failed: ${error.message}`;
 }
 
-function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean } {
-  return { ...(deps.abstainBelow !== undefined ? { abstainBelow: deps.abstainBelow } : {}), ...(deps.guess ? { guess: true } : {}) };
+function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean; passages?: PassageCache } {
+  return {
+    ...(deps.abstainBelow !== undefined ? { abstainBelow: deps.abstainBelow } : {}),
+    ...(deps.guess ? { guess: true } : {}),
+    ...(deps.passages ? { passages: deps.passages } : {}),
+  };
 }
 
 function finishLlm(

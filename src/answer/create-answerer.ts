@@ -12,6 +12,7 @@ import { chooseAnswerer, type AnswererKind } from './choose-answerer.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { buildCorpusStats } from './corpus-stats.js';
 import type { LlmClient } from './llm-client.js';
+import { createPassageCache } from './offline-answerer.js';
 import { loadPrompts } from './prompt-templates.js';
 
 /** Options of `createAnswerer`. */
@@ -39,6 +40,8 @@ export interface CreateAnswererOptions {
   reopenOnRebuild?: boolean;
   /** Cache this many token lists by text (eval's workers tokenise each stem and window once across modes). */
   tokenCacheEntries?: number;
+  /** Offline answerer: keep this many passages cut into windows across questions (default 2,000). */
+  passageCacheEntries?: number;
 }
 
 /**
@@ -95,6 +98,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const endpoint = llm && config.llm ? describeEndpoint(config.llm) : undefined;
   // Built on first use: baseline-only runs never need them, and a corpus is tokenised once, not per question.
   let stats: CorpusStats | undefined;
+  // Keyed by passage content, so it stays valid when the index is reopened.
+  const passages = createPassageCache(options.passageCacheEntries);
   return {
     answerer,
     embedderId: retriever?.embedderId ?? 'none',
@@ -118,6 +123,7 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
         rerank: options.rerank,
         prompts,
         analyzer,
+        passages,
         examName: config.exam.name,
         ...(stats ? { stats } : {}),
         ...(config.answer.abstainBelow !== undefined ? { abstainBelow: config.answer.abstainBelow } : {}),

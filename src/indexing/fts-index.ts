@@ -139,7 +139,10 @@ export interface TermSelection {
  */
 export const DEFAULT_TERM_SELECTION: TermSelection = { maxDocShare: 0.5, maxTerms: 32, maxRepeat: 2 };
 
-/** An opened keyword index: BM25 search with SQL filters, plus the chunk table (read by key, never all at once for a search). */
+/**
+ * An opened keyword index: BM25 search with SQL filters, plus the chunk table (read by key, never all at once for a
+ * search). Chunks read by `search` and `chunkById` are kept while open and shared between calls: treat them as read-only.
+ */
 export interface FtsIndex {
   search(query: string, k: number, filter?: ChunkFilter): Hit[];
   /** Every chunk in index (row) order. */
@@ -152,6 +155,21 @@ export interface FtsIndex {
   readonly count: number;
   readonly analyzerFingerprint: string;
   close(): void;
+}
+
+/** Entries kept by each of an open index's caches (document frequencies, chunks by row, chunks by id). */
+const CACHE_ENTRIES = 8192;
+
+/** A Map that drops its oldest entry when full. */
+function boundedCache<K, V>(maxEntries: number): { get(key: K): V | undefined; set(key: K, value: V): void } {
+  const map = new Map<K, V>();
+  return {
+    get: (key) => map.get(key),
+    set(key, value) {
+      if (map.size >= maxEntries) map.delete(map.keys().next().value as K);
+      map.set(key, value);
+    },
+  };
 }
 
 /** Escapes `%`, `_` and the escape character itself for a LIKE pattern. */
@@ -241,13 +259,33 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   const count = Number(meta.get('count') ?? NaN) || ((db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) ?? 0);
   // unicode61 indexes `0.05` as 0 + 05 and folds diacritics: a token's postings are those of its parts, so its
   // document frequency is at most the rarest part's.
+  // The file is read-only while open, so a term's document frequency and a row's chunk never change: both are kept
+  // (bounded). Every query looks up the df of all its terms, and a hybrid search reads up to 2 × depth chunk rows.
+  const dfCache = boundedCache<string, number>(CACHE_ENTRIES);
+  const rowCache = boundedCache<number, Chunk>(CACHE_ENTRIES);
+  const idCache = boundedCache<string, Chunk>(CACHE_ENTRIES);
   const docFrequency = (term: string): number => {
-    const parts = term
-      .normalize('NFD')
-      .replace(/\p{M}/gu, '')
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean);
-    return parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
+    let df = dfCache.get(term);
+    if (df === undefined) {
+      const parts = term
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean);
+      df = parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
+      dfCache.set(term, df);
+    }
+    return df;
+  };
+  const chunkAtRow = (row: number): Chunk | undefined => {
+    let c = rowCache.get(row);
+    if (!c) {
+      const r = byRow.get(row) as ChunkRow | undefined;
+      if (!r) return undefined;
+      c = rowToChunk(r);
+      rowCache.set(row, c);
+    }
+    return c;
   };
   return {
     analyzerFingerprint: built,
@@ -261,17 +299,23 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
       const sql = `SELECT rowid AS row, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?${restrict} ORDER BY rank LIMIT ?`;
       const ranked = prepared(sql).all(match, rankFunction, ...params, k) as { row: number; rank: number }[];
       return ranked.flatMap(({ row, rank }) => {
-        const r = byRow.get(row) as ChunkRow | undefined;
+        const chunk = chunkAtRow(row);
         // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
-        return r ? [{ chunk: rowToChunk(r), score: -rank }] : [];
+        return chunk ? [{ chunk, score: -rank }] : [];
       });
     },
     loadChunks() {
       return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
     },
     chunkById(id) {
-      const r = byId.get(id) as ChunkRow | undefined;
-      return r ? rowToChunk(r) : undefined;
+      let c = idCache.get(id);
+      if (!c) {
+        const r = byId.get(id) as ChunkRow | undefined;
+        if (!r) return undefined;
+        c = rowToChunk(r);
+        idCache.set(id, c);
+      }
+      return c;
     },
     chunksBySeq(source, from, to) {
       return (bySeq.all(source, from, to) as ChunkRow[]).map(rowToChunk);
