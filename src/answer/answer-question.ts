@@ -8,7 +8,7 @@ import { buildCorpusStats } from './corpus-stats.js';
 import { citation, toEvidence } from './evidence.js';
 import { answerWithLlm } from './llm-answerer.js';
 import type { LlmClient } from './llm-client.js';
-import { LlmError } from './llm-client.js';
+import { LlmError } from './llm-error.js';
 import { createDeadline } from './llm-deadline.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
 import { answerOffline, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE, type PassageCache } from './offline-answerer.js';

@@ -10,7 +10,7 @@ import { answerQuestion } from './answer-question.js';
 import type { AnswerMode, AnswerResult, ParsedQuestion } from './answer-types.js';
 import { chooseAnswerer, type AnswererKind } from './choose-answerer.js';
 import type { CorpusStats } from './corpus-stats.js';
-import { buildCorpusStats } from './corpus-stats.js';
+import { buildCorpusStats, corpusStatsFromIndex } from './corpus-stats.js';
 import type { LlmClient } from './llm-client.js';
 import { createPassageCache } from './offline-answerer.js';
 import { loadPrompts } from './prompt-templates.js';
@@ -83,7 +83,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const openIndex = async (): Promise<void> => {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
     generation = indexGeneration(root);
-    retriever = await openRetriever({ root, config });
+    // The analyzer built above: jieba's dictionary is loaded once per answerer.
+    retriever = await openRetriever({ root, config, analyzer: { analyzer, warnings } });
   };
   if (options.retrieval) await openIndex();
   let llm: LlmClient | null = null;
@@ -113,7 +114,10 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
         stats = undefined;
         await openIndex();
       }
-      if (retriever) stats ??= buildCorpusStats(retriever.chunks, analyzer);
+      if (retriever) {
+        const stored = retriever.corpusFrequency;
+        stats ??= stored ? corpusStatsFromIndex(retriever.size, stored) : buildCorpusStats(retriever.chunks, analyzer);
+      }
       const result = await answerQuestion(question, {
         retriever,
         llm,

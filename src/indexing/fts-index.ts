@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
+import { countDocumentFrequencies } from '../text/document-frequencies.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
 import { buildFtsQuery, segmentForIndex } from './fts-query.js';
 
@@ -61,7 +62,9 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       DROP TABLE IF EXISTS chunks_fts;
       DROP TABLE IF EXISTS chunks;
       DROP TABLE IF EXISTS meta;
+      DROP TABLE IF EXISTS corpus_df;
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE corpus_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE chunks (
         chunk_id TEXT PRIMARY KEY,
         row INTEGER NOT NULL UNIQUE,
@@ -83,6 +86,9 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       @page_start_num, @page_end_num, @pdf_page_start, @pdf_page_end, @chunk_type, @exam_priority, @source, @char_start, @char_end, @seq, @text)`);
     const insertFts = db.prepare('INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, ?, ?, ?, ?)');
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    const insertDf = db.prepare('INSERT INTO corpus_df (term, df) VALUES (?, ?)');
+    // The answerer's corpus statistics, counted once here instead of by tokenising every chunk at each `ask`.
+    const frequencies = new Map<string, number>();
     const run = db.transaction(() => {
       chunks.forEach((c, i) => {
         const row = i + 1;
@@ -106,8 +112,10 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
           ),
           segmentForIndex(analyzer, c.figure_ref),
         );
+        countDocumentFrequencies(frequencies, c, analyzer);
         if (onRow && row % 500 === 0) onRow(row);
       });
+      for (const [term, df] of frequencies) insertDf.run(term, df);
       insertMeta.run('schema_version', String(FTS_SCHEMA_VERSION));
       insertMeta.run('analyzer', analyzer.fingerprint);
       insertMeta.run('count', String(chunks.length));
@@ -154,6 +162,11 @@ export interface FtsIndex {
   /** Number of chunks. */
   readonly count: number;
   readonly analyzerFingerprint: string;
+  /**
+   * Chunks whose analyzer tokens (`documentFrequencyText`) include the token, as counted when the index was written;
+   * null for an index written before the counts were stored.
+   */
+  readonly corpusFrequency: ((token: string) => number) | null;
   close(): void;
 }
 
@@ -255,6 +268,8 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   const byRow = db.prepare('SELECT * FROM chunks WHERE row = ?');
   const byId = db.prepare('SELECT * FROM chunks WHERE chunk_id = ?');
   const bySeq = db.prepare('SELECT * FROM chunks WHERE source = ? AND seq BETWEEN ? AND ? ORDER BY seq');
+  const hasCorpusDf = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpus_df'").get() !== undefined;
+  const corpusDf = hasCorpusDf ? db.prepare('SELECT df FROM corpus_df WHERE term = ?').pluck() : null;
   // The count written at build time; counting rows would read the whole chunks table on every open.
   const count = Number(meta.get('count') ?? NaN) || ((db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) ?? 0);
   // unicode61 indexes `0.05` as 0 + 05 and folds diacritics: a token's postings are those of its parts, so its
@@ -290,6 +305,7 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   return {
     analyzerFingerprint: built,
     count,
+    corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
     search(query, k, filter) {
       if (k <= 0) return [];
       const match = buildFtsQuery(analyzer, query, { docFrequency, documents: count, ...selection });
