@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
-import { countDocumentFrequencies } from '../text/document-frequencies.js';
+import { countDistinctTokens } from '../text/document-frequencies.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
 import { buildFtsQuery, segmentForIndex } from './fts-query.js';
 
@@ -100,19 +100,29 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
           page_breaks: JSON.stringify(c.page_breaks),
         };
         insertChunk.run({ ...c, ...json, row, page_start_num: start, page_end_num: end });
+        const textTokens = analyzer.tokens(c.text);
+        const chapterTokens = analyzer.tokens(c.chapter);
+        const figureTokens = analyzer.tokens(c.figure_ref);
         insertFts.run(
           row,
-          segmentForIndex(analyzer, c.text),
+          textTokens.join(' '),
           segmentForIndex(analyzer, c.book),
-          segmentForIndex(analyzer, c.chapter),
+          chapterTokens.join(' '),
           // Every heading below the outermost, so the middle levels of a deep path (编 > 分编 > 章 > 节) are searchable too.
           segmentForIndex(
             analyzer,
             c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' '),
           ),
-          segmentForIndex(analyzer, c.figure_ref),
+          figureTokens.join(' '),
         );
-        countDocumentFrequencies(frequencies, c, analyzer);
+        // The body, chapter and figure tokens cut above, so the corpus counts cost only the two short headings more.
+        countDistinctTokens(frequencies, [
+          chapterTokens,
+          analyzer.tokens(c.section),
+          analyzer.tokens(c.subsection),
+          figureTokens,
+          textTokens,
+        ]);
         if (onRow && row % 500 === 0) onRow(row);
       });
       for (const [term, df] of frequencies) insertDf.run(term, df);

@@ -18,3 +18,14 @@ export function countDocumentFrequencies(
 ): void {
   for (const t of new Set(analyzer.tokens(documentFrequencyText(chunk)))) counts.set(t, (counts.get(t) ?? 0) + 1);
 }
+
+/**
+ * Adds one chunk's distinct tokens to document-frequency counts, from the tokens of its parts cut one by one (chapter,
+ * section, subsection, figure label, body). The same tokens as `documentFrequencyText` cut whole: the parts are joined
+ * by spaces, and neither jieba nor the numeral and width normalisation joins anything across a space.
+ */
+export function countDistinctTokens(counts: Map<string, number>, parts: readonly (readonly string[])[]): void {
+  const seen = new Set<string>();
+  for (const tokens of parts) for (const t of tokens) seen.add(t);
+  for (const t of seen) counts.set(t, (counts.get(t) ?? 0) + 1);
+}
