@@ -3,7 +3,8 @@ import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
-import { buildFtsQuery, segmentForIndex } from './fts-query.js';
+import { matchExpression, segmentForIndex, selectQueryTerms } from './fts-query.js';
+import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
 
 /** Bumped when the table layout changes, so an old database is reported as needing a re-ingest. */
 export const FTS_SCHEMA_VERSION = 2;
@@ -231,7 +232,11 @@ export function filterSql(filter: ChunkFilter | undefined): { where: string[]; p
  * schema, or was built with another analyzer (user dictionary), since BM25 over differently cut
  * text silently misses words.
  */
-export function openFtsIndex(file: string, analyzer: Analyzer, options: { weights?: Bm25Weights; terms?: TermSelection } = {}): FtsIndex {
+export function openFtsIndex(
+  file: string,
+  analyzer: Analyzer,
+  options: { weights?: Bm25Weights; terms?: TermSelection; twoStage?: TwoStageOptions } = {},
+): FtsIndex {
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -263,6 +268,10 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   // The bm25 weights as FTS5's per-query rank function: `ORDER BY rank LIMIT k` then runs inside FTS5, which keeps
   // only the best k (rowid, score) pairs instead of joining every matching row's metadata before the sort.
   const rankFunction = `bm25(${w.content}, ${w.book}, ${w.chapter}, ${w.section}, ${w.figure_ref})`;
+  const columnWeights = [w.content, w.book, w.chapter, w.section, w.figure_ref];
+  const twoStage = options.twoStage ?? DEFAULT_TWO_STAGE;
+  // Opened on the first split query: small indexes never split.
+  let scoreCommon: ReturnType<typeof commonTermScorer> | undefined;
   const statements = new Map<string, Database.Statement>();
   const prepared = (sql: string): Database.Statement => {
     let s = statements.get(sql);
@@ -318,16 +327,35 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
     corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
     search(query, k, filter) {
       if (k <= 0) return [];
-      const match = buildFtsQuery(analyzer, query, { docFrequency, documents: count, ...selection });
-      if (match === null) return [];
+      const terms = selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
+      if (terms.length === 0) return [];
       const { where, params } = filterSql(filter);
       const restrict = where.length > 0 ? ` AND rowid IN (SELECT c.row FROM chunks c WHERE ${where.join(' AND ')})` : '';
       const sql = `SELECT rowid AS row, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?${restrict} ORDER BY rank LIMIT ?`;
-      const ranked = prepared(sql).all(match, rankFunction, ...params, k) as { row: number; rank: number }[];
-      return ranked.flatMap(({ row, rank }) => {
+      const split = splitQueryTerms(terms, count, twoStage);
+      // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
+      let ranked = (
+        prepared(sql).all(
+          matchExpression(split ? split.rare : terms),
+          rankFunction,
+          ...params,
+          split ? Math.max(k, twoStage.candidates) * twoStage.fetchFactor : k,
+        ) as {
+          row: number;
+          rank: number;
+        }[]
+      ).map(({ row, rank }) => ({ row, score: -rank }));
+      if (split) {
+        scoreCommon ??= commonTermScorer(db, 'chunks_fts', columnWeights);
+        const score = scoreCommon;
+        ranked = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates))
+          .map(({ row, score: rare }) => ({ row, score: rare + score(row, split.common) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, k);
+      }
+      return ranked.flatMap(({ row, score }) => {
         const chunk = chunkAtRow(row);
-        // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
-        return chunk ? [{ chunk, score: -rank }] : [];
+        return chunk ? [{ chunk, score }] : [];
       });
     },
     loadChunks() {
