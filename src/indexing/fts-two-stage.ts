@@ -82,6 +82,11 @@ export function unicodeTokens(text: string): string[] {
     .filter(Boolean);
 }
 
+/** A token unicode61 keeps whole and unchanged. */
+const PLAIN_TOKEN = /^[a-z0-9\u3400-\u9fff]+$/u;
+/** The space-separated tokens that are not plain. */
+const OTHER_TOKENS = /[^ ]*[^a-z0-9\u3400-\u9fff ][^ ]*/gu;
+
 /** SQLite's variable-length integer (1–9 bytes, big-endian, 7 bits a byte, the ninth byte whole), as FTS5 stores sizes. */
 function readVarint(buf: Uint8Array, at: number): [value: number, next: number] {
   let value = 0;
@@ -131,15 +136,22 @@ export function commonTermScorer(
     if (!values || !sizes) return 0;
     const length = readVarints(sizes).reduce((a, c) => a + c, 0);
     const wanted = new Map<string, number>(common.map((t) => [unicodeTokens(t.term)[0] ?? t.term, 0]));
-    // Weighted frequency of each common term: its tokens in each column times the column's weight.
+    // Weighted frequency of each common term: its tokens in each column times the column's weight. The column holds
+    // analyzer tokens joined by single spaces. A plain token (CJK, lowercase ASCII letters and digits) is one unicode61
+    // token, counted by searching for ` term `; the few others (5%, 2015-01, café) are split like unicode61 splits them.
     for (let col = 0; col < columnWeights.length; col++) {
       const text = values[col + 1];
       if (typeof text !== 'string' || text === '') continue;
       const weight = columnWeights[col] ?? 1;
-      for (const token of text.split(' ')) {
-        // Most stored tokens are CJK words or lowercase ASCII, which unicode61 keeps whole.
-        const parts = /^[a-z0-9\u3400-\u9fff]+$/u.test(token) ? [token] : unicodeTokens(token);
-        for (const p of parts) {
+      const spaced = ` ${text} `;
+      for (const [part, f] of wanted) {
+        if (!PLAIN_TOKEN.test(part)) continue;
+        let n = 0;
+        for (let at = spaced.indexOf(` ${part} `); at >= 0; at = spaced.indexOf(` ${part} `, at + part.length + 1)) n++;
+        if (n > 0) wanted.set(part, f + n * weight);
+      }
+      for (const token of text.match(OTHER_TOKENS) ?? []) {
+        for (const p of unicodeTokens(token)) {
           const f = wanted.get(p);
           if (f !== undefined) wanted.set(p, f + weight);
         }
