@@ -6,7 +6,10 @@
 //   3. ingest of the whole law library (1,512 Markdown files): wall time and peak RSS of the process;
 //   4. search latency p50/p95 per mode on that library with the STARD dev queries (a loop in one process, k = 10).
 // Usage: node scripts/bench/speed.mjs ../shared/bench [--skip ask,eval,library,search] [--runs 7] [--library-root DIR]
+//   [--eval-runs-before DIR] [--keep]
 //   --library-root: search an already ingested library root instead of the one step 3 builds.
+//   --eval-runs-before: the eval run folder of an earlier run (kept with --keep): counts the records whose prediction
+//     differs (every field but latency_ms and finished_at), to show that a speed change kept the answers.
 // Imports the compiled code from dist/ (run `npx tsc -p tsconfig.json` first). Writes only to temp folders.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -97,6 +100,30 @@ if (!skip.has('eval')) {
   });
   results.push({ measure: 'eval accuracy keyword / vector / hybrid', value: report.modes.map((m) => m.accuracy.toFixed(3)).join(' / ') });
   console.log(`eval run files (diff them across versions, ignoring latency_ms and finished_at): ${runDir}`);
+  const before = opt('--eval-runs-before', '');
+  if (before) {
+    const records = (dir, mode) =>
+      new Map(
+        readFileSync(path.join(dir, `dev.${mode}.jsonl`), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => {
+            const { latency_ms: _l, finished_at: _f, ...rest } = JSON.parse(line);
+            return [rest.id, JSON.stringify(rest)];
+          }),
+      );
+    let compared = 0;
+    let differ = 0;
+    for (const mode of ['keyword', 'vector', 'hybrid']) {
+      const [a, b] = [records(before, mode), records(runDir, mode)];
+      for (const [id, r] of a) {
+        compared++;
+        if (b.get(id) !== r) differ++;
+      }
+      differ += [...b.keys()].filter((id) => !a.has(id)).length;
+    }
+    results.push({ measure: `eval records differing from ${before} (of ${compared})`, value: String(differ) });
+  }
 }
 
 // (3) library ingest: a separate process, so its peak RSS is its own.

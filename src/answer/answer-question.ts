@@ -9,10 +9,10 @@ import { buildCorpusStats } from './corpus-stats.js';
 import { citation, toEvidence } from './evidence.js';
 import { answerWithLlm } from './llm-answerer.js';
 import type { LlmClient } from './llm-client.js';
-import { LlmError } from './llm-client.js';
+import { LlmError } from './llm-error.js';
 import { createDeadline } from './llm-deadline.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
-import { answerOffline, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
+import { answerOffline, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE, type PassageCache } from './offline-answerer.js';
 import type { PromptSet } from './prompt-templates.js';
 import { loadPrompts } from './prompt-templates.js';
 
@@ -51,6 +51,8 @@ export interface AnswerDeps {
   abstainBelow?: number;
   /** Offline answerer: always give a letter, marked as a guess when below the threshold (`--guess`). */
   guess?: boolean;
+  /** Offline answerer: passages already cut into windows, shared across questions (`createPassageCache`). */
+  passages?: PassageCache;
 }
 
 /** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
@@ -206,12 +208,13 @@ function llmFailure(error: LlmError): string {
   return error.kind === 'circuit_open' ? error.message : `LLM failed: ${error.message}`;
 }
 
-/** The offline answerer's options carried over from the deps: abstention, guessing and the unit size. */
-function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean; unitChars?: number } {
+/** The offline answerer's options carried over from the deps: abstention, guessing, the unit size and the passage cache. */
+function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean; unitChars?: number; passages?: PassageCache } {
   return {
     ...(deps.abstainBelow !== undefined ? { abstainBelow: deps.abstainBelow } : {}),
     ...(deps.guess ? { guess: true } : {}),
     ...(deps.unitChars ? { unitChars: deps.unitChars } : {}),
+    ...(deps.passages ? { passages: deps.passages } : {}),
   };
 }
 

@@ -10,8 +10,9 @@ import { answerQuestion } from './answer-question.js';
 import type { AnswerMode, AnswerResult, ParsedQuestion } from './answer-types.js';
 import { chooseAnswerer, type AnswererKind } from './choose-answerer.js';
 import type { CorpusStats } from './corpus-stats.js';
-import { buildCorpusStats } from './corpus-stats.js';
+import { buildCorpusStats, corpusStatsFromIndex } from './corpus-stats.js';
 import type { LlmClient } from './llm-client.js';
+import { createPassageCache } from './offline-answerer.js';
 import { loadPrompts } from './prompt-templates.js';
 
 /** Options of `createAnswerer`. */
@@ -39,6 +40,8 @@ export interface CreateAnswererOptions {
   reopenOnRebuild?: boolean;
   /** Cache this many token lists by text (eval's workers tokenise each stem and window once across modes). */
   tokenCacheEntries?: number;
+  /** Offline answerer: keep this many passages cut into windows across questions (default 2,000). */
+  passageCacheEntries?: number;
 }
 
 /**
@@ -80,7 +83,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const openIndex = async (): Promise<void> => {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
     generation = indexGeneration(root);
-    retriever = await openRetriever({ root, config });
+    // The analyzer built above: jieba's dictionary is loaded once per answerer.
+    retriever = await openRetriever({ root, config, analyzer: { analyzer, warnings } });
   };
   if (options.retrieval) await openIndex();
   let llm: LlmClient | null = null;
@@ -95,6 +99,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const endpoint = llm && config.llm ? describeEndpoint(config.llm) : undefined;
   // Built on first use: baseline-only runs never need them, and a corpus is tokenised once, not per question.
   let stats: CorpusStats | undefined;
+  // Keyed by passage content, so it stays valid when the index is reopened.
+  const passages = createPassageCache(options.passageCacheEntries);
   return {
     answerer,
     embedderId: retriever?.embedderId ?? 'none',
@@ -108,7 +114,10 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
         stats = undefined;
         await openIndex();
       }
-      if (retriever) stats ??= buildCorpusStats(retriever.chunks, analyzer);
+      if (retriever) {
+        const stored = retriever.corpusFrequency;
+        stats ??= stored ? corpusStatsFromIndex(retriever.size, stored) : buildCorpusStats(retriever.chunks, analyzer);
+      }
       const result = await answerQuestion(question, {
         retriever,
         llm,
@@ -120,6 +129,7 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
         rerank: options.rerank,
         prompts,
         analyzer,
+        passages,
         examName: config.exam.name,
         ...(stats ? { stats } : {}),
         ...(config.answer.abstainBelow !== undefined ? { abstainBelow: config.answer.abstainBelow } : {}),

@@ -3,7 +3,7 @@ import type { Hit } from '../types.js';
 import type { ParsedQuestion } from './answer-types.js';
 import { citation, toEvidence } from './evidence.js';
 import type { ChatMessage, ChatResult, LlmClient, ResponseFormat } from './llm-client.js';
-import { LlmError } from './llm-client.js';
+import { LlmError } from './llm-error.js';
 import type { Deadline } from './llm-deadline.js';
 import type { PromptSet } from './prompt-templates.js';
 import { evidenceFence, fillTemplate } from './prompt-templates.js';

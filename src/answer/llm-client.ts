@@ -8,6 +8,7 @@ import { endpointSecrets, redactText, redactUrl } from '../config/redact.js';
 import type { Deadline } from './llm-deadline.js';
 import { createDeadline, formatSeconds } from './llm-deadline.js';
 import { createLimiter } from '../limiter.js';
+import { LlmError } from './llm-error.js';
 
 /**
  * A chat client for any OpenAI-compatible endpoint, built on the real `openai` package with its own
@@ -46,24 +47,8 @@ export interface ChatResult {
   cached: boolean;
 }
 
-/**
- * Why a call failed. `response_format` means the endpoint rejected the structured-output request;
- * `circuit_open` means the call was not made because the endpoint kept failing earlier in the run.
- */
-export type LlmFailureKind =
-  'timeout' | 'rate_limited' | 'server_error' | 'connection' | 'bad_request' | 'auth' | 'response_format' | 'malformed' | 'circuit_open';
-
-/** A failed LLM call. The message never contains the API key or URL credentials. */
-export class LlmError extends Error {
-  readonly kind: LlmFailureKind;
-  readonly status: number | undefined;
-  constructor(kind: LlmFailureKind, message: string, status?: number) {
-    super(message);
-    this.name = 'LlmError';
-    this.kind = kind;
-    this.status = status;
-  }
-}
+// The error type lives in its own module so the offline path can test for it without loading the openai client.
+export { LlmError, type LlmFailureKind } from './llm-error.js';
 
 export interface LlmUsage {
   promptTokens: number;

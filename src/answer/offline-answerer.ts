@@ -1,7 +1,7 @@
 import type { Retriever, RetrievalMode } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
-import { longestCommonRun, plainChars } from '../text/longest-common-run.js';
+import { longestRun, plainChars, runPattern } from '../text/longest-common-run.js';
 import type { Chunk, Hit } from '../types.js';
 import type { AnswerResult, EvidenceItem, ParsedQuestion, QuestionOption } from './answer-types.js';
 import type { CalibrationFeatures, CalibrationModel } from './calibration.js';
@@ -159,12 +159,66 @@ export interface OfflineContext {
   abstainBelow?: number;
   /** Always give a letter: below the threshold the best guess is the answer, marked as a guess (`--guess`). */
   guess?: boolean;
+  /** Cut passages kept across questions (`createPassageCache`); without it each question cuts its own. */
+  passages?: PassageCache;
 }
 
 interface Window {
-  text: string;
-  tokens: Set<string>;
-  plain: string;
+  readonly text: string;
+  readonly tokens: ReadonlySet<string>;
+  readonly plain: string;
+}
+
+/** A chunk's text cut into windows, and its heading tokens: what the solver derives from a passage alone. */
+interface CutPassage {
+  readonly windows: readonly Window[];
+  readonly heading: ReadonlySet<string>;
+  /** Every window's tokens, for key coverage (a token is in some window). */
+  readonly tokens: ReadonlySet<string>;
+  /** Token → the indices of the windows holding it, ascending: a claim's coverage visits only its tokens' windows. */
+  readonly postings: ReadonlyMap<string, readonly number[]>;
+}
+
+/**
+ * Cut passages by text and headings, shared by every question one answerer answers. The same chunks come back for
+ * many questions and for every mode, and cutting them (windows, jieba tokens, plain characters) was a fifth of an
+ * offline answer. Bounded, dropping the oldest entries. Only what depends on the passage alone is kept, so answers
+ * are the same with or without it.
+ */
+export interface PassageCache {
+  cut(chunk: Chunk, analyzer: Analyzer): CutPassage;
+}
+
+/** A passage cache holding at most `maxEntries` passages. */
+export function createPassageCache(maxEntries = 2_000): PassageCache {
+  const cache = new Map<string, CutPassage>();
+  return {
+    cut(chunk, analyzer) {
+      // Keyed by everything the cut reads: a merged or expanded hit keeps its chunk_id but has other text.
+      const key = `${chunk.chapter}\u0000${chunk.section}\u0000${chunk.subsection}\u0000${chunk.figure_ref}\u0000${chunk.text}`;
+      let cut = cache.get(key);
+      if (!cut) {
+        cut = cutPassage(chunk, analyzer);
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+        cache.set(key, cut);
+      }
+      return cut;
+    },
+  };
+}
+
+function cutPassage(chunk: Chunk, analyzer: Analyzer): CutPassage {
+  const windows = windowsOf(chunk, analyzer);
+  const postings = new Map<string, number[]>();
+  windows.forEach((w, i) => {
+    for (const t of w.tokens) {
+      const list = postings.get(t);
+      if (list) list.push(i);
+      else postings.set(t, [i]);
+    }
+  });
+  const heading = new Set(analyzer.tokens(`${chunk.chapter} ${chunk.section} ${chunk.subsection} ${chunk.figure_ref}`));
+  return { windows, heading, tokens: new Set(postings.keys()), postings };
 }
 
 interface Support {
@@ -213,7 +267,7 @@ function weightOf(tokens: Iterable<string>, stats: CorpusStats): number {
 
 /** The solver for one question: pooled evidence and cached windows. */
 class Solver {
-  private readonly windows = new Map<string, { chunk: Chunk; windows: Window[]; heading: Set<string> }>();
+  private readonly windows = new Map<string, { chunk: Chunk; cut: CutPassage; stemCover: Float64Array }>();
   private readonly stemTokens: Set<string>;
   private readonly stemWeight: number;
   readonly pool: Hit[] = [];
@@ -241,17 +295,28 @@ class Solver {
     }
   }
 
-  private entry(chunk: Chunk): { chunk: Chunk; windows: Window[]; heading: Set<string> } {
+  private entry(chunk: Chunk): { chunk: Chunk; cut: CutPassage; stemCover: Float64Array } {
     let e = this.windows.get(chunk.chunk_id);
     if (!e) {
-      e = {
-        chunk,
-        windows: windowsOf(chunk, this.ctx.analyzer),
-        heading: new Set(this.ctx.analyzer.tokens(`${chunk.chapter} ${chunk.section} ${chunk.subsection} ${chunk.figure_ref}`)),
-      };
+      const cut = this.ctx.passages ? this.ctx.passages.cut(chunk, this.ctx.analyzer) : cutPassage(chunk, this.ctx.analyzer);
+      // NaN: not computed yet (a coverage is never NaN, since the stem's weight is positive when it is asked for).
+      e = { chunk, cut, stemCover: new Float64Array(cut.windows.length).fill(Number.NaN) };
       this.windows.set(chunk.chunk_id, e);
     }
     return e;
+  }
+
+  /** Idf-weighted share of the stem's tokens in a window or the chunk's headings; the same for every claim, so kept. */
+  private stemCoverage(e: { cut: CutPassage; stemCover: Float64Array }, windowIndex: number): number {
+    let cover = e.stemCover[windowIndex] as number;
+    if (Number.isNaN(cover)) {
+      const win = e.cut.windows[windowIndex] as Window;
+      let s = 0;
+      for (const t of this.stemTokens) if (win.tokens.has(t) || e.cut.heading.has(t)) s += this.ctx.stats.idf(t);
+      cover = s / this.stemWeight;
+      e.stemCover[windowIndex] = cover;
+    }
+    return cover;
   }
 
   /** Support of a claim (option or statement text) in the pooled evidence: the best window's score. */
@@ -270,31 +335,38 @@ class Solver {
     const claimPlain = plainChars(claim);
     const w = this.weights;
     const fill = !options.ignoreStem && this.blank && w.fillShare > 0 ? boundaryGrams(this.blank, claimPlain) : [];
+    const pattern = runPattern(claimPlain);
+    // The claim's own tokens with their idf, in the set's order, so every window sums the same numbers in the same order.
+    const ownTokens = [...own];
+    const ownIdf = ownTokens.map((t) => stats.idf(t));
     const out: Support[] = [];
     for (const hit of this.pool) {
       const e = this.entry(hit.chunk);
       let best: Support = { score: 0, chunk: e.chunk, window: '', terms: [], verbatim: 0 };
-      for (const win of e.windows) {
-        let cover = 0;
-        for (const t of own) if (win.tokens.has(t)) cover += stats.idf(t);
-        const tokenCov = ownWeight > 0 ? cover / ownWeight : 0;
-        const run = claimPlain.length > 0 ? longestCommonRun(claimPlain, win.plain) : 0;
+      const windows = e.cut.windows;
+      // Each window's idf sum of the claim's own tokens it holds, added token by token in the claim's order.
+      const cover = new Float64Array(windows.length);
+      for (let i = 0; i < ownTokens.length; i++) {
+        const holding = e.cut.postings.get(ownTokens[i] as string);
+        if (holding) for (const wi of holding) cover[wi] = (cover[wi] as number) + (ownIdf[i] as number);
+      }
+      for (let wi = 0; wi < windows.length; wi++) {
+        const win = windows[wi] as Window;
+        const tokenCov = ownWeight > 0 ? (cover[wi] as number) / ownWeight : 0;
+        const run = claimPlain.length > 0 ? longestRun(pattern, win.plain) : 0;
         const runCov = run >= w.minRun ? run / claimPlain.length : 0;
-        let stemCov = 1;
-        if (!options.ignoreStem && this.stemWeight > 0) {
-          let s = 0;
-          for (const t of this.stemTokens) if (win.tokens.has(t) || e.heading.has(t)) s += stats.idf(t);
-          stemCov = s / this.stemWeight;
-        }
-        // Compactness: the same coverage in a shorter window is stronger evidence (proximity).
-        const compact = 1 / (1 + win.plain.length / w.compactLength);
         let fillCov = 0;
         if (fill.length > 0) fillCov = fill.filter((g) => win.plain.includes(g)).length / fill.length;
+        // Nothing of the claim in this window: its score is 0, which never beats the best so far.
+        if (tokenCov === 0 && runCov === 0 && fillCov === 0) continue;
+        const stemCov = !options.ignoreStem && this.stemWeight > 0 ? this.stemCoverage(e, wi) : 1;
+        // Compactness: the same coverage in a shorter window is stronger evidence (proximity).
+        const compact = 1 / (1 + win.plain.length / w.compactLength);
         const score =
           ((w.tokenShare * tokenCov + (1 - w.tokenShare) * runCov) * (w.stemFloor + (1 - w.stemFloor) * stemCov) + w.fillShare * fillCov) *
           compact;
         if (score > best.score) {
-          best = { score, chunk: e.chunk, window: win.text, terms: [...own].filter((t) => win.tokens.has(t)), verbatim: runCov };
+          best = { score, chunk: e.chunk, window: win.text, terms: ownTokens.filter((t) => win.tokens.has(t)), verbatim: runCov };
         }
       }
       out.push(best);
@@ -317,7 +389,7 @@ class Solver {
     for (const hit of this.pool) {
       const e = this.entry(hit.chunk);
       let covered = 0;
-      for (const t of own) if (e.windows.some((w) => w.tokens.has(t))) covered += stats.idf(t);
+      for (const t of own) if (e.cut.tokens.has(t)) covered += stats.idf(t);
       best = Math.max(best, covered / total);
     }
     return best;

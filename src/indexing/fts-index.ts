@@ -1,8 +1,10 @@
 import Database from 'better-sqlite3';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
+import { countDistinctTokens } from '../text/document-frequencies.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
-import { buildFtsQuery, segmentForIndex } from './fts-query.js';
+import { matchExpression, segmentForIndex, selectQueryTerms } from './fts-query.js';
+import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
 
 /** Bumped when the table layout changes, so an old database is reported as needing a re-ingest. */
 export const FTS_SCHEMA_VERSION = 2;
@@ -61,7 +63,9 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       DROP TABLE IF EXISTS chunks_fts;
       DROP TABLE IF EXISTS chunks;
       DROP TABLE IF EXISTS meta;
+      DROP TABLE IF EXISTS corpus_df;
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE corpus_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE chunks (
         chunk_id TEXT PRIMARY KEY,
         row INTEGER NOT NULL UNIQUE,
@@ -83,6 +87,9 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       @page_start_num, @page_end_num, @pdf_page_start, @pdf_page_end, @chunk_type, @exam_priority, @source, @char_start, @char_end, @seq, @text)`);
     const insertFts = db.prepare('INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, ?, ?, ?, ?)');
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    const insertDf = db.prepare('INSERT INTO corpus_df (term, df) VALUES (?, ?)');
+    // The answerer's corpus statistics, counted once here instead of by tokenising every chunk at each `ask`.
+    const frequencies = new Map<string, number>();
     const run = db.transaction(() => {
       chunks.forEach((c, i) => {
         const row = i + 1;
@@ -94,20 +101,32 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
           page_breaks: JSON.stringify(c.page_breaks),
         };
         insertChunk.run({ ...c, ...json, row, page_start_num: start, page_end_num: end });
+        const textTokens = analyzer.tokens(c.text);
+        const chapterTokens = analyzer.tokens(c.chapter);
+        const figureTokens = analyzer.tokens(c.figure_ref);
         insertFts.run(
           row,
-          segmentForIndex(analyzer, c.text),
+          textTokens.join(' '),
           segmentForIndex(analyzer, c.book),
-          segmentForIndex(analyzer, c.chapter),
+          chapterTokens.join(' '),
           // Every heading below the outermost, so the middle levels of a deep path (编 > 分编 > 章 > 节) are searchable too.
           segmentForIndex(
             analyzer,
             c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' '),
           ),
-          segmentForIndex(analyzer, c.figure_ref),
+          figureTokens.join(' '),
         );
+        // The body, chapter and figure tokens cut above, so the corpus counts cost only the two short headings more.
+        countDistinctTokens(frequencies, [
+          chapterTokens,
+          analyzer.tokens(c.section),
+          analyzer.tokens(c.subsection),
+          figureTokens,
+          textTokens,
+        ]);
         if (onRow && row % 500 === 0) onRow(row);
       });
+      for (const [term, df] of frequencies) insertDf.run(term, df);
       insertMeta.run('schema_version', String(FTS_SCHEMA_VERSION));
       insertMeta.run('analyzer', analyzer.fingerprint);
       insertMeta.run('count', String(chunks.length));
@@ -139,7 +158,10 @@ export interface TermSelection {
  */
 export const DEFAULT_TERM_SELECTION: TermSelection = { maxDocShare: 0.5, maxTerms: 32, maxRepeat: 2 };
 
-/** An opened keyword index: BM25 search with SQL filters, plus the chunk table (read by key, never all at once for a search). */
+/**
+ * An opened keyword index: BM25 search with SQL filters, plus the chunk table (read by key, never all at once for a
+ * search). Chunks read by `search` and `chunkById` are kept while open and shared between calls: treat them as read-only.
+ */
 export interface FtsIndex {
   search(query: string, k: number, filter?: ChunkFilter): Hit[];
   /** Every chunk in index (row) order. */
@@ -151,7 +173,27 @@ export interface FtsIndex {
   /** Number of chunks. */
   readonly count: number;
   readonly analyzerFingerprint: string;
+  /**
+   * Chunks whose analyzer tokens (`documentFrequencyText`) include the token, as counted when the index was written;
+   * null for an index written before the counts were stored.
+   */
+  readonly corpusFrequency: ((token: string) => number) | null;
   close(): void;
+}
+
+/** Entries kept by each of an open index's caches (document frequencies, chunks by row, chunks by id). */
+const CACHE_ENTRIES = 8192;
+
+/** A Map that drops its oldest entry when full. */
+function boundedCache<K, V>(maxEntries: number): { get(key: K): V | undefined; set(key: K, value: V): void } {
+  const map = new Map<K, V>();
+  return {
+    get: (key) => map.get(key),
+    set(key, value) {
+      if (map.size >= maxEntries) map.delete(map.keys().next().value as K);
+      map.set(key, value);
+    },
+  };
 }
 
 /** Escapes `%`, `_` and the escape character itself for a LIKE pattern. */
@@ -190,7 +232,11 @@ export function filterSql(filter: ChunkFilter | undefined): { where: string[]; p
  * schema, or was built with another analyzer (user dictionary), since BM25 over differently cut
  * text silently misses words.
  */
-export function openFtsIndex(file: string, analyzer: Analyzer, options: { weights?: Bm25Weights; terms?: TermSelection } = {}): FtsIndex {
+export function openFtsIndex(
+  file: string,
+  analyzer: Analyzer,
+  options: { weights?: Bm25Weights; terms?: TermSelection; twoStage?: TwoStageOptions } = {},
+): FtsIndex {
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -222,6 +268,10 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   // The bm25 weights as FTS5's per-query rank function: `ORDER BY rank LIMIT k` then runs inside FTS5, which keeps
   // only the best k (rowid, score) pairs instead of joining every matching row's metadata before the sort.
   const rankFunction = `bm25(${w.content}, ${w.book}, ${w.chapter}, ${w.section}, ${w.figure_ref})`;
+  const columnWeights = [w.content, w.book, w.chapter, w.section, w.figure_ref];
+  const twoStage = options.twoStage ?? DEFAULT_TWO_STAGE;
+  // Opened on the first split query: small indexes never split.
+  let scoreCommon: ReturnType<typeof commonTermScorer> | undefined;
   const statements = new Map<string, Database.Statement>();
   const prepared = (sql: string): Database.Statement => {
     let s = statements.get(sql);
@@ -237,41 +287,89 @@ export function openFtsIndex(file: string, analyzer: Analyzer, options: { weight
   const byRow = db.prepare('SELECT * FROM chunks WHERE row = ?');
   const byId = db.prepare('SELECT * FROM chunks WHERE chunk_id = ?');
   const bySeq = db.prepare('SELECT * FROM chunks WHERE source = ? AND seq BETWEEN ? AND ? ORDER BY seq');
+  const hasCorpusDf = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpus_df'").get() !== undefined;
+  const corpusDf = hasCorpusDf ? db.prepare('SELECT df FROM corpus_df WHERE term = ?').pluck() : null;
   // The count written at build time; counting rows would read the whole chunks table on every open.
   const count = Number(meta.get('count') ?? NaN) || ((db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) ?? 0);
   // unicode61 indexes `0.05` as 0 + 05 and folds diacritics: a token's postings are those of its parts, so its
   // document frequency is at most the rarest part's.
+  // The file is read-only while open, so a term's document frequency and a row's chunk never change: both are kept
+  // (bounded). Every query looks up the df of all its terms, and a hybrid search reads up to 2 × depth chunk rows.
+  const dfCache = boundedCache<string, number>(CACHE_ENTRIES);
+  const rowCache = boundedCache<number, Chunk>(CACHE_ENTRIES);
+  const idCache = boundedCache<string, Chunk>(CACHE_ENTRIES);
   const docFrequency = (term: string): number => {
-    const parts = term
-      .normalize('NFD')
-      .replace(/\p{M}/gu, '')
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean);
-    return parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
+    let df = dfCache.get(term);
+    if (df === undefined) {
+      const parts = term
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean);
+      df = parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
+      dfCache.set(term, df);
+    }
+    return df;
+  };
+  const chunkAtRow = (row: number): Chunk | undefined => {
+    let c = rowCache.get(row);
+    if (!c) {
+      const r = byRow.get(row) as ChunkRow | undefined;
+      if (!r) return undefined;
+      c = rowToChunk(r);
+      rowCache.set(row, c);
+    }
+    return c;
   };
   return {
     analyzerFingerprint: built,
     count,
+    corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
     search(query, k, filter) {
       if (k <= 0) return [];
-      const match = buildFtsQuery(analyzer, query, { docFrequency, documents: count, ...selection });
-      if (match === null) return [];
+      const terms = selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
+      if (terms.length === 0) return [];
       const { where, params } = filterSql(filter);
       const restrict = where.length > 0 ? ` AND rowid IN (SELECT c.row FROM chunks c WHERE ${where.join(' AND ')})` : '';
       const sql = `SELECT rowid AS row, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?${restrict} ORDER BY rank LIMIT ?`;
-      const ranked = prepared(sql).all(match, rankFunction, ...params, k) as { row: number; rank: number }[];
-      return ranked.flatMap(({ row, rank }) => {
-        const r = byRow.get(row) as ChunkRow | undefined;
-        // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
-        return r ? [{ chunk: rowToChunk(r), score: -rank }] : [];
+      const split = splitQueryTerms(terms, count, twoStage);
+      // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
+      let ranked = (
+        prepared(sql).all(
+          matchExpression(split ? split.rare : terms),
+          rankFunction,
+          ...params,
+          split ? Math.max(k, twoStage.candidates) * twoStage.fetchFactor : k,
+        ) as {
+          row: number;
+          rank: number;
+        }[]
+      ).map(({ row, rank }) => ({ row, score: -rank }));
+      if (split) {
+        scoreCommon ??= commonTermScorer(db, 'chunks_fts', columnWeights);
+        const score = scoreCommon;
+        ranked = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates))
+          .map(({ row, score: rare }) => ({ row, score: rare + score(row, split.common) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, k);
+      }
+      return ranked.flatMap(({ row, score }) => {
+        const chunk = chunkAtRow(row);
+        return chunk ? [{ chunk, score }] : [];
       });
     },
     loadChunks() {
       return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
     },
     chunkById(id) {
-      const r = byId.get(id) as ChunkRow | undefined;
-      return r ? rowToChunk(r) : undefined;
+      let c = idCache.get(id);
+      if (!c) {
+        const r = byId.get(id) as ChunkRow | undefined;
+        if (!r) return undefined;
+        c = rowToChunk(r);
+        idCache.set(id, c);
+      }
+      return c;
     },
     chunksBySeq(source, from, to) {
       return (bySeq.all(source, from, to) as ChunkRow[]).map(rowToChunk);

@@ -30,7 +30,20 @@ export interface TermPruning {
  * left (their BM25 IDF is about zero while their postings are the longest), and the `maxTerms` rarest are kept.
  */
 export function buildFtsQuery(analyzer: Analyzer, text: string, pruning?: TermPruning): string | null {
-  let terms: string[] = [];
+  return matchExpression(selectQueryTerms(analyzer, text, pruning));
+}
+
+/** A query term as sent to FTS5: the analyzer token, its document frequency (0 without pruning) and its repeats. */
+export interface QueryTerm {
+  term: string;
+  df: number;
+  /** How many times the phrase is written in the MATCH expression (query term frequency). */
+  repeat: number;
+}
+
+/** The terms of `buildFtsQuery`, in query order; empty when nothing searchable is left. */
+export function selectQueryTerms(analyzer: Analyzer, text: string, pruning?: TermPruning): QueryTerm[] {
+  const terms: string[] = [];
   const counts = new Map<string, number>();
   for (const token of analyzer.tokens(text)) {
     // unicode61 would drop a token made only of separators anyway; an empty phrase `""` matches nothing useful.
@@ -41,18 +54,23 @@ export function buildFtsQuery(analyzer: Analyzer, text: string, pruning?: TermPr
     terms.push(token);
     if (!pruning && terms.length >= MAX_QUERY_TERMS) break;
   }
-  if (pruning && terms.length > 0) {
-    const withDf = terms.map((t, i) => ({ t, i, df: pruning.docFrequency(t) })).filter((x) => x.df > 0);
-    if (withDf.length === 0) return null;
-    const limit = pruning.maxDocShare * pruning.documents;
-    const rare = withDf.filter((x) => x.df <= limit);
-    // A question made only of very common words still searches, with its rarest words.
-    const kept = (rare.length > 0 ? rare : withDf).sort((a, b) => a.df - b.df || a.i - b.i).slice(0, pruning.maxTerms);
-    // FTS5's bm25() sums over the phrases of the query, so a phrase written twice counts twice: query term frequency.
-    const repeat = Math.max(1, pruning.maxRepeat ?? 1);
-    terms = kept.sort((a, b) => a.i - b.i).flatMap((x) => Array.from({ length: Math.min(repeat, counts.get(x.t) ?? 1) }, () => x.t));
-  }
-  return terms.length === 0 ? null : terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+  if (!pruning) return terms.map((term) => ({ term, df: 0, repeat: 1 }));
+  if (terms.length === 0) return [];
+  const withDf = terms.map((t, i) => ({ t, i, df: pruning.docFrequency(t) })).filter((x) => x.df > 0);
+  if (withDf.length === 0) return [];
+  const limit = pruning.maxDocShare * pruning.documents;
+  const rare = withDf.filter((x) => x.df <= limit);
+  // A question made only of very common words still searches, with its rarest words.
+  const kept = (rare.length > 0 ? rare : withDf).sort((a, b) => a.df - b.df || a.i - b.i).slice(0, pruning.maxTerms);
+  // FTS5's bm25() sums over the phrases of the query, so a phrase written twice counts twice: query term frequency.
+  const repeat = Math.max(1, pruning.maxRepeat ?? 1);
+  return kept.sort((a, b) => a.i - b.i).map((x) => ({ term: x.t, df: x.df, repeat: Math.min(repeat, counts.get(x.t) ?? 1) }));
+}
+
+/** The FTS5 MATCH expression for terms: each a quoted string (inner quotes doubled), repeats written out, joined with OR. */
+export function matchExpression(terms: readonly QueryTerm[]): string | null {
+  const phrases = terms.flatMap((t) => Array.from({ length: t.repeat }, () => `"${t.term.replace(/"/g, '""')}"`));
+  return phrases.length === 0 ? null : phrases.join(' OR ');
 }
 
 /** The text stored in an FTS5 column: the analyzer's tokens joined by spaces, so unicode61 splits exactly there. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError } from '../errors.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
+import type { Analyzer } from '../text/analyzer.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
 import { readVectorIndex } from '../indexing/vector-index.js';
@@ -22,6 +23,11 @@ export interface OpenRetrieverOptions {
   config: ExamCopilotConfig;
   /** Overrides `config.vector.backend` (benchmarks compare faiss and js on one index). */
   backend?: 'auto' | 'faiss' | 'js';
+  /**
+   * The analyzer for this root and config (`analyzerFromConfig`) when the caller has already built it: loading
+   * jieba's dictionary is the largest part of opening, and the answerer needs the same analyzer.
+   */
+  analyzer?: { analyzer: Analyzer; warnings: readonly Warning[] };
 }
 
 /** A Retriever plus the warnings met while opening it (e.g. a missing user dictionary). */
@@ -29,6 +35,8 @@ export interface OpenedRetriever extends Retriever {
   readonly warnings: readonly Warning[];
   /** The searchers behind each mode, for benchmarks and tests. */
   readonly searchers: Readonly<Record<RetrievalMode, Searcher>>;
+  /** Document frequencies the index stores for the answerer's corpus statistics; null for an older index. */
+  readonly corpusFrequency: ((token: string) => number) | null;
 }
 
 /**
@@ -51,7 +59,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   if (!existsSync(paths.ftsDb) || !existsSync(path.join(paths.faissDir, VECTOR_FILES.meta))) {
     throw new NotReadyError(`no index at ${paths.index}; run \`exam-copilot ingest\``);
   }
-  const { analyzer, warnings } = analyzerFromConfig(root, config);
+  const { analyzer, warnings } = options.analyzer ?? analyzerFromConfig(root, config);
   const { meta, ids } = readVectorMeta(paths.faissDir);
   assertEmbedderMatches(meta, config);
   const fts = openFtsIndex(paths.ftsDb, analyzer);
@@ -95,6 +103,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     return {
       warnings,
       searchers,
+      corpusFrequency: fts.corpusFrequency,
       get chunks(): readonly Chunk[] {
         all ??= fts.loadChunks();
         return all;

@@ -1,4 +1,4 @@
-import { longestCommonRun, plainChars } from '../text/longest-common-run.js';
+import { longestRun, plainChars, runPattern } from '../text/longest-common-run.js';
 import type { Hit } from '../types.js';
 
 /** Shortest verbatim run, in plain characters, that makes a query a quotation of a passage. */
@@ -17,8 +17,9 @@ export function applyQuotePriority(query: string, hits: readonly Hit[]): Hit[] {
   const q = plainChars(query);
   const needed = Math.max(MIN_QUOTED_RUN, Math.ceil(MIN_QUOTED_SHARE * q.length));
   if (q.length < needed || hits.length < 2) return [...hits];
+  const pattern = runPattern(q);
   const scored = hits.map((hit, i) => {
-    const run = longestCommonRun(q, plainChars(hit.chunk.text));
+    const run = longestRun(pattern, plainChars(hit.chunk.text));
     return { hit, run: run >= needed ? run : 0, i };
   });
   if (scored.every((s) => s.run === 0)) return [...hits];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict.js';
 import { stemmer } from 'stemmer';
 import { UserError } from '../errors.js';
 
@@ -224,9 +224,17 @@ export function readUserDictionary(files: readonly string[]): { lines: string[];
   return { lines, missing };
 }
 
+/**
+ * jieba's default dictionary, the file `@node-rs/jieba/dict.js` exports. Read directly: that module also reads the
+ * 6 MB keyword-idf table, which segmentation never uses, on every start.
+ */
+function defaultDictionary(): Buffer {
+  return readFileSync(createRequire(import.meta.url).resolve('@node-rs/jieba/dict.txt'));
+}
+
 /** Builds an analyzer over jieba's default dictionary plus the given user-dictionary lines (`term freq tag`). */
 export function createAnalyzer(userDictionary: readonly string[] = []): Analyzer {
-  const jieba = Jieba.withDict(dict);
+  const jieba = Jieba.withDict(defaultDictionary());
   const sorted = [...new Set(userDictionary)].sort();
   if (sorted.length > 0) jieba.loadDict(Buffer.from(sorted.join('\n') + '\n', 'utf8'));
   const fingerprint = `jieba-search+num3+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;

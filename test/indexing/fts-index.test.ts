@@ -110,6 +110,16 @@ describe('FTS5 keyword index', () => {
     );
   });
 
+  it('reads a chunk row once while open: searches and lookups by id return the chunk read before', () => {
+    const first = fts.search('申购', 5);
+    const again = fts.search('申购', 5);
+    assert.ok(first.length > 0);
+    first.forEach((h, i) => assert.equal(again[i]?.chunk, h.chunk));
+    const id = first[0]!.chunk.chunk_id;
+    assert.equal(fts.chunkById(id), fts.chunkById(id));
+    assert.deepEqual(fts.chunkById(id), first[0]!.chunk);
+  });
+
   it('reports a missing index as not ready', () => {
     assert.throws(() => openFtsIndex(path.join(fx.root, 'nope.db'), analyzer), NotReadyError);
   });

@@ -1,5 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { GlobalOptions } from '../global-options.js';
 import { printable, terminalSafe } from './printable.js';
 
@@ -94,19 +94,36 @@ export function createUi(
           stop: () => undefined,
         };
       }
-      const s: Ora = ora({ text, stream: streams.stderr, color: 'cyan', isEnabled: !noColor || true }).start();
+      // ora (through string-width's Intl.Segmenter) takes about 0.1 s to load, a third of the CLI's own start-up, so
+      // it loads only when a spinner is shown, and the spinner starts when it has loaded. Updates made before are
+      // kept; a step that ends before then prints its line as off a terminal.
+      let s: Ora | null = null;
+      let current = text;
+      let ended = false;
+      void import('ora').then(({ default: ora }) => {
+        if (!ended) s = ora({ text: current, stream: streams.stderr, color: 'cyan', isEnabled: !noColor || true }).start();
+      });
+      const end = (): Ora | null => {
+        ended = true;
+        return s;
+      };
       return {
         update: (t) => {
-          s.text = printable(t);
+          current = printable(t);
+          if (s) s.text = current;
         },
         succeed: (t) => {
-          s.succeed(printable(t));
+          const spinning = end();
+          if (spinning) spinning.succeed(printable(t));
+          else write(streams.stderr, t);
         },
         fail: (t) => {
-          s.fail(printable(t));
+          const spinning = end();
+          if (spinning) spinning.fail(printable(t));
+          else write(streams.stderr, t);
         },
         stop: () => {
-          s.stop();
+          end()?.stop();
         },
       };
     },

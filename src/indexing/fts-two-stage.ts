@@ -1,0 +1,168 @@
+import type Database from 'better-sqlite3';
+import type { QueryTerm } from './fts-query.js';
+
+/**
+ * Two-stage keyword search for large indexes. FTS5 scores every row that holds any query phrase, and before that
+ * counts each phrase's rows for its idf, so an OR over common words (基金, 规定: thousands of rows each) costs
+ * hundreds of milliseconds at 100k chunks. Here FTS5 ranks with the rare phrases only and keeps the best candidates;
+ * the common terms' share of BM25 is then added for those candidates alone, from their stored text, with FTS5's own
+ * formula and statistics. bm25() is a sum over phrases, so a candidate's score is the one the whole query would give
+ * it. What can change is which rows are candidates: a row holding none of the rare terms, or ranked below the
+ * candidate cut by them, is not considered.
+ */
+
+/** When and how the keyword search splits a query. */
+export interface TwoStageOptions {
+  /** Split only when the common terms' rows add up to more than this (below it one FTS5 query is cheap and exact). */
+  minCommonPostings: number;
+  /** A term in at most this share of the chunks goes to the first stage. */
+  rareShare: number;
+  /** The first stage keeps at least this many of the rarest terms. */
+  minRareTerms: number;
+  /** Candidates the first stage keeps (at least k). */
+  candidates: number;
+  /** The first stage fetches this many times `candidates` ranked rows, to choose diverse candidates among them. */
+  fetchFactor: number;
+}
+
+export const DEFAULT_TWO_STAGE: TwoStageOptions = {
+  minCommonPostings: 40_000,
+  rareShare: 0.02,
+  minRareTerms: 6,
+  candidates: 300,
+  fetchFactor: 10,
+};
+
+/**
+ * The first `limit` rows of a ranked list, keeping at most `perScore` rows of any one score. Rows that tie exactly on
+ * the rare terms are nearly always copies of one passage (the same article in several books or editions); without
+ * the cap a passage copied hundreds of times fills every candidate slot and hides the passage that the common terms
+ * would have put first. `perScore` is k, so a top k made of copies is still possible.
+ */
+export function diverseCandidates<T extends { score: number }>(ranked: readonly T[], perScore: number, limit: number): T[] {
+  const out: T[] = [];
+  const seen = new Map<number, number>();
+  for (const r of ranked) {
+    const n = seen.get(r.score) ?? 0;
+    if (n >= perScore) continue;
+    seen.set(r.score, n + 1);
+    out.push(r);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** The query split into FTS5's part and the part scored on the candidates, or null to run it as one query. */
+export function splitQueryTerms(
+  terms: readonly QueryTerm[],
+  documents: number,
+  options: TwoStageOptions,
+): { rare: QueryTerm[]; common: QueryTerm[] } | null {
+  const byDf = [...terms].sort((a, b) => a.df - b.df);
+  const rare = new Set<QueryTerm>();
+  for (const t of byDf) if (rare.size < options.minRareTerms || t.df <= options.rareShare * documents) rare.add(t);
+  // A term unicode61 cuts into several tokens is a phrase, whose row count is not in the vocabulary: FTS5 scores it.
+  for (const t of terms) if (unicodeTokens(t.term).length !== 1) rare.add(t);
+  const common = terms.filter((t) => !rare.has(t));
+  const postings = common.reduce((n, t) => n + t.df, 0);
+  if (common.length === 0 || postings <= options.minCommonPostings) return null;
+  return { rare: terms.filter((t) => rare.has(t)), common };
+}
+
+/**
+ * unicode61 tokens of a text (remove_diacritics 2, case folded): runs of letters, digits and private-use characters.
+ * The index stores analyzer tokens joined by spaces, so this splits only the rare token that holds a separator
+ * (`0.05` → 0, 05).
+ */
+export function unicodeTokens(text: string): string[] {
+  const folded = /[^\p{ASCII}\u3000-\u9fff]/u.test(text) ? text.normalize('NFD').replace(/\p{M}/gu, '') : text;
+  return folded
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}\p{Co}]+/u)
+    .filter(Boolean);
+}
+
+/** A token unicode61 keeps whole and unchanged. */
+const PLAIN_TOKEN = /^[a-z0-9\u3400-\u9fff]+$/u;
+/** The space-separated tokens that are not plain. */
+const OTHER_TOKENS = /[^ ]*[^a-z0-9\u3400-\u9fff ][^ ]*/gu;
+
+/** SQLite's variable-length integer (1–9 bytes, big-endian, 7 bits a byte, the ninth byte whole), as FTS5 stores sizes. */
+function readVarint(buf: Uint8Array, at: number): [value: number, next: number] {
+  let value = 0;
+  for (let i = 0; i < 8; i++) {
+    const byte = buf[at + i] ?? 0;
+    value = value * 128 + (byte & 0x7f);
+    if ((byte & 0x80) === 0) return [value, at + i + 1];
+  }
+  return [value * 256 + (buf[at + 8] ?? 0), at + 9];
+}
+
+/** Every varint of a blob (a row's column sizes in `%_docsize`, or the totals record). */
+function readVarints(buf: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let at = 0; at < buf.length;) {
+    const [v, next] = readVarint(buf, at);
+    out.push(v);
+    at = next;
+  }
+  return out;
+}
+
+/**
+ * Scores the common terms on candidate rows exactly as FTS5's bm25() would (k1 1.2, b 0.75; phrase frequency
+ * weighted by column; the row's length in all columns; idf from the rows holding the term, floored at 1e-6).
+ */
+export function commonTermScorer(
+  db: Database.Database,
+  table: string,
+  columnWeights: readonly number[],
+): (row: number, common: readonly QueryTerm[]) => number {
+  // FTS5's averages record (id 1 of %_data): the row count, then each column's total tokens.
+  const totals = readVarints(db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck().get() as Uint8Array);
+  const rows = totals[0] ?? 0;
+  const avgdl = totals.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, rows);
+  const content = db.prepare(`SELECT * FROM ${table}_content WHERE id = ?`).raw();
+  const docsize = db.prepare(`SELECT sz FROM ${table}_docsize WHERE id = ?`).pluck();
+  const k1 = 1.2;
+  const b = 0.75;
+  const idf = (df: number): number => {
+    const v = Math.log((rows - df + 0.5) / (df + 0.5));
+    return v <= 0 ? 1e-6 : v;
+  };
+  return (row, common) => {
+    const values = content.get(row) as unknown[] | undefined;
+    const sizes = docsize.get(row) as Uint8Array | undefined;
+    if (!values || !sizes) return 0;
+    const length = readVarints(sizes).reduce((a, c) => a + c, 0);
+    const wanted = new Map<string, number>(common.map((t) => [unicodeTokens(t.term)[0] ?? t.term, 0]));
+    // Weighted frequency of each common term: its tokens in each column times the column's weight. The column holds
+    // analyzer tokens joined by single spaces. A plain token (CJK, lowercase ASCII letters and digits) is one unicode61
+    // token, counted by searching for ` term `; the few others (5%, 2015-01, café) are split like unicode61 splits them.
+    for (let col = 0; col < columnWeights.length; col++) {
+      const text = values[col + 1];
+      if (typeof text !== 'string' || text === '') continue;
+      const weight = columnWeights[col] ?? 1;
+      const spaced = ` ${text} `;
+      for (const [part, f] of wanted) {
+        if (!PLAIN_TOKEN.test(part)) continue;
+        let n = 0;
+        for (let at = spaced.indexOf(` ${part} `); at >= 0; at = spaced.indexOf(` ${part} `, at + part.length + 1)) n++;
+        if (n > 0) wanted.set(part, f + n * weight);
+      }
+      for (const token of text.match(OTHER_TOKENS) ?? []) {
+        for (const p of unicodeTokens(token)) {
+          const f = wanted.get(p);
+          if (f !== undefined) wanted.set(p, f + weight);
+        }
+      }
+    }
+    let score = 0;
+    for (const t of common) {
+      const f = wanted.get(unicodeTokens(t.term)[0] ?? t.term) ?? 0;
+      if (f === 0) continue;
+      score += t.repeat * idf(t.df) * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * length) / avgdl)));
+    }
+    return score;
+  };
+}
