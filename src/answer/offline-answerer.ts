@@ -594,7 +594,13 @@ function optionScoresOf(labels: readonly string[], supports: readonly Support[])
 function singleDecision(question: ParsedQuestion, supports: Support[], weights: SolverWeights): Decision {
   const claims = question.options.map((o) => o.text);
   const scores = supports.map((s) => s.score);
-  const signed = question.negated ? scores.map((s) => -s) : scores;
+  // A negated stem asks for the statement the book contradicts. An option whose best passage matches it as well as a
+  // true statement would (judgeTrueSupport) but disagrees on negation (不得, 不能, … on one side only) is that
+  // statement, more surely than an option the book never mentions; it ranks above every uncontradicted option.
+  const contradicted = supports.map(
+    (s, i) => s.score >= weights.judgeTrueSupport && NEGATIVE_CUES.test(claims[i] ?? '') !== NEGATIVE_CUES.test(s.window),
+  );
+  const signed = question.negated ? scores.map((s, i) => (contradicted[i] ? s : -s)) : scores;
   const idx = argmax(signed);
   const runnerUp = Math.max(...signed.filter((_, i) => i !== idx));
   const others = supports.map((_, i) => i).filter((i) => i !== idx);

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Warning } from '../types.js';
 import type { FaissIndexHandle, FaissModule } from './load-faiss.js';
@@ -99,9 +99,17 @@ export class FaissVectorIndex implements VectorIndex {
   }
 
   write(file: string): void {
-    this.applySearchParams();
     mkdirSync(path.dirname(file), { recursive: true });
-    this.index.write(file);
+    if (this.searchParamsApplied || this.efSearch === undefined) {
+      this.index.write(file);
+      return;
+    }
+    // The serialised index with efSearch patched in goes straight to the file: rebuilding the in-memory index from it
+    // (as a search here would) holds a second copy of a large HNSW graph at the peak of an ingest. Searches in this
+    // process still apply it lazily.
+    const buf = this.index.toBuffer();
+    patchHnswParams(buf, 'HNSW index', { efSearch: this.efSearch });
+    writeFileSync(file, buf);
   }
 
   private applySearchParams(): void {

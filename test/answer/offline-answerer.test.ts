@@ -62,6 +62,22 @@ void test('negated stem: the least supported option wins, evidence supports the 
   assert.ok(r.evidence.some((e) => e.chunk_id === 'c2'));
 });
 
+void test('negated stem: an option the book contradicts (不得 against 可以) beats options it never mentions', async () => {
+  const book = [
+    fixtureChunk('m1', '货币市场基金不得投资于股票，也不得投资于可转换债券。', { section: '第二节 货币市场基金' }),
+    fixtureChunk('m2', '货币市场基金主要投资于短期货币工具，如国债、央行票据和银行定期存单。', { section: '第二节 货币市场基金' }),
+  ];
+  const own: AnswerDeps = { ...deps, retriever: memoryRetriever(book, analyzer) };
+  const r = await answerQuestion(
+    parseQuestion(
+      '下列关于货币市场基金的说法，错误的是（ ）。A.主要投资于短期货币工具 B.可以投资于股票 C.申购赎回灵活方便 D.收益分配方式多样',
+    ),
+    own,
+  );
+  assert.equal(r.question.negated, true);
+  assert.equal(r.answer, 'B');
+});
+
 void test('multi-select: every well-supported option', async () => {
   const r = await ask('（多选）货币市场工具包括（ ）。A.银行定期存单 B.短期国债 C.普通股票 D.商业票据');
   assert.equal(r.question.kind, 'multi');
