@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { loadConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import { startServer, type RunningServer } from '../../src/serve/run-serve.js';
+import { launchHeadless, skipWithoutBrowser, type HeadlessChromium } from '../helpers/headless-chromium.js';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
-
-/** Debian's chromium, or the browser named by CHROME_PATH; the tests skip (saying why) when there is none. */
-const browserPath = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p) => p && existsSync(p),
-);
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。\nA.基金托管人\nB.基金管理人\nC.基金销售机构\nD.基金份额登记机构';
 
@@ -54,110 +47,92 @@ async function waitForViewer(page: Page): Promise<{ rendered: string; highlights
   );
 }
 
-describe(
-  'serve in a real browser',
-  { skip: browserPath ? false : 'no Chromium found (apt-get install chromium, or set CHROME_PATH)' },
-  () => {
-    let tmp: TempRoot;
-    let server: RunningServer;
-    let browser: Browser;
-    let profile: string;
-    let errors: string[];
+describe('serve in a real browser', { skip: skipWithoutBrowser }, () => {
+  let tmp: TempRoot;
+  let server: RunningServer;
+  let browser: Browser;
+  let chromium: HeadlessChromium | undefined;
+  let errors: string[];
 
-    before(async () => {
-      tmp = makeTempRoot({ sample: true });
-      const { config } = loadConfig({ root: tmp.root, env: {} });
-      await runIngest({ root: tmp.root, config });
-      server = await startServer({ root: tmp.root, config, host: '127.0.0.1', port: 0, topK: 8 });
-      profile = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-chromium-'));
-      browser = await puppeteer.launch({
-        executablePath: browserPath,
-        headless: true,
-        userDataDir: profile,
-        // No sandbox as root in CI; no background networking, since the page must work with no network at all.
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-          '--disable-sync',
-        ],
-      });
+  before(async () => {
+    tmp = makeTempRoot({ sample: true });
+    const { config } = loadConfig({ root: tmp.root, env: {} });
+    await runIngest({ root: tmp.root, config });
+    server = await startServer({ root: tmp.root, config, host: '127.0.0.1', port: 0, topK: 8 });
+    chromium = await launchHeadless();
+    browser = chromium.browser;
+  });
+  after(async () => {
+    await chromium?.close();
+    await server?.close();
+    tmp.cleanup();
+  });
+
+  async function open(url: string): Promise<Page> {
+    const page = await browser.newPage();
+    errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+    page.on('request', (r) => {
+      if (!r.url().startsWith(server.url)) errors.push(`left the machine: ${r.url()}`);
     });
-    after(async () => {
-      await browser?.close();
-      await server?.close();
-      rmSync(profile, { recursive: true, force: true });
-      tmp.cleanup();
-    });
+    await page.setViewport({ width: 1100, height: 1400 });
+    await page.goto(url, { waitUntil: 'load' });
+    return page;
+  }
 
-    async function open(url: string): Promise<Page> {
-      const page = await browser.newPage();
-      errors = [];
-      page.on('pageerror', (e) => errors.push(String(e)));
-      page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-      page.on('request', (r) => {
-        if (!r.url().startsWith(server.url)) errors.push(`left the machine: ${r.url()}`);
-      });
-      await page.setViewport({ width: 1100, height: 1400 });
-      await page.goto(url, { waitUntil: 'load' });
-      return page;
-    }
+  it('asks a pasted multi-line question and shows the answer with evidence', async () => {
+    const page = await open(server.url);
+    await page.type('#q', QUESTION);
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    assert.deepEqual(await textsOf(page, '#answer'), ['A']);
+    assert.match((await textsOf(page, '.confidence')).join(''), /\d\.\d\d · \S/);
+    const cards = await textsOf(page, '.evidence');
+    assert.ok(cards.length >= 1);
+    assert.ok(
+      cards.some((c) => c.includes('上册') && c.includes('基金托管人')),
+      cards.join('\n'),
+    );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 
-    it('asks a pasted multi-line question and shows the answer with evidence', async () => {
-      const page = await open(server.url);
-      await page.type('#q', QUESTION);
-      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-      assert.deepEqual(await textsOf(page, '#answer'), ['A']);
-      assert.match((await textsOf(page, '.confidence')).join(''), /\d\.\d\d · \S/);
-      const cards = await textsOf(page, '.evidence');
-      assert.ok(cards.length >= 1);
-      assert.ok(
-        cards.some((c) => c.includes('上册') && c.includes('基金托管人')),
-        cards.join('\n'),
-      );
-      assert.deepEqual(errors, []);
-      await page.close();
-    });
+  it('opens the cited PDF page rendered by pdf.js with the quote highlighted', async () => {
+    const page = await open(`${server.url}ask?q=${encodeURIComponent(QUESTION)}`);
+    await Promise.all([page.waitForNavigation(), page.click('a.open')]);
+    const state = await waitForViewer(page);
+    assert.equal(state.rendered, 'true', (await textsOf(page, '#viewer-status')).join(''));
+    assert.ok(state.highlights >= 1, 'at least one highlighted line');
+    assert.ok((await inkedPixels(page)) > 500, 'the page canvas has text on it');
+    const box = await inPage<{ w: number; h: number }>(
+      page,
+      `(() => { const r = document.querySelector('.highlights .hl').getBoundingClientRect(); return { w: r.width, h: r.height }; })()`,
+    );
+    assert.ok(box.w > 20 && box.h > 5, JSON.stringify(box));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 
-    it('opens the cited PDF page rendered by pdf.js with the quote highlighted', async () => {
-      const page = await open(`${server.url}ask?q=${encodeURIComponent(QUESTION)}`);
-      await Promise.all([page.waitForNavigation(), page.click('a.open')]);
-      const state = await waitForViewer(page);
-      assert.equal(state.rendered, 'true', (await textsOf(page, '#viewer-status')).join(''));
-      assert.ok(state.highlights >= 1, 'at least one highlighted line');
-      assert.ok((await inkedPixels(page)) > 500, 'the page canvas has text on it');
-      const box = await inPage<{ w: number; h: number }>(
-        page,
-        `(() => { const r = document.querySelector('.highlights .hl').getBoundingClientRect(); return { w: r.width, h: r.height }; })()`,
-      );
-      assert.ok(box.w > 20 && box.h > 5, JSON.stringify(box));
-      assert.deepEqual(errors, []);
-      await page.close();
-    });
+  it('searches with a book filter and browses the TOC to a page', async () => {
+    const page = await open(`${server.url}search`);
+    await page.type('input[name=q]', '基金托管人');
+    await page.select('select[name=book]', '下册');
+    await Promise.all([page.waitForNavigation(), page.click('.search-form button[type=submit]')]);
+    const wheres = await textsOf(page, '.hit .where');
+    assert.ok(wheres.length > 0);
+    assert.ok(
+      wheres.every((w) => w.startsWith('下册')),
+      wheres.join('\n'),
+    );
 
-    it('searches with a book filter and browses the TOC to a page', async () => {
-      const page = await open(`${server.url}search`);
-      await page.type('input[name=q]', '基金托管人');
-      await page.select('select[name=book]', '下册');
-      await Promise.all([page.waitForNavigation(), page.click('.search-form button[type=submit]')]);
-      const wheres = await textsOf(page, '.hit .where');
-      assert.ok(wheres.length > 0);
-      assert.ok(
-        wheres.every((w) => w.startsWith('下册')),
-        wheres.join('\n'),
-      );
-
-      await page.goto(`${server.url}toc`, { waitUntil: 'load' });
-      const titles = await textsOf(page, 'ul.toc a');
-      assert.ok(titles.some((t) => t.startsWith('第一章')));
-      await Promise.all([page.waitForNavigation(), page.click('ul.toc a')]);
-      const state = await waitForViewer(page);
-      assert.equal(state.rendered, 'true');
-      assert.ok((await inkedPixels(page)) > 500);
-      assert.deepEqual(errors, []);
-      await page.close();
-    });
-  },
-);
+    await page.goto(`${server.url}toc`, { waitUntil: 'load' });
+    const titles = await textsOf(page, 'ul.toc a');
+    assert.ok(titles.some((t) => t.startsWith('第一章')));
+    await Promise.all([page.waitForNavigation(), page.click('ul.toc a')]);
+    const state = await waitForViewer(page);
+    assert.equal(state.rendered, 'true');
+    assert.ok((await inkedPixels(page)) > 500);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
