@@ -136,7 +136,8 @@ export async function retrieve(
   if (query.trim() === '' || options.k <= 0) return [];
   const searcher = searchers[options.mode];
   const unitChars = options.unitChars ?? 0;
-  const want = unitChars > 0 ? Math.max(options.k, BUDGET_MAX_HITS) : options.k;
+  // Room for k hits of units a fifth of unitChars long (article units are rarely shorter), within BUDGET_MAX_HITS.
+  const want = unitChars > 0 ? Math.max(options.k, Math.min(BUDGET_MAX_HITS, options.k * 5)) : options.k;
   const candidates = await searcher.search(query, candidateCount(want), options.filter);
   const ranked = takeEvidence(dedupeHits(applyQuotePriority(query, applyExamPriority(query, candidates))), options.k, unitChars, want);
   const n = options.neighbours ?? defaultNeighbours;

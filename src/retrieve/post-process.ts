@@ -21,13 +21,18 @@ function sharedChars(a: Chunk, b: Chunk): number {
 export function dedupeHits(hits: readonly Hit[]): Hit[] {
   const kept: Hit[] = [];
   const seen = new Set<string>();
+  // Kept hits per source, in rank order: only hits of one source can overlap (a deep ranking of small units has many).
+  const bySource = new Map<string, number[]>();
   for (const hit of hits) {
     const c = hit.chunk;
     const text = c.text.replace(/\s+/g, '');
     if (seen.has(c.chunk_id) || seen.has(`text:${text}`)) continue;
     seen.add(c.chunk_id).add(`text:${text}`);
-    const at = kept.findIndex((k) => sharedChars(k.chunk, c) > 0);
+    const same = bySource.get(c.source);
+    const at = same?.find((i) => sharedChars(kept[i]!.chunk, c) > 0) ?? -1;
     if (at < 0) {
+      if (same) same.push(kept.length);
+      else bySource.set(c.source, [kept.length]);
       kept.push(hit);
       continue;
     }

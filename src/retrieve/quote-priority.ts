@@ -1,10 +1,19 @@
 import { longestRun, plainChars, runPattern } from '../text/longest-common-run.js';
-import type { Hit } from '../types.js';
+import type { Chunk, Hit } from '../types.js';
 
 /** Shortest verbatim run, in plain characters, that makes a query a quotation of a passage. */
 export const MIN_QUOTED_RUN = 12;
 /** …and the share of the query's plain characters that run must cover. */
 export const MIN_QUOTED_SHARE = 0.4;
+
+/** Plain text per chunk object: an open index hands out the same chunk objects, and a deep ranking sees them often. */
+const plainCache = new WeakMap<Chunk, string>();
+
+function plainOf(chunk: Chunk): string {
+  let plain = plainCache.get(chunk);
+  if (plain === undefined) plainCache.set(chunk, (plain = plainChars(chunk.text)));
+  return plain;
+}
 
 /**
  * The quotation rule, applied after retrieval in every mode: when the query repeats a passage word for word
@@ -19,7 +28,7 @@ export function applyQuotePriority(query: string, hits: readonly Hit[]): Hit[] {
   if (q.length < needed || hits.length < 2) return [...hits];
   const pattern = runPattern(q);
   const scored = hits.map((hit, i) => {
-    const run = longestRun(pattern, plainChars(hit.chunk.text));
+    const run = longestRun(pattern, plainOf(hit.chunk));
     return { hit, run: run >= needed ? run : 0, i };
   });
   if (scored.every((s) => s.run === 0)) return [...hits];
