@@ -604,12 +604,14 @@ function singleDecision(question: ParsedQuestion, supports: Support[], weights: 
   const idx = argmax(signed);
   const runnerUp = Math.max(...signed.filter((_, i) => i !== idx));
   const others = supports.map((_, i) => i).filter((i) => i !== idx);
-  // For a negated stem the chosen option is the unsupported one; the evidence is what supports the others.
+  // For a negated stem the chosen option is the contradicted one, shown with the passage that contradicts it, or else
+  // the unsupported one, shown with the passages that support the others.
+  const byOthers = question.negated && !contradicted[idx];
   const decision: Decision = {
     answer: question.options[idx]?.letter ?? '',
     margin: Number.isFinite(runnerUp) ? (signed[idx] ?? 0) - runnerUp : 0,
-    decisive: question.negated ? others : [idx],
-    evidence: question.negated
+    decisive: byOthers ? others : [idx],
+    evidence: byOthers
       ? evidenceFrom(
           others.map((i) => supports[i] as Support),
           others.map((i) => claims[i] ?? ''),

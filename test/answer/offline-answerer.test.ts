@@ -76,6 +76,9 @@ void test('negated stem: an option the book contradicts (不得 against 可以) 
   );
   assert.equal(r.question.negated, true);
   assert.equal(r.answer, 'B');
+  // The evidence is the passage that contradicts the option.
+  assert.equal(r.evidence[0]?.chunk_id, 'm1');
+  assert.match(r.evidence[0]?.quote ?? '', /不得投资于股票/);
 });
 
 void test('multi-select: every well-supported option', async () => {
