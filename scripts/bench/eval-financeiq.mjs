@@ -9,14 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
 
-const repo = path.resolve(import.meta.dirname, '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i === -1 ? fallback : args[i + 1];
-};
-const bench = path.resolve(opt('--bench', path.join(repo, '..', 'shared', 'bench')));
+const { args, opt, bench } = benchArgs();
 const modes = opt('--modes', 'keyword,vector,hybrid').split(',');
 const limit = opt('--limit', undefined);
 const dataset = path.join(bench, 'financeiq-fund', 'dev.csv');
@@ -28,10 +23,10 @@ for (const p of [dataset, pdfDir]) {
   }
 }
 
-const { loadConfig } = await import(path.join(repo, 'dist/src/config/load-config.js'));
-const { runIngest } = await import(path.join(repo, 'dist/src/ingest/run-ingest.js'));
-const { runEval } = await import(path.join(repo, 'dist/src/evaluate/run-eval.js'));
-const { writeReports } = await import(path.join(repo, 'dist/src/evaluate/write-reports.js'));
+const { loadConfig } = await importDist('src/config/load-config.js');
+const { runIngest } = await importDist('src/ingest/run-ingest.js');
+const { runEval } = await importDist('src/evaluate/run-eval.js');
+const { writeReports } = await importDist('src/evaluate/write-reports.js');
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-bench-eval-'));
 mkdirSync(path.join(root, 'rawdoc'));

@@ -7,32 +7,26 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } fro
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
 
-const repo = path.resolve(import.meta.dirname, '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
-};
-const bench = path.resolve(repo, opt('--bench', '../shared/bench'));
+const { opt, bench, skip } = benchArgs();
 const scales = opt('--scales', '1000,10000,100000').split(',').map(Number);
-const skip = new Set(opt('--skip', '').split(',').filter(Boolean));
 const MODES = ['keyword', 'vector', 'hybrid'];
 
-const { loadConfig } = await import(path.join(repo, 'dist/src/config/load-config.js'));
-const { runIngest } = await import(path.join(repo, 'dist/src/ingest/run-ingest.js'));
-const { buildIndexes } = await import(path.join(repo, 'dist/src/indexing/build-indexes.js'));
-const { analyzerFromConfig } = await import(path.join(repo, 'dist/src/text/analyzer-from-config.js'));
-const { openRetriever } = await import(path.join(repo, 'dist/src/retrieve/open-retriever.js'));
-const { writeFtsIndex } = await import(path.join(repo, 'dist/src/indexing/fts-index.js'));
-const { applyFaissThreadDefaults } = await import(path.join(repo, 'dist', 'src', 'indexing', 'load-faiss.js'));
+const { loadConfig } = await importDist('src/config/load-config.js');
+const { runIngest } = await importDist('src/ingest/run-ingest.js');
+const { buildIndexes } = await importDist('src/indexing/build-indexes.js');
+const { analyzerFromConfig } = await importDist('src/text/analyzer-from-config.js');
+const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
+const { writeFtsIndex } = await importDist('src/indexing/fts-index.js');
+const { applyFaissThreadDefaults } = await importDist('src/indexing/load-faiss.js');
 // As the CLI entry does: FAISS's thread libraries read these when they load.
 applyFaissThreadDefaults(process.env);
-const { createVectorIndex } = await import(path.join(repo, 'dist/src/indexing/vector-index.js'));
-const { loadLsa } = await import(path.join(repo, 'dist/src/indexing/embedders/lsa-embedder.js'));
-const { readVectorMeta, writeVectorMeta } = await import(path.join(repo, 'dist/src/indexing/vector-meta.js'));
-const { projectPaths } = await import(path.join(repo, 'dist/src/paths.js'));
-const { percentile } = await import(path.join(repo, 'dist/src/evaluate/metrics.js'));
+const { createVectorIndex } = await importDist('src/indexing/vector-index.js');
+const { loadLsa } = await importDist('src/indexing/embedders/lsa-embedder.js');
+const { readVectorMeta, writeVectorMeta } = await importDist('src/indexing/vector-meta.js');
+const { projectPaths } = await importDist('src/paths.js');
+const { percentile } = await importDist('src/evaluate/metrics.js');
 
 const tempRoot = () => mkdtempSync(path.join(os.tmpdir(), 'bench-retrieval-'));
 const config = (root) => loadConfig({ root, env: {} }).config;

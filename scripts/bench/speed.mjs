@@ -15,24 +15,18 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
 
-const repo = path.resolve(import.meta.dirname, '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
-};
-const bench = path.resolve(opt('--bench', args[0] && !args[0].startsWith('--') ? args[0] : path.join(repo, '..', 'shared', 'bench')));
-const skip = new Set(opt('--skip', '').split(',').filter(Boolean));
+const { args, opt, bench, skip } = benchArgs();
 const runs = Number(opt('--runs', '7'));
 const bin = path.join(repo, 'bin', 'exam-copilot.js');
 const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' };
 
-const { loadConfig } = await import(path.join(repo, 'dist/src/config/load-config.js'));
-const { runIngest } = await import(path.join(repo, 'dist/src/ingest/run-ingest.js'));
-const { runEval } = await import(path.join(repo, 'dist/src/evaluate/run-eval.js'));
-const { openRetriever } = await import(path.join(repo, 'dist/src/retrieve/open-retriever.js'));
-const { percentile } = await import(path.join(repo, 'dist/src/evaluate/metrics.js'));
+const { loadConfig } = await importDist('src/config/load-config.js');
+const { runIngest } = await importDist('src/ingest/run-ingest.js');
+const { runEval } = await importDist('src/evaluate/run-eval.js');
+const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
+const { percentile } = await importDist('src/evaluate/metrics.js');
 
 const median = (xs) => percentile(xs, 0.5);
 const out = mkdtempSync(path.join(os.tmpdir(), 'bench-speed-'));

@@ -7,26 +7,20 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { benchArgs, importDist } from './lib/bench-args.mjs';
 
-const repo = path.resolve(import.meta.dirname, '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
-};
-const positional = args.filter((a, i) => !a.startsWith('-') && !(i > 0 && args[i - 1].startsWith('-')));
-const bench = path.resolve(positional[0] ?? path.join(repo, '..', 'shared', 'bench'));
+const { opt, bench } = benchArgs();
 const queriesFile = path.resolve(opt('--queries', path.join(bench, 'stard-civil', 'dev.tsv')));
 const k = Number(opt('-k', '10'));
 const keepRoot = opt('--root', null);
 const MODES = ['keyword', 'vector', 'hybrid'];
 
-const { loadConfig } = await import(path.join(repo, 'dist/src/config/load-config.js'));
-const { runIngest } = await import(path.join(repo, 'dist/src/ingest/run-ingest.js'));
-const { openRetriever } = await import(path.join(repo, 'dist/src/retrieve/open-retriever.js'));
-const { runBatchSearch } = await import(path.join(repo, 'dist/src/evaluate/run-batch-search.js'));
-const { loadQueries } = await import(path.join(repo, 'dist/src/evaluate/load-queries.js'));
-const { judgeRanking, retrievalScores } = await import(path.join(repo, 'dist/src/evaluate/retrieval-metrics.js'));
+const { loadConfig } = await importDist('src/config/load-config.js');
+const { runIngest } = await importDist('src/ingest/run-ingest.js');
+const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
+const { runBatchSearch } = await importDist('src/evaluate/run-batch-search.js');
+const { loadQueries } = await importDist('src/evaluate/load-queries.js');
+const { judgeRanking, retrievalScores } = await importDist('src/evaluate/retrieval-metrics.js');
 const { Jieba } = await import('@node-rs/jieba');
 const { dict } = await import('@node-rs/jieba/dict.js');
 

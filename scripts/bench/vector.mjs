@@ -12,14 +12,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
 
-const repo = path.resolve(import.meta.dirname, '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
-};
-const bench = path.resolve(opt('--bench', args[0] && !args[0].startsWith('--') ? args[0] : path.join(repo, '..', 'shared', 'bench')));
+const { opt, bench, skip } = benchArgs();
 const variants = opt('--variants', '')
   .split(',')
   .filter(Boolean)
@@ -27,15 +22,14 @@ const variants = opt('--variants', '')
     const [weighting, dimension, ngrams] = v.split(':');
     return { label: v, weighting, dimension: Number(dimension ?? 256), ngrams: (ngrams ?? '2').split('+').filter(Boolean).map(Number) };
   });
-const skip = new Set(opt('--skip', '').split(',').filter(Boolean));
 const K = 10;
 
-const { loadConfig } = await import(path.join(repo, 'dist/src/config/load-config.js'));
-const { runIngest } = await import(path.join(repo, 'dist/src/ingest/run-ingest.js'));
-const { analyzerFromConfig } = await import(path.join(repo, 'dist/src/indexing/build-indexes.js'));
-const { openRetriever } = await import(path.join(repo, 'dist/src/retrieve/open-retriever.js'));
-const { fitLsa } = await import(path.join(repo, 'dist/src/indexing/embedders/lsa-embedder.js'));
-const { projectPaths } = await import(path.join(repo, 'dist/src/paths.js'));
+const { loadConfig } = await importDist('src/config/load-config.js');
+const { runIngest } = await importDist('src/ingest/run-ingest.js');
+const { analyzerFromConfig } = await importDist('src/indexing/build-indexes.js');
+const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
+const { fitLsa } = await importDist('src/indexing/embedders/lsa-embedder.js');
+const { projectPaths } = await importDist('src/paths.js');
 
 // CJK Radicals Supplement code points have no NFKC mapping; pdf.js emits some of them for ordinary characters.
 // Kangxi radicals (U+2F00–U+2FD5) fold by NFKC, except where NFKC gives the traditional form (⼾ → 戶, not 户).

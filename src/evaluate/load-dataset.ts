@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { UserError } from '../errors.js';
+import { readInputFile } from './read-input-file.js';
 import { csvRecordLines } from '../text/csv-record-lines.js';
 import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import type { Warning } from '../types.js';
@@ -230,15 +230,7 @@ async function readTable(file: string): Promise<{ table: RawTable; encoding: str
   const ext = path.extname(file).toLowerCase();
   if (ext === '.xlsx' || ext === '.xlsm') return { table: await readXlsxTable(file), encoding: 'xlsx', format: 'xlsx' };
   if (ext === '.xls') throw new UserError(`${file}: old-style .xls is not supported; save it as .xlsx or CSV`);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(
-      `${file}: cannot read the validation set (${code === 'ENOENT' ? 'no such file' : (code ?? errorText(error))}); check the path`,
-    );
-  }
+  const bytes = await readInputFile(file, 'the validation set');
   if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b) {
     throw new UserError(`${file}: looks like an XLSX workbook; give it the .xlsx extension`);
   }
@@ -345,10 +337,6 @@ function validateRows(
     });
   }
   return { rows, warnings, skipped, issues };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** One data row of a question set, as `exam-copilot answer` reads it: the raw cells, and the question or why it cannot be read. */

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import { readInputFile } from './read-input-file.js';
 import type { Warning } from '../types.js';
 import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import { readCsvTable, type RawTable } from './load-dataset.js';
@@ -46,15 +46,7 @@ const splitGold = (cell: string): string[] =>
  * without a query, with bad JSON or a duplicate id become warnings with their line number and are skipped.
  */
 export async function loadQueries(file: string): Promise<LoadedQueries> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(
-      `${file}: cannot read the queries (${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}); check the path`,
-    );
-  }
+  const bytes = await readInputFile(file, 'the queries');
   const { text, encoding } = decodeCsvBytes(bytes);
   if (text.trim() === '')
     throw new UserError(`${file}: the file is empty; it needs a header row (query_id, query[, relevant]) or JSONL lines`);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -8,26 +7,11 @@ import { UserError } from '../../src/errors.js';
 import { loadQueries } from '../../src/evaluate/load-queries.js';
 import { judgeRanking, ndcgAt10, normalizeForJudge, retrievalScores } from '../../src/evaluate/retrieval-metrics.js';
 import { runBatchSearch, trecRunLine } from '../../src/evaluate/run-batch-search.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { runOfflineCli } from '../helpers/run-cli.js';
+import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
 import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
 
-const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
-function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      EXAM_COPILOT_VECTOR_BACKEND: 'js',
-      EXAM_COPILOT_EMBEDDER: '',
-      OPENAI_BASE_URL: '',
-      OPENAI_API_KEY: '',
-      OPENAI_MODEL: '',
-    },
-    timeout: 120_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = runOfflineCli;
 
 describe('batch search files', () => {
   let tmp: TempRoot;

@@ -1,27 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { runOfflineCli } from '../helpers/run-cli.js';
+import { makeTempRoot } from '../helpers/temp-root.js';
 import { buildFixtureIndex, type FixtureIndex } from './fixture-index.js';
 
-const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
-function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      EXAM_COPILOT_VECTOR_BACKEND: 'js',
-      EXAM_COPILOT_EMBEDDER: '',
-      OPENAI_BASE_URL: '',
-      OPENAI_API_KEY: '',
-      OPENAI_MODEL: '',
-    },
-    timeout: 120_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const run = runOfflineCli;
 
 describe('search and toc commands', () => {
   let fx: FixtureIndex;
