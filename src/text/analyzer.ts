@@ -110,6 +110,12 @@ export function normalizeText(text: string): string {
 const DIGITS: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
 const UNITS: Record<string, number> = { 十: 10, 百: 100, 千: 1000 };
 const NUMERAL_RUN = /[零〇一二两三四五六七八九十百千万亿]+点[零〇一二三四五六七八九]+|[零〇一二两三四五六七八九十百千万亿]{2,}|十/g;
+/**
+ * A lone digit character before a unit of time or a multiple (三个月, 两年, 五倍): questions write 3个月 where the book
+ * writes 三个月. Elsewhere a lone digit is part of a word (统一, 一般, 第一章, 一方) or means "a" (一个, 一人), so only
+ * these units qualify.
+ */
+const LONE_COUNT = /(?<![零〇一二两三四五六七八九十百千万亿])[一二两三四五六七八九](?=个月|个工作日|个交易日|年|月|日|天|周|倍|小时)/g;
 const PERCENT = /百分之([零〇一二两三四五六七八九十百千]+(?:点[零〇一二三四五六七八九]+)?)/g;
 
 /** Value of a Chinese numeral below 万 written with units (三千五百, 一百二十, 十五), or null when malformed. */
@@ -131,9 +137,9 @@ function numeralValue(run: string): number | null {
 }
 
 /**
- * Rewrites Chinese numerals as Arabic digits: runs with units (一百二十 → 120, 三千五百万 → 3500万, 百分之五 → 5%) and
- * digit-by-digit runs of two or more (二〇一五 → 2015). A lone digit character is left alone, because
- * it is usually part of a word (统一, 一般, 第一).
+ * Rewrites Chinese numerals as Arabic digits: runs with units (一百二十 → 120, 三千五百万 → 3500万, 百分之五 → 5%),
+ * digit-by-digit runs of two or more (二〇一五 → 2015), and a lone digit before a counter (三个月 → 3个月). Any other
+ * lone digit character is left alone, because it is usually part of a word (统一, 一般, 第一).
  */
 export function chineseNumeralsToArabic(text: string): string {
   const convert = (run: string): string | null => {
@@ -169,7 +175,8 @@ export function chineseNumeralsToArabic(text: string): string {
       const value = run.length === 1 && run in DIGITS ? String(DIGITS[run]) : convert(run);
       return value === null || value === '' ? match : `${value}%`;
     })
-    .replace(NUMERAL_RUN, (match: string) => convert(match) ?? match);
+    .replace(NUMERAL_RUN, (match: string) => convert(match) ?? match)
+    .replace(LONE_COUNT, (digit: string) => String(DIGITS[digit] ?? digit));
 }
 
 /**
@@ -237,7 +244,7 @@ export function createAnalyzer(userDictionary: readonly string[] = []): Analyzer
   const jieba = Jieba.withDict(defaultDictionary());
   const sorted = [...new Set(userDictionary)].sort();
   if (sorted.length > 0) jieba.loadDict(Buffer.from(sorted.join('\n') + '\n', 'utf8'));
-  const fingerprint = `jieba-search+num3+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;
+  const fingerprint = `jieba-search+num4+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;
   return {
     fingerprint,
     tokens(text: string): string[] {

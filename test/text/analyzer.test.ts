@@ -23,6 +23,11 @@ describe('analyzer', () => {
       // A lone digit character is part of a word, not a number.
       ['统一、一般、第一章', '统一、一般、第一章'],
       ['三分之二以上', '三分之二以上'],
+      ['一方当事人', '一方当事人'],
+      // A lone digit before a counter is a count, as questions write it.
+      ['最长不得超过三个月', '最长不得超过3个月'],
+      ['两年内、五倍以上、五个工作日', '2年内、5倍以上、5个工作日'],
+      ['一个人、一次', '一个人、一次'],
     ];
     for (const [input, expected] of cases) assert.equal(chineseNumeralsToArabic(input), expected, input);
   });
