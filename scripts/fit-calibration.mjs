@@ -242,7 +242,9 @@ const selection = selectCalibration(examples, {
     atLeast: -0.05,
   },
 });
-console.log(`\nknot and L2 by ${repeats} × 3-fold cross-validated log-loss (FinanceIQ top tenth right − stated ≥ −5 points):`);
+console.log(
+  `\nknot and L2 by ${repeats} × 3-fold cross-validated log-loss (FinanceIQ top tenth right − stated ≥ −5 points; within 0.001 of the smallest log-loss, the most honest top tenth):`,
+);
 console.table(
   selection.candidates.map((c) => ({
     knot: c.knot,

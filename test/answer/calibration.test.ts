@@ -23,6 +23,7 @@ function features(rand: () => number): CalibrationFeatures {
     support: rand() * 1.4,
     coverage: rand(),
     verbatim: rand(),
+    stemCoverage: rand(),
     vocabulary: 0.5 + rand() / 2,
     negated: rand() < 0.25 ? 1 : 0,
     combination: rand() < 0.2 ? 1 : 0,
@@ -36,6 +37,7 @@ const plain: CalibrationFeatures = {
   support: 1,
   coverage: 1,
   verbatim: 1,
+  stemCoverage: 1,
   vocabulary: 1,
   negated: 0,
   combination: 0,
@@ -48,7 +50,7 @@ void describe('calibration fitting', () => {
     const truth: CalibrationModel = {
       intercept: -1.2,
       knot: STRONG_SUPPORT_KNOT,
-      coefficients: { ...zero, strongSupport: 2, marginXstrong: 3, negatedXstrong: -1.5 },
+      coefficients: { ...zero, strongSupport: 2, marginXstrong: 3, stemXstrong: 1.5, negatedXstrong: -1.5 },
     };
     const rand = seededRandom(7);
     const examples: CalibrationExample[] = [];
@@ -63,6 +65,7 @@ void describe('calibration fitting', () => {
     assert.equal(fitted.knot, STRONG_SUPPORT_KNOT);
     near('strongSupport', 2, 0.9);
     near('marginXstrong', 3, 1.2);
+    near('stemXstrong', 1.5, 0.8);
     near('negatedXstrong', -1.5, 0.5);
     near('combinationXstrong', 0, 0.5);
     // Never worse than the truth on its own training data, and calibrated on fresh data.
@@ -196,6 +199,20 @@ void describe('choosing the knot and L2 by repeated cross-validation', () => {
     const none = selectCalibration(examples, { ...grid, constraint: { measure, atLeast: 1 } });
     assert.equal(none.best.knot, 0.7);
     assert.equal(none.best.admissible, false);
+  });
+
+  void it('among candidates within the tolerance of the smallest log-loss, the largest measure wins', () => {
+    // Two L2s a hair apart fit nearly the same model; a measure that prefers the worse log-loss decides between them.
+    const lossOf = (c: readonly number[]): number =>
+      examples.reduce((s, e, i) => s - Math.log(e.correct ? (c[i] ?? 0.5) : 1 - (c[i] ?? 0.5)), 0) / examples.length;
+    const grid = { knots: [0.7], l2s: [0.0003, 0.001], repeats: 2, constraint: { measure: lossOf, atLeast: -Infinity } };
+    const strict = selectCalibration(examples, { ...grid, tolerance: 0 });
+    const [a, b] = strict.candidates;
+    assert.ok(a && b && a.logLoss !== b.logLoss && Math.abs(a.logLoss - b.logLoss) < 0.001, JSON.stringify(strict.candidates));
+    const lower = a.logLoss < b.logLoss ? a : b;
+    const higher = lower === a ? b : a;
+    assert.equal(strict.best.l2, lower.l2);
+    assert.equal(selectCalibration(examples, grid).best.l2, higher.l2);
   });
 
   void it('deals stratified folds: each stratum split evenly, the same for the same seed', () => {
