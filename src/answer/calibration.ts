@@ -6,6 +6,7 @@
  * separates the options. The parameters are fitted by `scripts/fit-calibration.mjs` and shipped
  * in `offline-answerer.ts`.
  */
+import { seededRandom } from '../seeded-random.js';
 
 /** The measurements of one answered question that the confidence is computed from. */
 export interface CalibrationFeatures {
@@ -27,6 +28,12 @@ export interface CalibrationFeatures {
    * the claim's length, 0–1 (textbook questions quote the book; questions the books cannot answer rarely do).
    */
   verbatim: number;
+  /**
+   * The idf-weighted share of the stem's words in the decisive claim's best window, 0–1 (1 for true/false claims,
+   * judged without a stem): whether the passage that supports the option is about what the question asks. A textbook
+   * question's supporting sentence holds the stem too; an option matched in a passage about something else does not.
+   */
+  stemCoverage: number;
   /** Share of the stem's content words the corpus has seen at all, 0–1. */
   vocabulary: number;
   /** 1 when the stem asks for the wrong / excluded option. */
@@ -40,28 +47,37 @@ export interface CalibrationFeatures {
 }
 
 /**
- * Support at which evidence starts to state a claim rather than brush past it: below it the best window covers
- * well under half of the claim's weighted words (support also discounts stem coverage and window length), so
- * every option is matched only in fragments. There the margin between options, the question's negation and its
- * kind say nothing about correctness: on FinanceIQ fund questions over the fund laws (support mostly below 0.5)
- * none of them predicts the right letter better than chance, while on the textbook sample (support mostly
- * above) they all do. So they enter the model only through the support above this knot.
+ * Default support knot: where evidence starts to state a claim rather than brush past it. Below it the best window
+ * covers well under half of the claim's weighted words (support also discounts stem coverage and window length), so
+ * every option is matched only in fragments. There neither the support itself nor the margin between options, the
+ * question's negation or its kind says anything about correctness: on FinanceIQ fund questions over the fund laws
+ * (support mostly below 0.4) the share right is flat across support below it (28%, 24%, 35%, 29% by quintile), while
+ * on the textbook sample (support mostly above) they all predict. So the model is flat below the knot and every term
+ * enters only through the support above it. A fitted model carries its own knot (chosen by cross-validation in
+ * `scripts/fit-calibration.mjs`); this is the one fitting starts from when none is given.
  */
 export const STRONG_SUPPORT_KNOT = 0.4;
 
 /**
- * The model's terms, in coefficient order: the support (a linear spline with one knot at
- * {@link STRONG_SUPPORT_KNOT}, so confidence can rise slowly on weak evidence and steeply on strong) and the
- * margin, negation and combination flags gated by the support above the knot. Monotone in support for
- * non-negative `support` and `strongSupport` coefficients. Multi-select and true/false questions are absent
- * from the fitting data; their flags stay in the model (at 0 when unseen) so a refit can pick them up.
- * Coverage, verbatim share and vocabulary are measured and recorded but not used: on the fitting data they
- * added nothing once the support was known (held-out log-loss), and took odd signs when included.
+ * The model's terms, in coefficient order: the support above the model's knot (a hinge, so the confidence is the
+ * base rate on weak evidence and rises on strong) and the margin, the stem's coverage in the supporting window, and
+ * the negation and combination flags, gated by it. The stem coverage tells "the book states this answer" from "the
+ * option's words occur in a passage about something else": above the knot, sample answers whose window holds most of
+ * the stem are right 85%, those whose window holds little of it 57%, and FinanceIQ's strong-support windows hold
+ * little of the stem (median about 0.25).
+ * Rising in support wherever the gated coefficients add up to a positive slope; a combination question with little
+ * of its stem in the window and no margin may fall slightly below the base rate (the sample's combination questions
+ * are right less often than its others at the same support).
+ * Multi-select and true/false questions are absent from the fitting data; their flags stay in the model (at 0 when
+ * unseen) so a refit can pick them up. A linear support term below the knot is left out on purpose: it let the
+ * sample (tuning set of the solver, right 57% at support 0.3–0.7) lift FinanceIQ's best-supported answers (right
+ * 33%) to a stated 40%, the overconfident top decile cross-validation showed. Coverage, verbatim share and
+ * vocabulary are measured and recorded but not used: gated or not, they did not lower the cross-validated log-loss.
  */
 export const FEATURE_NAMES = [
-  'support',
   'strongSupport',
   'marginXstrong',
+  'stemXstrong',
   'negatedXstrong',
   'combinationXstrong',
   'multi',
@@ -69,13 +85,13 @@ export const FEATURE_NAMES = [
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
-/** The value of each model term for one answer. */
-export function modelTerms(f: CalibrationFeatures): Record<FeatureName, number> {
-  const strong = Math.max(0, f.support - STRONG_SUPPORT_KNOT);
+/** The value of each model term for one answer, with the support knot at `knot`. */
+export function modelTerms(f: CalibrationFeatures, knot: number = STRONG_SUPPORT_KNOT): Record<FeatureName, number> {
+  const strong = Math.max(0, f.support - knot);
   return {
-    support: f.support,
     strongSupport: strong,
     marginXstrong: f.margin * strong,
+    stemXstrong: f.stemCoverage * strong,
     negatedXstrong: f.negated * strong,
     combinationXstrong: f.combination * strong,
     multi: f.multi,
@@ -83,15 +99,24 @@ export function modelTerms(f: CalibrationFeatures): Record<FeatureName, number> 
   };
 }
 
-/** A fitted logistic calibration: p(correct) = σ(intercept + Σ coefficient · feature). */
+/** A fitted logistic calibration: p(correct) = σ(intercept + Σ coefficient · term), terms hinged at `knot`. */
 export interface CalibrationModel {
   intercept: number;
+  /** Support below which the confidence is flat (the terms are 0 there). */
+  knot: number;
   coefficients: Record<FeatureName, number>;
 }
 
+/** How to fit: the L2 penalty on the coefficients and the support knot. */
+export interface FitOptions {
+  l2?: number;
+  knot?: number;
+  iterations?: number;
+}
+
 /** The feature vector in {@link FEATURE_NAMES} order. */
-export function featureVector(f: CalibrationFeatures): number[] {
-  const terms = modelTerms(f);
+export function featureVector(f: CalibrationFeatures, knot: number = STRONG_SUPPORT_KNOT): number[] {
+  const terms = modelTerms(f, knot);
   return FEATURE_NAMES.map((name) => terms[name]);
 }
 
@@ -102,7 +127,7 @@ function sigmoid(z: number): number {
 /** The calibrated probability that the chosen letter is right. */
 export function calibratedConfidence(f: CalibrationFeatures, model: CalibrationModel): number {
   let z = model.intercept;
-  const terms = modelTerms(f);
+  const terms = modelTerms(f, model.knot);
   for (const name of FEATURE_NAMES) z += model.coefficients[name] * terms[name];
   return sigmoid(z);
 }
@@ -120,14 +145,12 @@ export interface CalibrationExample {
  * penalty `l2` on the coefficients (not the intercept), which keeps features that never vary in the data
  * (e.g. no multi-select questions) at 0 instead of diverging. Deterministic: the same data gives the same model.
  */
-export function fitCalibration(
-  examples: readonly CalibrationExample[],
-  options: { l2?: number; iterations?: number } = {},
-): CalibrationModel {
+export function fitCalibration(examples: readonly CalibrationExample[], options: FitOptions = {}): CalibrationModel {
   const l2 = options.l2 ?? 0.01;
+  const knot = options.knot ?? STRONG_SUPPORT_KNOT;
   const iterations = options.iterations ?? 50;
   const d = FEATURE_NAMES.length + 1;
-  const xs = examples.map((e) => [1, ...featureVector(e.features)]);
+  const xs = examples.map((e) => [1, ...featureVector(e.features, knot)]);
   const ys = examples.map((e) => (e.correct ? 1 : 0));
   const total = examples.reduce((s, e) => s + (e.weight ?? 1), 0);
   let w = new Array<number>(d).fill(0);
@@ -159,7 +182,7 @@ export function fitCalibration(
     if (moved < 1e-10) break;
   }
   const coefficients = Object.fromEntries(FEATURE_NAMES.map((name, j) => [name, w[j + 1] ?? 0])) as Record<FeatureName, number>;
-  return { intercept: w[0] ?? 0, coefficients };
+  return { intercept: w[0] ?? 0, knot, coefficients };
 }
 
 /**
@@ -170,7 +193,7 @@ export function crossValidatedConfidences(
   examples: readonly CalibrationExample[],
   folds: number,
   foldOf: (index: number) => number,
-  options: { l2?: number; iterations?: number } = {},
+  options: FitOptions = {},
 ): number[] {
   const out = new Array<number>(examples.length).fill(0);
   for (let k = 0; k < folds; k++) {
@@ -183,15 +206,117 @@ export function crossValidatedConfidences(
   return out;
 }
 
-/** Mean negative log-likelihood of the examples under the model. */
-export function logLoss(examples: readonly CalibrationExample[], model: CalibrationModel): number {
+/**
+ * Random folds 0…folds−1 for repeated cross-validation: each stratum (e.g. each data set) is shuffled with the seed
+ * and dealt round-robin, so every fold holds its share of every stratum. The same seed gives the same folds.
+ */
+export function stratifiedFolds(strata: readonly string[], folds: number, seed: number): number[] {
+  const rand = seededRandom(seed);
+  const out = new Array<number>(strata.length).fill(0);
+  for (const stratum of new Set(strata)) {
+    const members = strata.flatMap((s, i) => (s === stratum ? [i] : []));
+    // Fisher–Yates with the seeded generator.
+    for (let i = members.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [members[i], members[j]] = [members[j] as number, members[i] as number];
+    }
+    members.forEach((index, k) => (out[index] = k % folds));
+  }
+  return out;
+}
+
+/** One knot and L2 of the grid and how its cross-validated confidences did, averaged over the repeats. */
+export interface CalibrationCandidate {
+  knot: number;
+  l2: number;
+  /** Mean over repeats of the cross-validated log-loss. */
+  logLoss: number;
+  /** Mean over repeats of the constraint's measure (NaN without a constraint). */
+  measure: number;
+  /** The constraint holds on that mean (true without a constraint). */
+  admissible: boolean;
+}
+
+/** What {@link selectCalibration} tried and chose. */
+export interface CalibrationSelection {
+  best: CalibrationCandidate;
+  candidates: CalibrationCandidate[];
+  /** The folds of each repeat. */
+  folds: number[][];
+  /** The best candidate's cross-validated confidences, one array per repeat (for reporting mean and spread). */
+  confidences: number[][];
+}
+
+/**
+ * Chooses the knot and the L2 penalty by repeated stratified k-fold cross-validation, so the choice reflects what new
+ * questions see, not one lucky split: every candidate is scored on the same `repeats` random partitions (seeds `seed`,
+ * `seed + 1`, …) by the mean cross-validated log-loss. A `constraint` measures one repeat's cross-validated
+ * confidences (e.g. the most confident tenth's accuracy minus its stated confidence on one data set); a candidate is
+ * admissible when the mean measure is at least `atLeast`. Among the admissible candidates (all of them when none is,
+ * which `admissible` then says), those within `tolerance` of the smallest log-loss count as equally good (default
+ * 0.001 nats, far below the standard error of a mean log-loss over a few hundred questions, about 0.02), and of
+ * those the one with the largest measure wins; without a constraint, the smallest log-loss.
+ */
+export function selectCalibration(
+  examples: readonly CalibrationExample[],
+  options: {
+    knots: readonly number[];
+    l2s: readonly number[];
+    folds?: number;
+    repeats?: number;
+    seed?: number;
+    /** Stratum of each example (default: one stratum). */
+    strata?: readonly string[];
+    constraint?: { measure: (confidences: readonly number[], folds: readonly number[]) => number; atLeast: number };
+    tolerance?: number;
+  },
+): CalibrationSelection {
+  const k = options.folds ?? 3;
+  const repeats = options.repeats ?? 20;
+  const seed = options.seed ?? 1;
+  const strata = options.strata ?? examples.map(() => '');
+  const folds = Array.from({ length: repeats }, (_, r) => stratifiedFolds(strata, k, seed + r));
+  const runs: { candidate: CalibrationCandidate; confidences: number[][] }[] = [];
+  for (const knot of options.knots) {
+    for (const l2 of options.l2s) {
+      const confidences = folds.map((f) => crossValidatedConfidences(examples, k, (i) => f[i] ?? 0, { l2, knot }));
+      const logLoss = mean(confidences.map((c) => logLossOf(examples, c)));
+      const measure = options.constraint ? mean(confidences.map((c, r) => options.constraint?.measure(c, folds[r] ?? []) ?? 0)) : NaN;
+      const admissible = options.constraint ? measure >= options.constraint.atLeast : true;
+      runs.push({ candidate: { knot, l2, logLoss, measure, admissible }, confidences });
+    }
+  }
+  if (runs.length === 0) throw new Error('selectCalibration: no knot or no L2 to choose from');
+  const pool = runs.some((r) => r.candidate.admissible) ? runs.filter((r) => r.candidate.admissible) : runs;
+  const smallest = Math.min(...pool.map((r) => r.candidate.logLoss));
+  const tied = pool.filter((r) => r.candidate.logLoss <= smallest + (options.tolerance ?? 0.001));
+  const better = (a: CalibrationCandidate, b: CalibrationCandidate): boolean =>
+    options.constraint && b.measure !== a.measure ? b.measure > a.measure : b.logLoss < a.logLoss;
+  const best = tied.reduce((a, b) => (better(a.candidate, b.candidate) ? b : a));
+  return { best: best.candidate, candidates: runs.map((r) => r.candidate), folds, confidences: best.confidences };
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length;
+}
+
+/** Mean negative log-likelihood of given confidences. */
+function logLossOf(examples: readonly CalibrationExample[], confidences: readonly number[]): number {
   if (examples.length === 0) return 0;
   let s = 0;
-  for (const e of examples) {
-    const p = Math.min(1 - 1e-12, Math.max(1e-12, calibratedConfidence(e.features, model)));
+  examples.forEach((e, i) => {
+    const p = Math.min(1 - 1e-12, Math.max(1e-12, confidences[i] ?? 0.5));
     s -= e.correct ? Math.log(p) : Math.log(1 - p);
-  }
+  });
   return s / examples.length;
+}
+
+/** Mean negative log-likelihood of the examples under the model. */
+export function logLoss(examples: readonly CalibrationExample[], model: CalibrationModel): number {
+  return logLossOf(
+    examples,
+    examples.map((e) => calibratedConfidence(e.features, model)),
+  );
 }
 
 /** Solves A x = b by Gaussian elimination with partial pivoting (A is small and positive definite here). */

@@ -1,27 +1,23 @@
 import Database from 'better-sqlite3';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
-import { hanBigrams } from '../text/han-bigrams.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
 import { matchExpression, segmentForIndex, selectQueryTerms } from './fts-query.js';
 import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
 
 /** Bumped when the table layout changes, so an old database is reported as needing a re-ingest. */
-export const FTS_SCHEMA_VERSION = 3;
+export const FTS_SCHEMA_VERSION = 2;
 
 /**
- * bm25() column weights, in the FTS column order content, book, chapter, section, figure_ref, grams.
+ * bm25() column weights, in the FTS column order content, book, chapter, section, figure_ref.
  * - content 1: the reference.
  * - book 0.5: every chunk of a book shares its name, so a match there barely discriminates.
  * - chapter 2, section 3: headings are short and name the topic; a query word in the section
  *   heading is stronger evidence than the same word once in the body (sections are narrower than chapters).
  * - figure_ref 5: a question naming 表2-1 wants exactly that transcription.
- * - grams 1: the body's Han character bigrams (`hanBigrams`), searched with the question's bigrams that are not words.
- *   Measured on lay questions (STARD dev, article units): R@1 0.384 → 0.410, MRR@10 0.487 → 0.510, R@4k 0.834 → 0.837;
- *   weights 0.5 and 2 were no better.
  */
-export const BM25_WEIGHTS: Bm25Weights = { content: 1, book: 0.5, chapter: 2, section: 3, figure_ref: 5, grams: 1 };
+export const BM25_WEIGHTS: Bm25Weights = { content: 1, book: 0.5, chapter: 2, section: 3, figure_ref: 5 };
 
 /** Per-column bm25() weights of the keyword index. */
 export interface Bm25Weights {
@@ -30,7 +26,6 @@ export interface Bm25Weights {
   chapter: number;
   section: number;
   figure_ref: number;
-  grams: number;
 }
 
 /** The printed page label as a number, or null when it is not a plain arabic number (roman front matter, empty). */
@@ -84,15 +79,13 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
         text TEXT NOT NULL
       );
       CREATE INDEX chunks_source_seq ON chunks(source, seq);
-      CREATE VIRTUAL TABLE chunks_fts USING fts5(content, book, chapter, section, figure_ref, grams, tokenize = 'unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE chunks_fts USING fts5(content, book, chapter, section, figure_ref, tokenize = 'unicode61 remove_diacritics 2');
     `);
     const insertChunk =
       db.prepare(`INSERT INTO chunks VALUES (@chunk_id, @row, @book, @headings, @chapter, @section, @subsection, @articles, @page_breaks,
       @figure_ref, @page_start, @page_end,
       @page_start_num, @page_end_num, @pdf_page_start, @pdf_page_end, @chunk_type, @exam_priority, @source, @char_start, @char_end, @seq, @text)`);
-    const insertFts = db.prepare(
-      'INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref, grams) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
+    const insertFts = db.prepare('INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, ?, ?, ?, ?)');
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     const insertDf = db.prepare('INSERT INTO corpus_df (term, df) VALUES (?, ?)');
     // The answerer's corpus statistics, counted once here instead of by tokenising every chunk at each `ask`.
@@ -122,7 +115,6 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
             c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' '),
           ),
           figureTokens.join(' '),
-          hanBigrams(c.text).join(' '),
         );
         // The body, chapter and figure tokens cut above, so the corpus counts cost only the two short headings more.
         countDistinctTokens(frequencies, [
@@ -156,8 +148,6 @@ export interface TermSelection {
   maxTerms: number;
   /** A term the question repeats counts up to this many times (query term frequency). */
   maxRepeat: number;
-  /** Han character bigrams of the question searched besides its words, the rarest first (`hanBigrams`). */
-  maxGrams: number;
 }
 
 /**
@@ -166,7 +156,7 @@ export interface TermSelection {
  * and a word the question repeats counts twice. Measured: STARD dev R@10/MRR@10 and FinanceIQ proxy unchanged or
  * better. Stricter cuts (30% share, 12 terms) were a third faster on a 16k-chunk library but lost FinanceIQ evidence.
  */
-export const DEFAULT_TERM_SELECTION: TermSelection = { maxDocShare: 0.5, maxTerms: 32, maxRepeat: 2, maxGrams: 32 };
+export const DEFAULT_TERM_SELECTION: TermSelection = { maxDocShare: 0.5, maxTerms: 32, maxRepeat: 2 };
 
 /**
  * An opened keyword index: BM25 search with SQL filters, plus the chunk table (read by key, never all at once for a
@@ -277,8 +267,8 @@ export function openFtsIndex(
   const selection = options.terms ?? DEFAULT_TERM_SELECTION;
   // The bm25 weights as FTS5's per-query rank function: `ORDER BY rank LIMIT k` then runs inside FTS5, which keeps
   // only the best k (rowid, score) pairs instead of joining every matching row's metadata before the sort.
-  const columnWeights = [w.content, w.book, w.chapter, w.section, w.figure_ref, w.grams];
-  const rankFunction = `bm25(${columnWeights.join(', ')})`;
+  const rankFunction = `bm25(${w.content}, ${w.book}, ${w.chapter}, ${w.section}, ${w.figure_ref})`;
+  const columnWeights = [w.content, w.book, w.chapter, w.section, w.figure_ref];
   const twoStage = options.twoStage ?? DEFAULT_TWO_STAGE;
   // Opened on the first split query: small indexes never split.
   let scoreCommon: ReturnType<typeof commonTermScorer> | undefined;

@@ -1,4 +1,3 @@
-import { hanBigrams } from '../text/han-bigrams.js';
 import type { Analyzer } from '../text/analyzer.js';
 
 /**
@@ -17,8 +16,6 @@ export interface TermPruning {
   maxTerms: number;
   /** Repeat a term as often as the question does (query term frequency), up to this many times; 1 = distinct terms. */
   maxRepeat?: number;
-  /** Han character bigrams of the question added besides its words (the rarest first); 0 or unset = none. */
-  maxGrams?: number;
 }
 
 /**
@@ -67,31 +64,7 @@ export function selectQueryTerms(analyzer: Analyzer, text: string, pruning?: Ter
   const kept = (rare.length > 0 ? rare : withDf).sort((a, b) => a.df - b.df || a.i - b.i).slice(0, pruning.maxTerms);
   // FTS5's bm25() sums over the phrases of the query, so a phrase written twice counts twice: query term frequency.
   const repeat = Math.max(1, pruning.maxRepeat ?? 1);
-  const words = kept.sort((a, b) => a.i - b.i).map((x) => ({ term: x.t, df: x.df, repeat: Math.min(repeat, counts.get(x.t) ?? 1) }));
-  return [...words, ...selectGrams(text, new Set(terms), limit, pruning)];
-}
-
-/**
- * The question's Han bigrams that are not already among its word tokens, pruned like words (no chunk holds it, or
- * more than `maxDocShare` of them do), the `maxGrams` rarest, once each. A bigram that is also a word token is
- * searched once: FTS5 counts it in the word columns and the bigram column alike.
- */
-function selectGrams(text: string, words: ReadonlySet<string>, limit: number, pruning: TermPruning): QueryTerm[] {
-  const max = pruning.maxGrams ?? 0;
-  if (max <= 0) return [];
-  const seen = new Set<string>();
-  const grams: { term: string; df: number; i: number }[] = [];
-  for (const gram of hanBigrams(text)) {
-    if (seen.has(gram) || words.has(gram)) continue;
-    seen.add(gram);
-    const df = pruning.docFrequency(gram);
-    if (df > 0 && df <= limit) grams.push({ term: gram, df, i: grams.length });
-  }
-  return grams
-    .sort((a, b) => a.df - b.df || a.i - b.i)
-    .slice(0, max)
-    .sort((a, b) => a.i - b.i)
-    .map(({ term, df }) => ({ term, df, repeat: 1 }));
+  return kept.sort((a, b) => a.i - b.i).map((x) => ({ term: x.t, df: x.df, repeat: Math.min(repeat, counts.get(x.t) ?? 1) }));
 }
 
 /** The FTS5 MATCH expression for terms: each a quoted string (inner quotes doubled), repeats written out, joined with OR. */

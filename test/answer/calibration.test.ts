@@ -7,8 +7,11 @@ import {
   FEATURE_NAMES,
   fitCalibration,
   logLoss,
+  selectCalibration,
+  stratifiedFolds,
   STRONG_SUPPORT_KNOT,
 } from '../../src/answer/calibration.js';
+import { DEFAULT_WEIGHTS, FITTED_CALIBRATION } from '../../src/answer/offline-answerer.js';
 import { expectedCalibrationError } from '../../src/evaluate/metrics.js';
 import { seededRandom } from '../../src/seeded-random.js';
 
@@ -20,6 +23,7 @@ function features(rand: () => number): CalibrationFeatures {
     support: rand() * 1.4,
     coverage: rand(),
     verbatim: rand(),
+    stemCoverage: rand(),
     vocabulary: 0.5 + rand() / 2,
     negated: rand() < 0.25 ? 1 : 0,
     combination: rand() < 0.2 ? 1 : 0,
@@ -33,6 +37,7 @@ const plain: CalibrationFeatures = {
   support: 1,
   coverage: 1,
   verbatim: 1,
+  stemCoverage: 1,
   vocabulary: 1,
   negated: 0,
   combination: 0,
@@ -44,7 +49,8 @@ void describe('calibration fitting', () => {
   void it('recovers a known logistic model from synthetic scores', () => {
     const truth: CalibrationModel = {
       intercept: -1.2,
-      coefficients: { ...zero, support: 0.8, strongSupport: 2, marginXstrong: 3, negatedXstrong: -1.5 },
+      knot: STRONG_SUPPORT_KNOT,
+      coefficients: { ...zero, strongSupport: 2, marginXstrong: 3, stemXstrong: 1.5, negatedXstrong: -1.5 },
     };
     const rand = seededRandom(7);
     const examples: CalibrationExample[] = [];
@@ -56,9 +62,10 @@ void describe('calibration fitting', () => {
     const near = (name: keyof CalibrationModel['coefficients'], want: number, tolerance: number): void =>
       assert.ok(Math.abs(fitted.coefficients[name] - want) < tolerance, `${name} ${fitted.coefficients[name]}, want ${want}`);
     assert.ok(Math.abs(fitted.intercept - truth.intercept) < 0.3, `intercept ${fitted.intercept}`);
-    near('support', 0.8, 0.6);
+    assert.equal(fitted.knot, STRONG_SUPPORT_KNOT);
     near('strongSupport', 2, 0.9);
     near('marginXstrong', 3, 1.2);
+    near('stemXstrong', 1.5, 0.8);
     near('negatedXstrong', -1.5, 0.5);
     near('combinationXstrong', 0, 0.5);
     // Never worse than the truth on its own training data, and calibrated on fresh data.
@@ -70,10 +77,11 @@ void describe('calibration fitting', () => {
     assert.ok(expectedCalibrationError(fresh) < 0.04, `ECE ${expectedCalibrationError(fresh)}`);
   });
 
-  void it('margin, negation and combination count only for support above the knot', () => {
+  void it('is flat below the knot: support, margin, negation and combination count only above it', () => {
     const model: CalibrationModel = {
       intercept: -1,
-      coefficients: { ...zero, support: 1, strongSupport: 2, marginXstrong: 3, negatedXstrong: -1, combinationXstrong: -1 },
+      knot: STRONG_SUPPORT_KNOT,
+      coefficients: { ...zero, strongSupport: 2, marginXstrong: 3, negatedXstrong: -1, combinationXstrong: -1 },
     };
     const weak = { ...plain, support: STRONG_SUPPORT_KNOT - 0.1 };
     const p = calibratedConfidence(weak, model);
@@ -83,9 +91,14 @@ void describe('calibration fitting', () => {
     const strong = { ...plain, support: STRONG_SUPPORT_KNOT + 0.5 };
     assert.ok(calibratedConfidence({ ...strong, margin: 0.5 }, model) > calibratedConfidence({ ...strong, margin: 0 }, model));
     assert.ok(calibratedConfidence({ ...strong, negated: 1 }, model) < calibratedConfidence(strong, model));
-    // Steeper above the knot than below: the same step in support moves the confidence more.
-    const at = (support: number): number => calibratedConfidence({ ...plain, margin: 0, support }, model);
-    assert.ok(at(STRONG_SUPPORT_KNOT + 0.2) - at(STRONG_SUPPORT_KNOT) > at(STRONG_SUPPORT_KNOT) - at(STRONG_SUPPORT_KNOT - 0.2));
+    // The base rate σ(intercept) anywhere below the knot, rising above it; the model's own knot, not the default.
+    const at = (support: number, knot = STRONG_SUPPORT_KNOT): number =>
+      calibratedConfidence({ ...plain, margin: 0, support }, { ...model, knot });
+    assert.equal(at(0.05), at(STRONG_SUPPORT_KNOT));
+    assert.ok(Math.abs(at(0.05) - 1 / (1 + Math.exp(1))) < 1e-12);
+    assert.ok(at(STRONG_SUPPORT_KNOT + 0.2) > at(STRONG_SUPPORT_KNOT));
+    assert.equal(at(0.7, 0.8), at(0.05, 0.8));
+    assert.ok(at(0.9, 0.8) > at(0.8, 0.8));
   });
 
   void it('a constant accuracy fits the intercept alone: p = base rate', () => {
@@ -133,14 +146,92 @@ void describe('cross-validated confidences', () => {
   });
 
   void it('are calibrated on synthetic scores from a known model', () => {
-    const truth: CalibrationModel = { intercept: -1, coefficients: { ...zero, support: 1, strongSupport: 2, marginXstrong: 2 } };
+    const truth: CalibrationModel = { intercept: -1, knot: 0.3, coefficients: { ...zero, strongSupport: 2, marginXstrong: 2 } };
     const rand = seededRandom(5);
     const examples: CalibrationExample[] = Array.from({ length: 3000 }, () => {
       const f = features(rand);
       return { features: f, correct: rand() < calibratedConfidence(f, truth) };
     });
-    const cv = crossValidatedConfidences(examples, 3, (i) => i % 3, { l2: 0.001 });
+    const cv = crossValidatedConfidences(examples, 3, (i) => i % 3, { l2: 0.001, knot: 0.3 });
     const items = examples.map((e, i) => ({ confidence: cv[i] ?? 0, correct: e.correct }));
     assert.ok(expectedCalibrationError(items) < 0.05, `ECE ${expectedCalibrationError(items)}`);
+  });
+});
+
+void describe('choosing the knot and L2 by repeated cross-validation', () => {
+  // Synthetic scores from a model flat below support 0.7: p = 0.25 there, rising steeply above.
+  const truth: CalibrationModel = { intercept: Math.log(0.25 / 0.75), knot: 0.7, coefficients: { ...zero, strongSupport: 4 } };
+  const rand = seededRandom(11);
+  const examples: CalibrationExample[] = Array.from({ length: 1500 }, () => {
+    const f = features(rand);
+    return { features: f, correct: rand() < calibratedConfidence(f, truth) };
+  });
+
+  void it('finds the true knot by cross-validated log-loss', () => {
+    const chosen = selectCalibration(examples, { knots: [0.2, 0.7, 1.2], l2s: [0.0003, 0.003], repeats: 4 });
+    assert.equal(chosen.best.knot, 0.7);
+    assert.equal(chosen.candidates.length, 6);
+    assert.ok(chosen.candidates.every((c) => c.admissible && Number.isNaN(c.measure)));
+    // One array of cross-validated confidences per repeat, each a different partition.
+    assert.equal(chosen.confidences.length, 4);
+    assert.equal(chosen.folds.length, 4);
+    assert.notDeepEqual(chosen.folds[0], chosen.folds[1]);
+    const items = examples.map((e, i) => ({ confidence: chosen.confidences[0]?.[i] ?? 0, correct: e.correct }));
+    assert.ok(expectedCalibrationError(items) < 0.05, `ECE ${expectedCalibrationError(items)}`);
+  });
+
+  void it('picks the smallest log-loss among the admissible candidates only', () => {
+    // A constraint on the fold-0 answers' mean confidence, set so that only the worse (by log-loss) candidate meets it.
+    const measure = (c: readonly number[], folds: readonly number[]): number => {
+      const inFold = c.filter((_, i) => folds[i] === 0);
+      return 0.3 - inFold.reduce((s, x) => s + x, 0) / inFold.length;
+    };
+    const grid = { knots: [0.7, 1.2], l2s: [0.001], repeats: 2 };
+    const free = selectCalibration(examples, { ...grid, constraint: { measure, atLeast: -Infinity } });
+    const [m07, m12] = free.candidates.map((c) => c.measure);
+    assert.ok(m07 !== undefined && m12 !== undefined && m12 > m07, `measures ${m07} ${m12}`);
+    assert.equal(free.best.knot, 0.7);
+    const constrained = selectCalibration(examples, { ...grid, constraint: { measure, atLeast: (m07 + m12) / 2 } });
+    const [low, high] = constrained.candidates;
+    assert.ok(low && high && low.logLoss < high.logLoss && !low.admissible && high.admissible, JSON.stringify(constrained.candidates));
+    assert.equal(constrained.best.knot, 1.2);
+    // Nobody admissible: the smallest log-loss, flagged as not admissible.
+    const none = selectCalibration(examples, { ...grid, constraint: { measure, atLeast: 1 } });
+    assert.equal(none.best.knot, 0.7);
+    assert.equal(none.best.admissible, false);
+  });
+
+  void it('among candidates within the tolerance of the smallest log-loss, the largest measure wins', () => {
+    // Two L2s a hair apart fit nearly the same model; a measure that prefers the worse log-loss decides between them.
+    const lossOf = (c: readonly number[]): number =>
+      examples.reduce((s, e, i) => s - Math.log(e.correct ? (c[i] ?? 0.5) : 1 - (c[i] ?? 0.5)), 0) / examples.length;
+    const grid = { knots: [0.7], l2s: [0.0003, 0.001], repeats: 2, constraint: { measure: lossOf, atLeast: -Infinity } };
+    const strict = selectCalibration(examples, { ...grid, tolerance: 0 });
+    const [a, b] = strict.candidates;
+    assert.ok(a && b && a.logLoss !== b.logLoss && Math.abs(a.logLoss - b.logLoss) < 0.001, JSON.stringify(strict.candidates));
+    const lower = a.logLoss < b.logLoss ? a : b;
+    const higher = lower === a ? b : a;
+    assert.equal(strict.best.l2, lower.l2);
+    assert.equal(selectCalibration(examples, grid).best.l2, higher.l2);
+  });
+
+  void it('deals stratified folds: each stratum split evenly, the same for the same seed', () => {
+    const strata = [...Array.from({ length: 10 }, () => 'a'), ...Array.from({ length: 31 }, () => 'b')];
+    const folds = stratifiedFolds(strata, 3, 5);
+    for (const s of ['a', 'b']) {
+      const counts = [0, 1, 2].map((k) => folds.filter((f, i) => strata[i] === s && f === k).length);
+      assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `${s}: ${counts.join(',')}`);
+    }
+    assert.deepEqual(stratifiedFolds(strata, 3, 5), folds);
+    assert.notDeepEqual(stratifiedFolds(strata, 3, 6), folds);
+  });
+});
+
+void describe('shipped calibration', () => {
+  void it('abstains on the flat level: weak evidence is never presented as an answer', () => {
+    const flat = 1 / (1 + Math.exp(-FITTED_CALIBRATION.intercept));
+    assert.ok(DEFAULT_WEIGHTS.abstainBelow > Math.round(flat * 1000) / 1000, `abstainBelow ${DEFAULT_WEIGHTS.abstainBelow}, flat ${flat}`);
+    const weak = { ...plain, support: FITTED_CALIBRATION.knot - 0.1 };
+    assert.ok(calibratedConfidence(weak, FITTED_CALIBRATION) < DEFAULT_WEIGHTS.abstainBelow);
   });
 });

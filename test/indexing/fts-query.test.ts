@@ -37,22 +37,3 @@ describe('buildFtsQuery term selection by document frequency', () => {
     assert.equal(buildFtsQuery(analyzer, '托管人 职责 托管人', pruning()), '"托管人" OR "职责"');
   });
 });
-
-describe('Han bigrams beside the words', () => {
-  it('adds the bigrams that are not words, pruned by document frequency like words, the maxGrams rarest', () => {
-    // 托管人的职责: words 托管, 管人, 托管人, 职责 (jieba search mode); bigrams 托管, 管人, 人的, 的职, 职责.
-    // 人的 and 的职 are not words: 人的 is in 30 chunks, 的职 in 2, so with maxGrams 1 only 的职 is added.
-    const grams: Record<string, number> = { ...df, 托管: 5, 管人: 5, 人的: 30, 的职: 2 };
-    const p = pruning({ docFrequency: (t) => grams[t] ?? 0, maxGrams: 1 });
-    assert.equal(buildFtsQuery(analyzer, '托管人的职责', p), '"托管" OR "管人" OR "托管人" OR "职责" OR "的职"');
-    assert.equal(
-      buildFtsQuery(analyzer, '托管人的职责', { ...p, maxGrams: 8 }),
-      '"托管" OR "管人" OR "托管人" OR "职责" OR "人的" OR "的职"',
-    );
-  });
-
-  it('adds none by default, and none that no chunk holds', () => {
-    assert.equal(buildFtsQuery(analyzer, '托管人的职责', pruning()), '"托管人" OR "职责"');
-    assert.equal(buildFtsQuery(analyzer, '托管人的职责', pruning({ maxGrams: 8 })), '"托管人" OR "职责"');
-  });
-});
