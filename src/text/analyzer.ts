@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Jieba } from '@node-rs/jieba';
@@ -178,6 +179,8 @@ export function chineseNumeralsToArabic(text: string): string {
  * UTF-8, which jieba would otherwise either reject with a bare "Load dict failed" or load as garbled terms.
  */
 function dictionaryText(file: string, bytes: Buffer): string {
+  // The whole file at once first (native, and no per-line decoder on every start); line by line only to name a bad line.
+  if (isUtf8(bytes) && !bytes.includes(0)) return bytes.toString('utf8').replace(/^\uFEFF/u, '');
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let start = 0;
   for (let line = 1; start <= bytes.length; line++) {
