@@ -24,6 +24,8 @@ export interface ProjectPaths {
   llmCache: string;
   /** OCR results per PDF (by sha256) and page. */
   ocrCache: string;
+  /** jieba's default dictionary as a lookup table, so a command starts without loading all of it. */
+  segmenterCache: string;
   configFile: string;
   envFile: string;
   prompts: string;
@@ -58,6 +60,7 @@ export function projectPaths(root: string): ProjectPaths {
     embeddingCache: path.join(state, 'cache', 'embeddings.db'),
     llmCache: path.join(state, 'cache', 'llm.db'),
     ocrCache: path.join(state, 'cache', 'ocr'),
+    segmenterCache: path.join(state, 'cache', 'jieba-dictionary.bin'),
     configFile: path.join(r, 'exam-copilot.config.json'),
     envFile: path.join(r, '.env'),
     prompts: path.join(packageRoot, 'prompts'),

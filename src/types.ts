@@ -116,6 +116,8 @@ export interface Embedder {
   readonly dimension: number;
   embedDocuments(texts: readonly string[]): Promise<Float32Array[]>;
   embedQuery(text: string): Promise<Float32Array>;
+  /** Releases files or handles the embedder keeps open, when it has any. */
+  close?(): void;
 }
 
 /** Problems met while validating input; collected and reported together rather than thrown one by one. */

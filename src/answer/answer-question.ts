@@ -7,7 +7,7 @@ import type { AnswerMode, AnswerResult, EvidenceItem, ParsedQuestion } from './a
 import type { CorpusStats } from './corpus-stats.js';
 import { buildCorpusStats } from './corpus-stats.js';
 import { citation, toEvidence } from './evidence.js';
-import { answerWithLlm } from './llm-answerer.js';
+import type { answerWithLlm } from './llm-answerer.js';
 import type { LlmClient } from './llm-client.js';
 import { LlmError } from './llm-error.js';
 import { createDeadline } from './llm-deadline.js';
@@ -112,12 +112,14 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
       '--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)',
     );
 
+  // Loaded here, not at start-up: it brings the schema library the offline answerer never needs.
+  const llmAnswerer = await import('./llm-answerer.js');
   // One budget for every LLM call this question makes (rerank, answer, repair, retries).
   const deadline = createDeadline(deps.deadlineMs ?? llm.deadlineMs);
   const llmOptions = { llm, prompts, deadline, ...(deps.examName ? { examName: deps.examName } : {}) };
   if (deps.mode === 'baseline') {
     try {
-      const reply = await answerWithLlm(question, [], { ...llmOptions, baseline: true });
+      const reply = await llmAnswerer.answerWithLlm(question, [], { ...llmOptions, baseline: true });
       return finishLlm(question, deps, reply, [], started, prompts);
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
@@ -183,7 +185,7 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
       usage.completionTokens += reranked.usage.completionTokens;
     }
     const context = takeEvidence(applyRulePriorities(query, candidates, analyzer), deps.topK, unitChars, BUDGET_MAX_HITS);
-    const reply = await answerWithLlm(question, context, { ...llmOptions, baseline: false });
+    const reply = await llmAnswerer.answerWithLlm(question, context, { ...llmOptions, baseline: false });
     reply.warnings.unshift(...warnings);
     reply.usage.promptTokens += usage.promptTokens;
     reply.usage.completionTokens += usage.completionTokens;

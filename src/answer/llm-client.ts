@@ -242,8 +242,17 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       timeout: attemptMs + 1000,
       fetch: boundedFetch(state, maxBytes, !hasKey),
     });
-    const signal = AbortSignal.any([deadline.signal, AbortSignal.timeout(attemptMs)]);
-    const completion = await client.chat.completions.create(body, { signal });
+    // An explicit timer, not AbortSignal.timeout: Node may garbage-collect a timeout signal that only
+    // `AbortSignal.any` refers to before it fires, leaving the attempt bounded by the deadline alone.
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(new DOMException('attempt timed out', 'TimeoutError')), attemptMs);
+    const signal = AbortSignal.any([deadline.signal, attempt.signal]);
+    let completion: OpenAI.Chat.ChatCompletion;
+    try {
+      completion = await client.chat.completions.create(body, { signal });
+    } finally {
+      clearTimeout(timer);
+    }
     const choice = completion.choices?.[0];
     if (!choice || typeof choice.message?.content !== 'string')
       throw new LlmError('malformed', `${where}: the reply had no message content`);

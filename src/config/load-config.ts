@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { projectPaths } from '../paths.js';
+import { checkConfigFile, ConfigIssue, type ConfigFile } from './config-file-schema.js';
 import type { Warning } from '../types.js';
 import { endpointSecrets, redactText, redactUrl } from './redact.js';
 
@@ -82,91 +82,7 @@ export interface LoadedConfig {
   warnings: Warning[];
 }
 
-const endpointFile = z
-  .object({ baseURL: z.string().url().optional(), apiKey: z.string().optional(), model: z.string().optional() })
-  .strict();
-
-const fileSchema = z
-  .object({
-    $schema: z.string().optional(),
-    books: z.record(z.string(), z.string()).optional(),
-    chunking: z
-      .object({
-        minChars: z.number().int().positive(),
-        maxChars: z.number().int().positive(),
-        overlap: z.number().int().nonnegative(),
-        articleUnits: z.boolean(),
-      })
-      .partial()
-      .strict()
-      .optional(),
-    pdf: z
-      .object({ pageTimeoutMs: z.number().int().positive(), fileTimeoutMs: z.number().int().positive(), password: z.string() })
-      .partial()
-      .strict()
-      .optional(),
-    ingest: z
-      .object({ ocr: z.enum(['auto', 'always', 'never']), ocrPageTimeoutMs: z.number().int().positive() })
-      .partial()
-      .strict()
-      .optional(),
-    embedder: z
-      .object({
-        kind: z.enum(['lsa', 'transformers', 'openai']),
-        dimension: z.number().int().positive().max(4096),
-        model: z.string(),
-        modelPath: z.string(),
-        queryPrefix: z.string(),
-        passagePrefix: z.string(),
-        endpoint: endpointFile,
-      })
-      .partial()
-      .strict()
-      .optional(),
-    vector: z
-      .object({ index: z.enum(['flat', 'hnsw']), backend: z.enum(['auto', 'faiss', 'js']), hnswM: z.number().int().min(4).max(128) })
-      .partial()
-      .strict()
-      .optional(),
-    retrieval: z
-      .object({
-        rrfK: z.number().positive(),
-        weights: z.object({ keyword: z.number().nonnegative(), vector: z.number().nonnegative() }).partial().strict(),
-        depth: z.number().int().positive().max(1000),
-        keywordDepth: z.number().int().positive().max(1000),
-        neighbours: z.number().int().nonnegative().max(5),
-      })
-      .partial()
-      .strict()
-      .optional(),
-    userDict: z.union([z.string(), z.array(z.string())]).optional(),
-    answer: z
-      .object({ abstainBelow: z.number().min(0).max(1), agent: z.boolean() })
-      .partial()
-      .strict()
-      .optional(),
-    llm: endpointFile
-      .extend({
-        timeoutMs: z.number().int().positive(),
-        deadlineMs: z.number().int().positive(),
-        maxRetries: z.number().int().nonnegative().max(10),
-        concurrency: z.number().int().positive().max(64),
-        cacheMaxEntries: z.number().int().positive(),
-        cacheMaxBytes: z.number().int().positive(),
-        tools: z.enum(['native', 'simulated', 'auto']),
-      })
-      .partial()
-      .strict()
-      .optional(),
-    exam: z
-      .object({ name: z.string().min(1) })
-      .partial()
-      .strict()
-      .optional(),
-  })
-  .strict();
-
-type FileConfig = z.infer<typeof fileSchema>;
+type FileConfig = ConfigFile;
 
 /** Default user dictionary shipped in rawdoc/ (exam terms jieba would otherwise split). */
 export const DEFAULT_USER_DICT = 'rawdoc/userdict.txt';
@@ -223,13 +139,13 @@ function readConfigFile(configFile: string): FileConfig {
   } catch (error) {
     throw new UserError(`${configFile}: not valid JSON (${(error as Error).message}); fix the file or remove it`);
   }
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    throw new UserError(`${configFile}: ${where}: ${issue?.message ?? 'invalid'}; see the README's Configuration section`);
+  try {
+    return checkConfigFile(raw);
+  } catch (error) {
+    if (!(error instanceof ConfigIssue)) throw error;
+    const where = error.path.length > 0 ? error.path.join('.') : '(top level)';
+    throw new UserError(`${configFile}: ${where}: ${error.message}; see the README's Configuration section`);
   }
-  return parsed.data;
 }
 
 /** Step 2: `.env` under the real environment (the real environment wins, as dotenv does). */

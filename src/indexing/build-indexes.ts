@@ -68,7 +68,7 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
   const warnings: Warning[] = [];
   let analyzer = options.analyzer;
   if (!analyzer) {
-    const built = analyzerFromConfig(options.root, config);
+    const built = analyzerFromConfig(options.root, config, { wholeCorpus: true });
     analyzer = built.analyzer;
     warnings.push(...built.warnings);
   }

@@ -63,6 +63,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   const { meta, ids } = readVectorMeta(paths.faissDir);
   assertEmbedderMatches(meta, config);
   const fts = openFtsIndex(paths.ftsDb, analyzer);
+  let closeEmbedder = (): void => undefined;
   try {
     // Chunks are read from SQLite by key when a hit needs them; the whole table is loaded only when a caller
     // asks for `chunks` (corpus statistics), never to answer one search.
@@ -79,6 +80,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       return c;
     };
     const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
+    closeEmbedder = () => embedder.close?.();
     assertSameEmbedderId(meta, embedder.id);
     const index = await readVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), {
       backend: options.backend ?? config.vector.backend,
@@ -113,10 +115,14 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       size: fts.count,
       chunk: (id) => fts.chunkById(id),
       search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
-      close: () => fts.close(),
+      close: () => {
+        fts.close();
+        closeEmbedder();
+      },
     };
   } catch (error) {
     fts.close();
+    closeEmbedder();
     throw error;
   }
 }

@@ -1,8 +1,10 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Jieba } from '@node-rs/jieba';
 import { stemmer } from 'stemmer';
 import { UserError } from '../errors.js';
+import { splitDictionaryLine, type DictionaryTable } from './dictionary-table.js';
 
 /**
  * The one text analyzer shared by the keyword index, the LSA embedder and the offline answerer,
@@ -184,6 +186,8 @@ export function chineseNumeralsToArabic(text: string): string {
  * UTF-8, which jieba would otherwise either reject with a bare "Load dict failed" or load as garbled terms.
  */
 function dictionaryText(file: string, bytes: Buffer): string {
+  // The whole file at once first (native, and no per-line decoder on every start); line by line only to name a bad line.
+  if (isUtf8(bytes) && !bytes.includes(0)) return bytes.toString('utf8').replace(/^\uFEFF/u, '');
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let start = 0;
   for (let line = 1; start <= bytes.length; line++) {
@@ -236,26 +240,112 @@ export function readUserDictionary(files: readonly string[]): { lines: string[];
  * 6 MB keyword-idf table, which segmentation never uses, on every start.
  */
 function defaultDictionary(): Buffer {
-  return readFileSync(createRequire(import.meta.url).resolve('@node-rs/jieba/dict.txt'));
+  return readFileSync(defaultDictionaryFile());
+}
+
+/** Path of jieba's default dictionary file. */
+export function defaultDictionaryFile(): string {
+  return createRequire(import.meta.url).resolve('@node-rs/jieba/dict.txt');
+}
+
+/** Options of `createAnalyzer`. */
+export interface AnalyzerOptions {
+  /**
+   * jieba's default dictionary as a lookup table (`dictionary-table.ts`): jieba then gets only the words that occur
+   * in the texts it cuts, instead of building its trie from all 349,000 words first. The tokens are the same.
+   */
+  table?: DictionaryTable;
 }
 
 /** Builds an analyzer over jieba's default dictionary plus the given user-dictionary lines (`term freq tag`). */
-export function createAnalyzer(userDictionary: readonly string[] = []): Analyzer {
-  const jieba = Jieba.withDict(defaultDictionary());
+export function createAnalyzer(userDictionary: readonly string[] = [], options: AnalyzerOptions = {}): Analyzer {
   const sorted = [...new Set(userDictionary)].sort();
-  if (sorted.length > 0) jieba.loadDict(Buffer.from(sorted.join('\n') + '\n', 'utf8'));
+  const userText = sorted.length > 0 ? sorted.join('\n') + '\n' : '';
+  const segment = (options.table && segmentOnDemand(options.table, userText)) ?? segmentWithFullDictionary(userText);
   const fingerprint = `jieba-search+num4+user:${sorted.length}:${simpleHash(sorted.join('\n'))}`;
   return {
     fingerprint,
     tokens(text: string): string[] {
       const out: string[] = [];
-      for (const piece of jieba.cutForSearch(normalizeText(text), true)) {
+      for (const piece of segment(normalizeText(text))) {
         const token = piece.trim();
         if (!token || PUNCT_OR_SPACE.test(token) || STOPWORDS.has(token)) continue;
         out.push(LATIN_WORD.test(token) ? stemmer(token) : token);
       }
       return out;
     },
+  };
+}
+
+/** jieba search-mode cut of normalised text. */
+type Segment = (text: string) => string[];
+
+/** jieba with its whole default dictionary, then the user dictionary over it. */
+function segmentWithFullDictionary(userText: string): Segment {
+  const jieba = Jieba.withDict(defaultDictionary());
+  if (userText) jieba.loadDict(Buffer.from(userText, 'utf8'));
+  return (text) => jieba.cutForSearch(text, true);
+}
+
+/**
+ * After this many characters, loading the whole dictionary once costs less than finding each text's words
+ * (an eval, a long REPL session); one question with its passages is about 20,000.
+ */
+const ON_DEMAND_CHARS = 100_000;
+
+/**
+ * A word no text can contain: jieba only looks words up inside runs of CJK and ASCII letters, digits and `+#&._%-`,
+ * and these are private-use characters. Its frequency holds the frequencies of the dictionary words not loaded yet.
+ */
+const RESERVE_WORD = '\ue000\ue001\ue002';
+
+/**
+ * jieba fed on demand: before cutting a text, the dictionary words occurring in it are added. jieba-rs cuts a text
+ * by the words that occur in it and by the sum of all frequencies (it recomputes the sum on every load), so with
+ * the missing frequency mass kept on `RESERVE_WORD` the cut is the same as with the whole dictionary loaded.
+ * The user dictionary is loaded first and wins over the default entries for its words, as in the full load.
+ * Null when a user line has a frequency jieba would reject: the full load then reports it as it always has.
+ */
+function segmentOnDemand(table: DictionaryTable, userText: string): Segment | null {
+  const userFreq = new Map<string, number>();
+  for (const line of userText.split('\n')) {
+    const entry = splitDictionaryLine(line);
+    if (!entry) continue;
+    if (entry.freq === null) return null;
+    userFreq.set(entry.word, entry.freq); // the last line for a word wins, as in jieba
+  }
+  const loaded = new Uint8Array(table.wordCount);
+  let total = table.totalFrequency;
+  let loadedFrequency = 0;
+  for (const [word, freq] of userFreq) {
+    const id = table.wordId(word);
+    if (id >= 0) {
+      total -= table.frequency(id);
+      loaded[id] = 1; // never load the default entry over the user's
+    }
+    total += freq;
+    loadedFrequency += freq;
+  }
+  const reserve = (): string => `${RESERVE_WORD} ${total - loadedFrequency}\n`;
+  const jieba = Jieba.withDict(Buffer.from(userText + reserve(), 'utf8'));
+  let seen = 0;
+  let full: Segment | null = null;
+  return (text) => {
+    if (full) return full(text);
+    seen += text.length;
+    if (seen > ON_DEMAND_CHARS) {
+      full = segmentWithFullDictionary(userText);
+      return full(text);
+    }
+    let lines = '';
+    table.forEachWordIn(text, (id) => {
+      if (loaded[id]) return;
+      loaded[id] = 1;
+      loadedFrequency += table.frequency(id);
+      lines += `${table.word(id)} ${table.frequency(id)} ${table.tag(id)}\n`;
+    });
+    if (lines) jieba.loadDict(Buffer.from(lines + reserve(), 'utf8'));
+    return jieba.cutForSearch(text, true);
   };
 }
 

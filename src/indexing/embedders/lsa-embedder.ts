@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { NotReadyError } from '../../errors.js';
 import type { Analyzer } from '../../text/analyzer.js';
@@ -118,9 +118,9 @@ export class LsaModel implements Embedder {
   private readonly analyzer: Analyzer;
   private readonly termIndex: Map<string, number>;
   private readonly state: LsaState;
-  private readonly projection: Float32Array;
+  private readonly projection: Projection;
 
-  constructor(analyzer: Analyzer, state: LsaState, projection: Float32Array) {
+  constructor(analyzer: Analyzer, state: LsaState, projection: Projection) {
     this.analyzer = analyzer;
     this.state = state;
     this.projection = projection;
@@ -162,10 +162,11 @@ export class LsaModel implements Embedder {
   private project({ indices, values }: { indices: number[]; values: number[] }): Float32Array {
     const d = this.dimension;
     const out = new Float32Array(d);
+    const rows = this.projection.rows(indices);
     for (let p = 0; p < indices.length; p++) {
-      const base = indices[p]! * d;
+      const row = rows[p]!;
       const w = values[p]!;
-      for (let c = 0; c < d; c++) out[c]! += w * this.projection[base + c]!;
+      for (let c = 0; c < d; c++) out[c]! += w * row[c]!;
     }
     return l2normalize(out);
   }
@@ -178,14 +179,17 @@ export class LsaModel implements Embedder {
     return Promise.resolve(this.project(this.weights(text, true)));
   }
 
+  /** Releases the projection file of a loaded model (after which it cannot embed). */
+  close(): void {
+    this.projection.close?.();
+  }
+
   /** Writes the fitted state under `dir` (JSON + a Float32 projection matrix, vocabulary × dimension). */
   save(dir: string): void {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, STATE_FILE), JSON.stringify(this.state));
-    writeFileSync(
-      path.join(dir, PROJECTION_FILE),
-      Buffer.from(this.projection.buffer, this.projection.byteOffset, this.projection.byteLength),
-    );
+    const all = this.projection.all();
+    writeFileSync(path.join(dir, PROJECTION_FILE), Buffer.from(all.buffer, all.byteOffset, all.byteLength));
   }
 }
 
@@ -349,7 +353,7 @@ export function fitLsa(
     idf,
     singularValues: Array.from(svd.singularValues),
   };
-  const model = new LsaModel(analyzer, state, projection);
+  const model = new LsaModel(analyzer, state, projectionInMemory(projection, dimension));
 
   // Every document's embedding from its weighted row: the same numbers `model.embed` gives, without tokenising again.
   const full = sample.length === n ? fitMatrix : matrixOf(all);
@@ -387,12 +391,65 @@ export function loadLsa(dir: string, analyzer: Analyzer): LsaModel {
       `the LSA embedder in ${dir} was fitted with analyzer ${state.analyzer}, the current user dictionary gives ${analyzer.fingerprint}; run \`exam-copilot ingest --force\``,
     );
   }
-  const buf = readFileSync(projectionFile);
-  const projection = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-  if (projection.length !== state.vocabulary.length * state.dimension) {
+  if (statSync(projectionFile).size !== state.vocabulary.length * state.dimension * 4) {
     throw new NotReadyError(`${projectionFile} has the wrong size; run \`exam-copilot ingest --force\``);
   }
-  return new LsaModel(analyzer, state, projection);
+  return new LsaModel(analyzer, state, projectionFromFile(projectionFile, state.dimension));
+}
+
+/** The projection matrix (vocabulary × dimension, row-major): the rows a text's features select, or all of it. */
+interface Projection {
+  rows(indices: readonly number[]): Float32Array[];
+  all(): Float32Array;
+  /** Releases the saved file, for a projection read from one. */
+  close?(): void;
+}
+
+function projectionInMemory(matrix: Float32Array, dimension: number): Projection {
+  return {
+    rows: (indices) => indices.map((j) => matrix.subarray(j * dimension, (j + 1) * dimension)),
+    all: () => matrix,
+  };
+}
+
+/**
+ * Rows read from the saved file when a text first needs them: a query touches a few hundred of the matrix's
+ * tens of thousands of rows, and reading all of it (13 MB for a 252-page book) was a large part of answering
+ * one question. The file stays open until `close`, so a model keeps reading the matrix it was loaded with even
+ * when an ingest swaps in a new index meanwhile (as eval, which scores one index, relies on).
+ */
+function projectionFromFile(file: string, dimension: number): Projection & { close(): void } {
+  const rowBytes = dimension * 4;
+  const cache = new Map<number, Float32Array>();
+  let fd: number | null = openSync(file, 'r');
+  const handle = (): number => {
+    if (fd === null) throw new Error(`${file}: read after the embedder was closed`);
+    return fd;
+  };
+  return {
+    rows(indices) {
+      return indices.map((j) => {
+        let row = cache.get(j);
+        if (!row) {
+          row = new Float32Array(dimension);
+          const read = readSync(handle(), new Uint8Array(row.buffer), 0, rowBytes, j * rowBytes);
+          if (read !== rowBytes) throw new NotReadyError(`${file} is shorter than its vocabulary; run \`exam-copilot ingest --force\``);
+          cache.set(j, row);
+        }
+        return row;
+      });
+    },
+    all() {
+      const size = fstatSync(handle()).size;
+      const out = new Float32Array(size / 4);
+      readSync(handle(), new Uint8Array(out.buffer), 0, size, 0);
+      return out;
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
 }
 
 /** Reads only the corpus hash of a saved model (to decide whether a previous fit can be reused). */

@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { projectPaths } from '../../src/paths.js';
+import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
+import { createAnalyzer, defaultDictionaryFile, readUserDictionary } from '../../src/text/analyzer.js';
+import { loadDictionaryTable } from '../../src/text/dictionary-cache.js';
+import { buildDictionaryTable, readDictionaryTable, type DictionaryTable } from '../../src/text/dictionary-table.js';
+import { testConfig } from '../retrieve/fixture-index.js';
+import { fixturesDir, makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+
+/** Real text: the sample validation questions and the retrieval fixture's textbook passages. */
+function realTexts(): string[] {
+  const questions = readFileSync(path.join(repoRoot, 'rawdoc', 'validation.csv'), 'utf8').split('\n');
+  const chunks = readFileSync(path.join(fixturesDir, 'retrieve', 'chunks.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as { text: string }).text);
+  return [...questions, ...chunks].filter((t) => t.trim() !== '');
+}
+
+describe('dictionary table (jieba dictionary on demand)', () => {
+  let table: DictionaryTable;
+  const dictText = readFileSync(defaultDictionaryFile(), 'utf8');
+  const dictWords = new Map<string, number>();
+  before(() => {
+    table = buildDictionaryTable(dictText);
+    for (const line of dictText.split('\n')) {
+      const [word, freq] = line.split(' ');
+      if (word) dictWords.set(word, Number(freq));
+    }
+  });
+
+  it('holds every word of jieba dictionary with its frequency, and the sum of all frequencies', () => {
+    assert.equal(table.wordCount, dictWords.size);
+    let total = 0;
+    for (const f of dictWords.values()) total += f;
+    assert.equal(table.totalFrequency, total);
+    for (const word of ['基金', '托管人', '中华人民共和国', '的', 'ａ']) {
+      const id = table.wordId(word);
+      if (!dictWords.has(word)) {
+        assert.equal(id, -1, word);
+        continue;
+      }
+      assert.ok(id >= 0, word);
+      assert.equal(table.word(id), word);
+      assert.equal(table.frequency(id), dictWords.get(word));
+    }
+    // A prefix of a word that is not a word itself is not reported as one.
+    assert.ok(!dictWords.has('中华人民共'));
+    assert.equal(table.wordId('中华人民共'), -1);
+  });
+
+  it('finds exactly the dictionary words that occur in a text', () => {
+    for (const text of realTexts().slice(0, 40)) {
+      const found = new Set<string>();
+      table.forEachWordIn(text, (id) => found.add(table.word(id)));
+      const expected = new Set<string>();
+      for (let i = 0; i < text.length; i++) {
+        for (let j = i + 1; j <= Math.min(text.length, i + 16); j++) {
+          if (dictWords.has(text.slice(i, j))) expected.add(text.slice(i, j));
+        }
+      }
+      assert.deepEqual([...found].sort(), [...expected].sort(), text.slice(0, 40));
+    }
+  });
+
+  it('cuts real text exactly as jieba with its whole dictionary, with and without user dictionaries', () => {
+    const starter = readUserDictionary([
+      path.join(repoRoot, 'dict', 'exam-terms.txt'),
+      path.join(repoRoot, 'rawdoc', 'userdict.txt'),
+    ]).lines;
+    // Overrides of default words (a much lower and a much higher frequency) change cuts and the total; a word
+    // repeated with two frequencies keeps the last; a line without a frequency counts 0.
+    const overrides = [...starter, '基金 3 n', '托管 9000000 v', '份额持有人 50 n', '份额持有人 70000 n', '管理人员'];
+    const texts = realTexts();
+    for (const lines of [[], starter, overrides]) {
+      const full = createAnalyzer(lines);
+      const onDemand = createAnalyzer(lines, { table });
+      assert.equal(onDemand.fingerprint, full.fingerprint);
+      for (const text of texts) assert.deepEqual(onDemand.tokens(text), full.tokens(text), text.slice(0, 60));
+    }
+  });
+
+  it('past its on-demand budget (a long session) it switches to the whole dictionary and cuts the same', () => {
+    const texts = realTexts();
+    const full = createAnalyzer([]);
+    const onDemand = createAnalyzer([], { table });
+    let seen = 0;
+    for (let round = 0; seen < 250_000; round++) {
+      for (const text of texts) {
+        seen += text.length;
+        assert.deepEqual(onDemand.tokens(text), full.tokens(text), `round ${round}: ${text.slice(0, 40)}`);
+      }
+    }
+  });
+
+  it('a user line jieba rejects fails the same way as with the whole dictionary', () => {
+    assert.throws(() => createAnalyzer(['基金 lots n']));
+    assert.throws(() => createAnalyzer(['基金 lots n'], { table }));
+  });
+
+  it('reads back what it serialised, and rejects truncated or foreign bytes', () => {
+    const copy = readDictionaryTable(new Uint8Array(table.bytes));
+    assert.equal(copy.wordCount, table.wordCount);
+    assert.equal(copy.totalFrequency, table.totalFrequency);
+    assert.equal(copy.word(copy.wordId('托管人')), '托管人');
+    assert.throws(() => readDictionaryTable(table.bytes.subarray(0, table.bytes.byteLength - 8)), /truncated/);
+    assert.throws(() => readDictionaryTable(new Uint8Array(64)), /not a dictionary table/);
+  });
+});
+
+describe('dictionary table cache', () => {
+  let tmp: TempRoot;
+  let cacheFile: string;
+  before(() => {
+    tmp = makeTempRoot();
+    cacheFile = path.join(tmp.root, 'cache', 'jieba-dictionary.bin');
+  });
+  after(() => tmp.cleanup());
+
+  it('builds and writes the table once, then reads it back', () => {
+    const first = loadDictionaryTable(cacheFile, { write: true });
+    assert.ok(first.table);
+    assert.deepEqual(first.warnings, []);
+    const written = readFileSync(cacheFile);
+    const second = loadDictionaryTable(cacheFile, { write: true });
+    assert.ok(second.table);
+    assert.deepEqual(second.warnings, []);
+    assert.deepEqual(readFileSync(cacheFile), written, 'not rewritten');
+    assert.equal(second.table.totalFrequency, first.table.totalFrequency);
+    assert.deepEqual(
+      readdirSync(path.dirname(cacheFile)).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
+  });
+
+  it('a truncated or garbled cache is rebuilt with a warning naming it, and cuts stay the same', () => {
+    const good = readFileSync(cacheFile);
+    const reference = createAnalyzer();
+    for (const bad of [good.subarray(0, good.length - 1000), Buffer.from('not a table at all')]) {
+      writeFileSync(cacheFile, bad);
+      const loaded = loadDictionaryTable(cacheFile, { write: true });
+      assert.ok(loaded.table);
+      assert.equal(loaded.warnings.length, 1);
+      assert.equal(loaded.warnings[0]?.where, cacheFile);
+      assert.match(loaded.warnings[0]?.message ?? '', /unreadable .*rebuilt/);
+      assert.deepEqual(readFileSync(cacheFile), good);
+      const analyzer = createAnalyzer([], { table: loaded.table });
+      assert.deepEqual(analyzer.tokens('基金托管人应当安全保管基金财产'), reference.tokens('基金托管人应当安全保管基金财产'));
+    }
+  });
+
+  it('a cache built from another dictionary version is replaced without a warning', () => {
+    const good = readFileSync(cacheFile);
+    const stale = Buffer.from(good);
+    // The identity ends with the jieba package version; change its last character.
+    const idLength = stale.readUInt32LE(0);
+    stale[4 + idLength - 1] = 'x'.charCodeAt(0);
+    writeFileSync(cacheFile, stale);
+    const loaded = loadDictionaryTable(cacheFile, { write: true });
+    assert.ok(loaded.table);
+    assert.deepEqual(loaded.warnings, []);
+    assert.deepEqual(readFileSync(cacheFile), good);
+  });
+
+  it('without leave to write, a missing cache means the whole dictionary (no table) and no file', () => {
+    const elsewhere = path.join(tmp.root, 'other', 'jieba-dictionary.bin');
+    const loaded = loadDictionaryTable(elsewhere, { write: false });
+    assert.equal(loaded.table, null);
+    assert.ok(!existsSync(path.dirname(elsewhere)));
+  });
+
+  it('analyzerFromConfig writes the cache only into a root ingest has prepared', () => {
+    const bare = makeTempRoot();
+    try {
+      const config = testConfig(bare.root);
+      analyzerFromConfig(bare.root, config);
+      assert.deepEqual(readdirSync(bare.root), [], 'nothing created in a folder that is not a project yet');
+      const paths = projectPaths(bare.root);
+      mkdirSync(paths.state);
+      const built = analyzerFromConfig(bare.root, config);
+      assert.ok(existsSync(paths.segmenterCache));
+      assert.deepEqual(built.warnings, []);
+      const plain = createAnalyzer(readUserDictionary([paths.starterDictionary]).lines);
+      const text = '基金管理人应当按照基金合同的约定，向基金份额持有人分配收益';
+      assert.deepEqual(built.analyzer.tokens(text), plain.tokens(text));
+    } finally {
+      bare.cleanup();
+    }
+  });
+});
