@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
@@ -58,7 +58,7 @@ describe('the eval HTML report in a real browser', { skip: skipWithoutBrowser },
     run(['ingest']);
     const html = path.join(tmp.root, 'reports', 'eval.html');
     const runs = path.join(tmp.root, 'runs');
-    run([
+    const evalArgs = [
       'eval',
       path.join(tmp.root, 'rawdoc', 'validation.csv'),
       '--limit',
@@ -69,7 +69,26 @@ describe('the eval HTML report in a real browser', { skip: skipWithoutBrowser },
       runs,
       '--report-html',
       html,
-    ]);
+    ];
+    run(evalArgs);
+    // On the sample every mode gives the same letters, so the "modes disagree" filter would only ever be empty here.
+    // One vector answer is changed to a wrong letter in its run file, as a different answerer could have given it, and
+    // the report is written again from the run files (--resume reuses every row and answers none).
+    const vectorRun = path.join(runs, 'validation.vector.jsonl');
+    let changed = false;
+    const lines = readFileSync(vectorRun, 'utf8')
+      .split('\n')
+      .map((line) => {
+        if (changed || !line.startsWith('{')) return line;
+        const r = JSON.parse(line) as RunRecord;
+        const wrong = r.options?.find((o) => o.letter !== r.gold);
+        if (!r.correct || !wrong) return line;
+        changed = true;
+        return JSON.stringify({ ...r, predicted: wrong.letter, correct: false });
+      });
+    assert.ok(changed, 'no right vector answer to change');
+    writeFileSync(vectorRun, lines.join('\n'));
+    run([...evalArgs, '--resume']);
     for (const mode of MODES) {
       for (const r of readRunFile(path.join(runs, `validation.${mode}.jsonl`)).records) {
         byId.set(r.id, { ...byId.get(r.id), [mode]: r });
