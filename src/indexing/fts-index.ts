@@ -348,8 +348,13 @@ export function openFtsIndex(
       if (split) {
         scoreCommon ??= commonTermScorer(db, 'chunks_fts', columnWeights);
         const score = scoreCommon;
-        ranked = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates))
-          .map(({ row, score: rare }) => ({ row, score: rare + score(row, split.common) }))
+        const candidates = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates));
+        const common = score(
+          candidates.map((c) => c.row),
+          split.common,
+        );
+        ranked = candidates
+          .map(({ row, score: rare }, i) => ({ row, score: rare + common[i]! }))
           .sort((a, b) => b.score - a.score)
           .slice(0, k);
       }
