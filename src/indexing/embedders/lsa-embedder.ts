@@ -23,6 +23,8 @@ const NGRAM_PREFIX = '\u0002';
 const MAX_VOCABULARY = 60_000;
 /** What a document's feature arrays become once it is embedded. */
 const EMPTY_ROW = new Int32Array(0);
+/** Documents embedded per block of weighted rows at the end of a fit. */
+const EMBED_BLOCK = 4096;
 const CJK_RUN = /[\p{Script=Han}]{2,}/gu;
 /** BM25's saturation and length normalisation (Robertson & Zaragoza's usual values). */
 const BM25_K1 = 1.2;
@@ -281,22 +283,6 @@ export function fitLsa(
     return Math.log((1 + n) / (1 + df[id]!)) + 1;
   });
 
-  /** Document i's weighted, L2-normalised row: vocabulary columns ascending, with their weights. */
-  const weightedRow = (i: number): { columns: number[]; weights: number[] } => {
-    const row = rows[i]!;
-    const cnt = counts[i]!;
-    let length = 0;
-    for (const c of cnt) length += c;
-    const entries: [number, number][] = [];
-    for (let t = 0; t < row.length; t++) {
-      const j = column[row[t]!]!;
-      if (j >= 0) entries.push([j, localWeight(o.weighting, cnt[t]!, length, averageLength) * idf[j]!]);
-    }
-    entries.sort((a, b) => a[0] - b[0]);
-    const norm = Math.sqrt(entries.reduce((s, [, v]) => s + v * v, 0)) || 1;
-    return { columns: entries.map((e) => e[0]), weights: entries.map((e) => e[1] / norm) };
-  };
-
   /** Weighted, L2-normalised CSR rows of the given documents. */
   const matrixOf = (docIndices: readonly number[]): CsrMatrix => {
     const rowStart = new Int32Array(docIndices.length + 1);
@@ -306,10 +292,20 @@ export function fitLsa(
     const values = new Float64Array(nnz);
     let p = 0;
     docIndices.forEach((i, r) => {
-      const { columns, weights } = weightedRow(i);
-      for (let e = 0; e < columns.length; e++) {
-        indices[p] = columns[e]!;
-        values[p++] = weights[e]!;
+      const row = rows[i]!;
+      const cnt = counts[i]!;
+      let length = 0;
+      for (const c of cnt) length += c;
+      const entries: [number, number][] = [];
+      for (let t = 0; t < row.length; t++) {
+        const j = column[row[t]!]!;
+        if (j >= 0) entries.push([j, localWeight(o.weighting, cnt[t]!, length, averageLength) * idf[j]!]);
+      }
+      entries.sort((a, b) => a[0] - b[0]);
+      const norm = Math.sqrt(entries.reduce((s, [, v]) => s + v * v, 0)) || 1;
+      for (const [j, v] of entries) {
+        indices[p] = j;
+        values[p++] = v / norm;
       }
       rowStart[r + 1] = p;
     });
@@ -360,20 +356,24 @@ export function fitLsa(
   const model = new LsaModel(analyzer, state, projection);
 
   // Every document's embedding from its weighted row: the same numbers `model.embed` gives, without tokenising again.
-  // Row by row rather than from a CSR matrix of the whole corpus, which on a library of 66k chunks held ~170 MB at
-  // the peak of ingest; each document's features are released once it is embedded.
+  // Block by block rather than from a CSR matrix of the whole corpus, which on a library of 66k chunks held ~170 MB at
+  // the peak of ingest; each block's features are released once it is embedded.
   const vectors: Float32Array[] = [];
-  for (let i = 0; i < n; i++) {
-    const { columns, weights } = weightedRow(i);
-    rows[i] = EMPTY_ROW;
-    counts[i] = EMPTY_ROW;
-    const out = new Float32Array(dimension);
-    for (let p = 0; p < columns.length; p++) {
-      const base = columns[p]! * dimension;
-      const w = weights[p]!;
-      for (let c = 0; c < dimension; c++) out[c]! += w * projection[base + c]!;
+  for (let from = 0; from < n; from += EMBED_BLOCK) {
+    const block = all.slice(from, Math.min(n, from + EMBED_BLOCK));
+    const matrix = sample.length === n ? fitMatrix : matrixOf(block);
+    const offset = sample.length === n ? from : 0;
+    for (let r = 0; r < block.length; r++) {
+      const out = new Float32Array(dimension);
+      for (let p = matrix.rowStart[offset + r]!; p < matrix.rowStart[offset + r + 1]!; p++) {
+        const base = matrix.indices[p]! * dimension;
+        const w = matrix.values[p]!;
+        for (let c = 0; c < dimension; c++) out[c]! += w * projection[base + c]!;
+      }
+      vectors.push(l2normalize(out));
+      rows[block[r]!] = EMPTY_ROW;
+      counts[block[r]!] = EMPTY_ROW;
     }
-    vectors.push(l2normalize(out));
   }
   return { model, vectors };
 }
