@@ -18,6 +18,10 @@ import path from 'node:path';
 import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
 
 const { args, opt, bench, skip } = benchArgs();
+// As bin/exam-copilot.js does, before FAISS loads (here and in the ingest child, which inherits the environment):
+// without it libgomp's spin-waiting turns a sub-millisecond HNSW query into tens of milliseconds on a busy machine.
+const { applyFaissThreadDefaults } = await importDist('src/indexing/load-faiss.js');
+applyFaissThreadDefaults(process.env);
 const runs = Number(opt('--runs', '7'));
 const bin = path.join(repo, 'bin', 'exam-copilot.js');
 const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' };

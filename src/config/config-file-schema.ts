@@ -127,6 +127,7 @@ const configFile = partialObject({
     depth: num({ int: true, above: 0, max: 1000 }),
     keywordDepth: num({ int: true, above: 0, max: 1000 }),
     neighbours: num({ int: true, min: 0, max: 5 }),
+    parallelAbove: num({ int: true, min: 0 }),
   }),
   userDict: stringOrList,
   answer: partialObject({ abstainBelow: num({ min: 0, max: 1 }), agent: bool }),

@@ -34,7 +34,12 @@ async function main(): Promise<void> {
       // faiss-node is not safe in worker threads: its native binding keeps one V8 reference across isolates, and a
       // second worker that loads it aborts the process. The exact JS index reads the same flat FAISS file and
       // returns the same ids and scores (test/indexing/faiss-equals-flat), so answers are unchanged.
-      config: { ...data.config, vector: { ...data.config.vector, backend: 'js' } },
+      // The pool already answers on every core: no second thread per worker for the hybrid's keyword query.
+      config: {
+        ...data.config,
+        vector: { ...data.config.vector, backend: 'js' },
+        retrieval: { ...data.config.retrieval, parallelAbove: Number.MAX_SAFE_INTEGER },
+      },
       answerer: 'offline',
       retrieval: true,
       topK: data.topK,

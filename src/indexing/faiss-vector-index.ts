@@ -5,8 +5,12 @@ import type { FaissIndexHandle, FaissModule } from './load-faiss.js';
 import { patchHnswParams } from './faiss-format.js';
 import { checkDimension, checkK, type VectorIndex, type VectorKind, type VectorSearchResult } from './vector-index-contract.js';
 
-/** Vectors handed to faiss-node per `add` call: it takes plain arrays, so batching bounds the temporary copy. */
-const ADD_BATCH = 8192;
+/**
+ * Vectors handed to faiss-node per `add` call. It takes a plain array and reads each number through N-API, which
+ * allocates a heap number and a handle per value until the call returns: batches of 8,192 vectors (2M values) left
+ * ~300 MB of such garbage at the peak of a 66k-chunk ingest; small batches die young in the scavenger.
+ */
+const ADD_BATCH = 256;
 
 /** HNSW parameters; the efs are stored in the index file, so they survive write/read. */
 export interface HnswParams {

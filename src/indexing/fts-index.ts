@@ -3,7 +3,7 @@ import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
-import { matchExpression, segmentForIndex, selectQueryTerms } from './fts-query.js';
+import { matchExpression, segmentForIndex, selectQueryTerms, type QueryTerm } from './fts-query.js';
 import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
 
 /** Bumped when the table layout changes, so an old database is reported as needing a re-ingest. */
@@ -164,6 +164,14 @@ export const DEFAULT_TERM_SELECTION: TermSelection = { maxDocShare: 0.5, maxTerm
  */
 export interface FtsIndex {
   search(query: string, k: number, filter?: ChunkFilter): Hit[];
+  /** The query terms `search` sends to the index (analyzer tokens pruned by document frequency). */
+  queryTerms(query: string): QueryTerm[];
+  /** Hits for ranked rows (as `createFtsRanker` returns them), in the same order; unknown rows are skipped. */
+  hitsOf(ranked: readonly RankedRow[]): Hit[];
+  /** The index file, for a second connection on a worker thread. */
+  readonly file: string;
+  /** What `createFtsRanker` needs to rank exactly as `search` does. */
+  readonly rankerOptions: FtsRankerOptions;
   /** Every chunk in index (row) order. */
   loadChunks(): Chunk[];
   /** One chunk by id, or undefined. */
@@ -227,6 +235,75 @@ export function filterSql(filter: ChunkFilter | undefined): { where: string[]; p
   return { where, params };
 }
 
+/** A row of the keyword index with its BM25 score (higher is better). */
+export interface RankedRow {
+  row: number;
+  score: number;
+}
+
+/** What `createFtsRanker` needs besides the database: the weights, the two-stage settings and the row count. */
+export interface FtsRankerOptions {
+  weights: Bm25Weights;
+  twoStage: TwoStageOptions;
+  /** Chunks in the index (the two-stage split compares document frequencies with it). */
+  count: number;
+}
+
+/**
+ * The database half of a keyword search: the best `k` rows for already selected query terms, by FTS5's bm25 with
+ * the column weights (two-stage above `twoStage.minCommonPostings`, see fts-two-stage.ts), with the filter in SQL.
+ * Needs only an open connection, so the same ranking runs on the thread that opened the index or on a worker.
+ */
+export function createFtsRanker(
+  db: Database.Database,
+  options: FtsRankerOptions,
+): (terms: readonly QueryTerm[], k: number, filter?: ChunkFilter) => RankedRow[] {
+  const w = options.weights;
+  const { twoStage, count } = options;
+  // The bm25 weights as FTS5's per-query rank function: `ORDER BY rank LIMIT k` then runs inside FTS5, which keeps
+  // only the best k (rowid, score) pairs instead of joining every matching row's metadata before the sort.
+  const rankFunction = `bm25(${w.content}, ${w.book}, ${w.chapter}, ${w.section}, ${w.figure_ref})`;
+  const columnWeights = [w.content, w.book, w.chapter, w.section, w.figure_ref];
+  // Opened on the first split query: small indexes never split.
+  let scoreCommon: ReturnType<typeof commonTermScorer> | undefined;
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (sql: string): Database.Statement => {
+    let s = statements.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      statements.set(sql, s);
+    }
+    return s;
+  };
+  return (terms, k, filter) => {
+    if (k <= 0 || terms.length === 0) return [];
+    const { where, params } = filterSql(filter);
+    const restrict = where.length > 0 ? ` AND rowid IN (SELECT c.row FROM chunks c WHERE ${where.join(' AND ')})` : '';
+    const sql = `SELECT rowid AS row, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?${restrict} ORDER BY rank LIMIT ?`;
+    const split = splitQueryTerms(terms, count, twoStage);
+    // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
+    const ranked = (
+      prepared(sql).all(
+        matchExpression(split ? split.rare : terms),
+        rankFunction,
+        ...params,
+        split ? Math.max(k, twoStage.candidates) * twoStage.fetchFactor : k,
+      ) as { row: number; rank: number }[]
+    ).map(({ row, rank }) => ({ row, score: -rank }));
+    if (!split) return ranked;
+    scoreCommon ??= commonTermScorer(db, 'chunks_fts', columnWeights);
+    const candidates = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates));
+    const common = scoreCommon(
+      candidates.map((c) => c.row),
+      split.common,
+    );
+    return candidates
+      .map(({ row, score: rare }, i) => ({ row, score: rare + common[i]! }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, k);
+  };
+}
+
 /**
  * Opens `sqlite_fts.db` read-only. Fails with NotReadyError when the file is missing, has another
  * schema, or was built with another analyzer (user dictionary), since BM25 over differently cut
@@ -263,24 +340,7 @@ export function openFtsIndex(
       `${file} was built with analyzer ${built}, the current user dictionary gives ${analyzer.fingerprint}; run \`exam-copilot ingest --force\``,
     );
   }
-  const w = options.weights ?? BM25_WEIGHTS;
   const selection = options.terms ?? DEFAULT_TERM_SELECTION;
-  // The bm25 weights as FTS5's per-query rank function: `ORDER BY rank LIMIT k` then runs inside FTS5, which keeps
-  // only the best k (rowid, score) pairs instead of joining every matching row's metadata before the sort.
-  const rankFunction = `bm25(${w.content}, ${w.book}, ${w.chapter}, ${w.section}, ${w.figure_ref})`;
-  const columnWeights = [w.content, w.book, w.chapter, w.section, w.figure_ref];
-  const twoStage = options.twoStage ?? DEFAULT_TWO_STAGE;
-  // Opened on the first split query: small indexes never split.
-  let scoreCommon: ReturnType<typeof commonTermScorer> | undefined;
-  const statements = new Map<string, Database.Statement>();
-  const prepared = (sql: string): Database.Statement => {
-    let s = statements.get(sql);
-    if (!s) {
-      s = db.prepare(sql);
-      statements.set(sql, s);
-    }
-    return s;
-  };
   // Document frequencies from FTS5's own vocabulary (a temp table: the file stays read-only).
   db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, 'chunks_fts', 'row')");
   const dfStatement = db.prepare('SELECT doc FROM temp.chunks_vocab WHERE term = ?').pluck();
@@ -291,6 +351,12 @@ export function openFtsIndex(
   const corpusDf = hasCorpusDf ? db.prepare('SELECT df FROM corpus_df WHERE term = ?').pluck() : null;
   // The count written at build time; counting rows would read the whole chunks table on every open.
   const count = Number(meta.get('count') ?? NaN) || ((db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) ?? 0);
+  const rankerOptions: FtsRankerOptions = {
+    weights: options.weights ?? BM25_WEIGHTS,
+    twoStage: options.twoStage ?? DEFAULT_TWO_STAGE,
+    count,
+  };
+  const rank = createFtsRanker(db, rankerOptions);
   // unicode61 indexes `0.05` as 0 + 05 and folds diacritics: a token's postings are those of its parts, so its
   // document frequency is at most the rarest part's.
   // The file is read-only while open, so a term's document frequency and a row's chunk never change: both are kept
@@ -321,43 +387,21 @@ export function openFtsIndex(
     }
     return c;
   };
+  const queryTerms = (query: string): QueryTerm[] => selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
+  const hitsOf = (ranked: readonly RankedRow[]): Hit[] =>
+    ranked.flatMap(({ row, score }) => {
+      const chunk = chunkAtRow(row);
+      return chunk ? [{ chunk, score }] : [];
+    });
   return {
     analyzerFingerprint: built,
     count,
+    file,
+    rankerOptions,
     corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
-    search(query, k, filter) {
-      if (k <= 0) return [];
-      const terms = selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
-      if (terms.length === 0) return [];
-      const { where, params } = filterSql(filter);
-      const restrict = where.length > 0 ? ` AND rowid IN (SELECT c.row FROM chunks c WHERE ${where.join(' AND ')})` : '';
-      const sql = `SELECT rowid AS row, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?${restrict} ORDER BY rank LIMIT ?`;
-      const split = splitQueryTerms(terms, count, twoStage);
-      // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
-      let ranked = (
-        prepared(sql).all(
-          matchExpression(split ? split.rare : terms),
-          rankFunction,
-          ...params,
-          split ? Math.max(k, twoStage.candidates) * twoStage.fetchFactor : k,
-        ) as {
-          row: number;
-          rank: number;
-        }[]
-      ).map(({ row, rank }) => ({ row, score: -rank }));
-      if (split) {
-        scoreCommon ??= commonTermScorer(db, 'chunks_fts', columnWeights);
-        const score = scoreCommon;
-        ranked = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates))
-          .map(({ row, score: rare }) => ({ row, score: rare + score(row, split.common) }))
-          .sort((a, b) => b.score - a.score)
-          .slice(0, k);
-      }
-      return ranked.flatMap(({ row, score }) => {
-        const chunk = chunkAtRow(row);
-        return chunk ? [{ chunk, score }] : [];
-      });
-    },
+    search: (query, k, filter) => (k <= 0 ? [] : hitsOf(rank(queryTerms(query), k, filter))),
+    queryTerms,
+    hitsOf,
     loadChunks() {
       return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
     },

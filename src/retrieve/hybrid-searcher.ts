@@ -26,6 +26,8 @@ export class HybridSearcher implements Searcher {
 
   async search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     const depth = Math.max(k, this.options.depth);
+    // The keyword search is started first: a threaded one (open-retriever.ts, large indexes) posts its query before
+    // returning, and the vector scan then runs on this thread while SQLite ranks on the other.
     const [kw, vec] = await Promise.all([
       this.keyword.search(query, Math.min(depth, this.options.keywordDepth), filter),
       this.vector.search(query, depth, filter),

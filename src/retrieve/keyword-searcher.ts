@@ -1,4 +1,5 @@
 import type { FtsIndex } from '../indexing/fts-index.js';
+import type { FtsRankThread } from '../indexing/fts-rank-thread.js';
 import type { ChunkFilter, Hit, Searcher } from '../types.js';
 
 /** BM25 over the FTS5 index; filters run inside the SQL query. */
@@ -8,5 +9,23 @@ export class KeywordSearcher implements Searcher {
 
   search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     return Promise.resolve(this.fts.search(query, k, filter));
+  }
+}
+
+/**
+ * BM25 as `KeywordSearcher` gives it, ranked on a worker thread (fts-rank-thread.ts). The query terms are chosen and
+ * posted before `search` returns its promise, so a caller that then runs other work on this thread (the hybrid's
+ * vector scan) overlaps the two; the rows come back to this thread's index for their chunks.
+ */
+export class ThreadedKeywordSearcher implements Searcher {
+  readonly name = 'keyword';
+  constructor(
+    private readonly fts: FtsIndex,
+    private readonly thread: FtsRankThread,
+  ) {}
+
+  search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
+    if (k <= 0) return Promise.resolve([]);
+    return this.thread.rank(this.fts.queryTerms(query), k, filter).then((rows) => this.fts.hitsOf(rows));
   }
 }

@@ -6,6 +6,7 @@ import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
+import { openFtsRankThread } from '../indexing/fts-rank-thread.js';
 import { readVectorIndex } from '../indexing/vector-index.js';
 import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
 import { openReadableRoot } from '../ingest/atomic-swap.js';
@@ -13,7 +14,7 @@ import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
 import { HybridSearcher } from './hybrid-searcher.js';
 import { applyQuotePriority } from './quote-priority.js';
-import { KeywordSearcher } from './keyword-searcher.js';
+import { KeywordSearcher, ThreadedKeywordSearcher } from './keyword-searcher.js';
 import { dedupeHits, expandNeighbours, takeEvidence } from './post-process.js';
 import { BUDGET_MAX_HITS, type RetrievalMode, type Retriever, type RetrieveOptions } from './retriever.js';
 import { VectorSearcher } from './vector-searcher.js';
@@ -37,6 +38,8 @@ export interface OpenedRetriever extends Retriever {
   readonly searchers: Readonly<Record<RetrievalMode, Searcher>>;
   /** Document frequencies the index stores for the answerer's corpus statistics; null for an older index. */
   readonly corpusFrequency: ((token: string) => number) | null;
+  /** A hybrid search ranks its keyword query on a worker thread, concurrently with the vector scan (`retrieval.parallelAbove`). */
+  readonly parallelHybrid: boolean;
 }
 
 /**
@@ -64,6 +67,8 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   assertEmbedderMatches(meta, config);
   const fts = openFtsIndex(paths.ftsDb, analyzer);
   let closeEmbedder = (): void => undefined;
+  let closeThread = (): void => undefined;
+  let keywordForHybrid: Searcher | undefined;
   try {
     // Chunks are read from SQLite by key when a hit needs them; the whole table is loaded only when a caller
     // asks for `chunks` (corpus statistics), never to answer one search.
@@ -92,7 +97,14 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     }
     const keyword = new KeywordSearcher(fts);
     const vector = new VectorSearcher(embedder, index, chunkAt);
-    const hybrid = new HybridSearcher(keyword, vector, {
+    // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
+    // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
+    if (fts.count >= config.retrieval.parallelAbove) {
+      const thread = await openFtsRankThread(fts.file, fts.rankerOptions);
+      closeThread = () => void thread.close();
+      keywordForHybrid = new ThreadedKeywordSearcher(fts, thread);
+    }
+    const hybrid = new HybridSearcher(keywordForHybrid ?? keyword, vector, {
       rrfK: config.retrieval.rrfK,
       weights: config.retrieval.weights,
       depth: config.retrieval.depth,
@@ -115,12 +127,15 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       size: fts.count,
       chunk: (id) => fts.chunkById(id),
       search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
+      parallelHybrid: keywordForHybrid !== undefined,
       close: () => {
+        closeThread();
         fts.close();
         closeEmbedder();
       },
     };
   } catch (error) {
+    closeThread();
     fts.close();
     closeEmbedder();
     throw error;

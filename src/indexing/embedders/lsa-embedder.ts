@@ -21,6 +21,10 @@ const STATE_VERSION = 2;
 /** N-gram features are kept apart from word features so `基金` the word and `基金` the bigram weigh separately. */
 const NGRAM_PREFIX = '\u0002';
 const MAX_VOCABULARY = 60_000;
+/** What a document's feature arrays become once it is embedded. */
+const EMPTY_ROW = new Int32Array(0);
+/** Documents embedded per block of weighted rows at the end of a fit. */
+const EMBED_BLOCK = 4096;
 const CJK_RUN = /[\p{Script=Han}]{2,}/gu;
 /** BM25's saturation and length normalisation (Robertson & Zaragoza's usual values). */
 const BM25_K1 = 1.2;
@@ -356,16 +360,24 @@ export function fitLsa(
   const model = new LsaModel(analyzer, state, projectionInMemory(projection, dimension));
 
   // Every document's embedding from its weighted row: the same numbers `model.embed` gives, without tokenising again.
-  const full = sample.length === n ? fitMatrix : matrixOf(all);
+  // Block by block rather than from a CSR matrix of the whole corpus, which on a library of 66k chunks held ~170 MB at
+  // the peak of ingest; each block's features are released once it is embedded.
   const vectors: Float32Array[] = [];
-  for (let i = 0; i < n; i++) {
-    const out = new Float32Array(dimension);
-    for (let p = full.rowStart[i]!; p < full.rowStart[i + 1]!; p++) {
-      const base = full.indices[p]! * dimension;
-      const w = full.values[p]!;
-      for (let c = 0; c < dimension; c++) out[c]! += w * projection[base + c]!;
+  for (let from = 0; from < n; from += EMBED_BLOCK) {
+    const block = all.slice(from, Math.min(n, from + EMBED_BLOCK));
+    const matrix = sample.length === n ? fitMatrix : matrixOf(block);
+    const offset = sample.length === n ? from : 0;
+    for (let r = 0; r < block.length; r++) {
+      const out = new Float32Array(dimension);
+      for (let p = matrix.rowStart[offset + r]!; p < matrix.rowStart[offset + r + 1]!; p++) {
+        const base = matrix.indices[p]! * dimension;
+        const w = matrix.values[p]!;
+        for (let c = 0; c < dimension; c++) out[c]! += w * projection[base + c]!;
+      }
+      vectors.push(l2normalize(out));
+      rows[block[r]!] = EMPTY_ROW;
+      counts[block[r]!] = EMPTY_ROW;
     }
-    vectors.push(l2normalize(out));
   }
   return { model, vectors };
 }

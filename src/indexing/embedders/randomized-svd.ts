@@ -166,15 +166,20 @@ export function randomizedSvd(
 ): TruncatedSvd {
   const l = Math.max(1, Math.min(rank + (options.oversample ?? 10), x.rows, x.cols));
   const rand = seededRandom(options.seed ?? 42);
-  const omega = new Float64Array(x.cols * l);
-  // Column by column, so the random stream (and the fit) does not depend on the storage layout.
-  for (let c = 0; c < l; c++) for (let j = 0; j < x.cols; j++) omega[j * l + c] = gaussian(rand);
   const orthonormalRows = (a: Float64Array): Float64Array => {
     const cols = toColumns(a, x.rows, l);
     orthonormalize(cols);
     return toRows(cols, x.rows);
   };
-  let q = orthonormalRows(multiplyDense(x, omega, l));
+  // The random test matrix (vocabulary × l, 128 MB for 60k terms) lives only inside this call, so it is garbage by
+  // the time the power iterations allocate their own vocabulary-sized products.
+  const sketch = (): Float64Array => {
+    const omega = new Float64Array(x.cols * l);
+    // Column by column, so the random stream (and the fit) does not depend on the storage layout.
+    for (let c = 0; c < l; c++) for (let j = 0; j < x.cols; j++) omega[j * l + c] = gaussian(rand);
+    return multiplyDense(x, omega, l);
+  };
+  let q = orthonormalRows(sketch());
   for (let it = 0; it < (options.powerIterations ?? 2); it++) {
     q = orthonormalRows(multiplyDense(x, multiplyTransposedDense(x, q, l), l));
   }

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig, PARALLEL_ABOVE } from '../../src/config/load-config.js';
+import { UserError } from '../../src/errors.js';
+import { openFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
+import { openRetriever, type OpenedRetriever } from '../../src/retrieve/open-retriever.js';
+import { RETRIEVAL_MODES } from '../../src/retrieve/retriever.js';
+import type { ChunkFilter } from '../../src/types.js';
+import { makeTempRoot } from '../helpers/temp-root.js';
+import { buildFixtureIndex, type FixtureIndex } from './fixture-index.js';
+
+const QUERIES = ['基金托管人应当履行哪些职责？', '麦考利久期的含义是什么', '夏普比率如何计算', '私募基金应当向谁募集', 'ETF 一篮子股票'];
+const FILTERS: readonly (ChunkFilter | undefined)[] = [undefined, { chapter: '第十章', pages: { from: 130, to: 134 } }];
+
+describe('hybrid search with the keyword query on a worker thread', () => {
+  let fx: FixtureIndex;
+  let parallel: OpenedRetriever;
+  let inProcess: OpenedRetriever;
+  before(async () => {
+    fx = await buildFixtureIndex();
+    const withParallelAbove = (n: number) => ({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: n } });
+    parallel = await openRetriever({ root: fx.root, config: withParallelAbove(1) });
+    inProcess = await openRetriever({ root: fx.root, config: withParallelAbove(1000) });
+  });
+  after(() => {
+    parallel.close();
+    inProcess.close();
+    fx.cleanup();
+  });
+
+  it('is used from `retrieval.parallelAbove` chunks on', () => {
+    assert.equal(parallel.parallelHybrid, true);
+    assert.equal(inProcess.parallelHybrid, false);
+  });
+
+  it('returns exactly the in-process hits and scores in every mode, with and without filters', async () => {
+    for (const mode of RETRIEVAL_MODES) {
+      for (const filter of FILTERS) {
+        for (const q of QUERIES) {
+          const a = await parallel.search(q, { mode, k: 8, ...(filter ? { filter } : {}) });
+          const b = await inProcess.search(q, { mode, k: 8, ...(filter ? { filter } : {}) });
+          assert.ok(b.length > 0 || filter, `${mode} "${q}" finds something`);
+          assert.deepEqual(
+            a.map((h) => [h.chunk.chunk_id, h.score]),
+            b.map((h) => [h.chunk.chunk_id, h.score]),
+            `${mode} "${q}" ${JSON.stringify(filter)}`,
+          );
+        }
+      }
+    }
+  });
+
+  it('answers searches sent at once, each with its own hits', async () => {
+    const together = await Promise.all(QUERIES.map((q) => parallel.searchers.hybrid.search(q, 5)));
+    const oneByOne = [];
+    for (const q of QUERIES) oneByOne.push(await inProcess.searchers.hybrid.search(q, 5));
+    assert.deepEqual(
+      together.map((hits) => hits.map((h) => h.chunk.chunk_id)),
+      oneByOne.map((hits) => hits.map((h) => h.chunk.chunk_id)),
+    );
+  });
+});
+
+describe('the keyword ranking thread', () => {
+  it('fails to open on a missing index file with a message naming it', async () => {
+    const tmp = makeTempRoot();
+    const file = path.join(tmp.root, 'none.db');
+    try {
+      await assert.rejects(
+        openFtsRankThread(file, {
+          weights: { content: 1, book: 1, chapter: 1, section: 1, figure_ref: 1 },
+          twoStage: { minCommonPostings: 1, rareShare: 0.1, minRareTerms: 1, candidates: 10, fetchFactor: 1 },
+          count: 0,
+        }),
+        (error: Error) => error.message.includes(file),
+      );
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
+
+describe('retrieval.parallelAbove', () => {
+  it('defaults to PARALLEL_ABOVE and rejects a negative count', () => {
+    const tmp = makeTempRoot();
+    try {
+      assert.equal(loadConfig({ root: tmp.root, env: {} }).config.retrieval.parallelAbove, PARALLEL_ABOVE);
+      writeFileSync(path.join(tmp.root, 'exam-copilot.config.json'), JSON.stringify({ retrieval: { parallelAbove: 0 } }));
+      assert.equal(loadConfig({ root: tmp.root, env: {} }).config.retrieval.parallelAbove, 0);
+      writeFileSync(path.join(tmp.root, 'exam-copilot.config.json'), JSON.stringify({ retrieval: { parallelAbove: -1 } }));
+      assert.throws(() => loadConfig({ root: tmp.root, env: {} }), UserError);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
