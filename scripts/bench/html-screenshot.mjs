@@ -8,10 +8,10 @@
 // Prints the report's size in bytes, its number of question cards and the filter counts, then the screenshot's path.
 // The report is self-contained, so Chromium runs with networking features off, and any request leaving the file is
 // reported; a fresh profile dir is used each time. Uses puppeteer-core (a dev dependency) to drive the browser.
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importDist } from './lib/bench-args.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -43,31 +43,16 @@ if (!existsSync(html)) {
   console.error(`${html}: no such file`);
   process.exit(1);
 }
-const browserPath = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p) => p && existsSync(p),
-);
+// The browser tests' launcher (dist/test/helpers, built by `npx tsc -p tsconfig.json`): same browser lookup, same flags.
+const { browserPath, launchHeadless } = await importDist('test/helpers/headless-chromium.js');
 if (!browserPath) {
   console.error('no headless Chromium found; install it with `apt-get install -y chromium` or set CHROME_PATH');
   process.exit(5);
 }
-const { default: puppeteer } = await import('puppeteer-core');
-const profile = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-chromium-'));
 const started = Date.now();
 const url = pathToFileURL(path.resolve(html)).href;
-const browser = await puppeteer.launch({
-  executablePath: browserPath,
-  headless: true,
-  userDataDir: profile,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--no-first-run',
-    '--disable-sync',
-    '--hide-scrollbars',
-  ],
-});
+const chromium = await launchHeadless({ extraArgs: ['--hide-scrollbars'] });
+const { browser } = chromium;
 try {
   const page = await browser.newPage();
   const problems = [];
@@ -109,6 +94,5 @@ try {
   if (problems.length > 0) console.log(`problems: ${problems.join('; ')}`);
   console.log(`screenshot ${path.resolve(out)} (${statSync(out).size} bytes, ${width}x${height}, ${Date.now() - started} ms)`);
 } finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
+  await chromium.close();
 }

@@ -26,44 +26,13 @@ const K = 10;
 
 const { loadConfig } = await importDist('src/config/load-config.js');
 const { runIngest } = await importDist('src/ingest/run-ingest.js');
-const { analyzerFromConfig } = await importDist('src/indexing/build-indexes.js');
+const { analyzerFromConfig } = await importDist('src/text/analyzer-from-config.js');
+const { normalizeForJudge } = await importDist('src/evaluate/retrieval-metrics.js');
+const { loadQueries } = await importDist('src/evaluate/load-queries.js');
 const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
 const { fitLsa } = await importDist('src/indexing/embedders/lsa-embedder.js');
 const { projectPaths } = await importDist('src/paths.js');
 
-// CJK Radicals Supplement code points have no NFKC mapping; pdf.js emits some of them for ordinary characters.
-// Kangxi radicals (U+2F00–U+2FD5) fold by NFKC, except where NFKC gives the traditional form (⼾ → 戶, not 户).
-const RADICALS = {
-  '⺠': '民',
-  '⻋': '车',
-  '⻔': '门',
-  '⻓': '长',
-  '⻅': '见',
-  '⻘': '青',
-  '⻛': '风',
-  '⻬': '齐',
-  '⻚': '页',
-  '⻝': '食',
-  '⺟': '母',
-  '⻢': '马',
-  '⻉': '贝',
-  '⻆': '角',
-  '⻄': '西',
-  '⻩': '黄',
-  '⻜': '飞',
-  '⻰': '龙',
-  '⻳': '龟',
-  '⻥': '鱼',
-  '⻦': '鸟',
-  '⻨': '麦',
-  '⻭': '齿',
-  '⼾': '户',
-};
-export const judgeNorm = (s) =>
-  String(s)
-    .replace(/[\u2E80-\u2FDF]/gu, (ch) => RADICALS[ch] ?? ch)
-    .normalize('NFKC')
-    .replace(/[^\p{L}\p{N}]/gu, '');
 const pct = (x) => x.toFixed(3);
 
 function metrics(ranks) {
@@ -145,16 +114,13 @@ async function evaluate(title, root, queries, isRelevant) {
 
 // (1) STARD lay questions over the Civil Code.
 {
-  const lines = readFileSync(path.join(bench, 'stard-civil', 'dev.tsv'), 'utf8')
-    .split('\n')
-    .filter(Boolean);
-  const cols = lines[0].split('\t');
-  const rows = lines.slice(1).map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
-  const gold = rows.map((r) => r.relevant.split(';').map(judgeNorm).filter(Boolean));
+  // The batch-search reader and the judge's normal form, as `search --queries` and stard.mjs judge.
+  const { queries: rows } = await loadQueries(path.join(bench, 'stard-civil', 'dev.tsv'));
+  const gold = rows.map((r) => (r.relevant ?? []).map(normalizeForJudge).filter(Boolean));
   const normCache = new Map();
   const isRelevant = (qi, chunk) => {
     let t = normCache.get(chunk.chunk_id);
-    if (t === undefined) normCache.set(chunk.chunk_id, (t = judgeNorm(chunk.text)));
+    if (t === undefined) normCache.set(chunk.chunk_id, (t = normalizeForJudge(chunk.text)));
     return gold[qi].some((g) => t.includes(g));
   };
   const root = mkdtempSync(path.join(os.tmpdir(), 'bench-vector-stard-'));

@@ -193,7 +193,12 @@ export interface FtsIndex {
 const CACHE_ENTRIES = 8192;
 
 /** A Map that drops its oldest entry when full. */
-function boundedCache<K, V>(maxEntries: number): { get(key: K): V | undefined; set(key: K, value: V): void } {
+interface BoundedCache<K, V> {
+  get(key: K): V | undefined;
+  set(key: K, value: V): void;
+}
+
+function boundedCache<K, V>(maxEntries: number): BoundedCache<K, V> {
   const map = new Map<K, V>();
   return {
     get: (key) => map.get(key),
@@ -377,16 +382,18 @@ export function openFtsIndex(
     }
     return df;
   };
-  const chunkAtRow = (row: number): Chunk | undefined => {
-    let c = rowCache.get(row);
+  /** The chunk a statement finds for a key, through the key's cache. */
+  const cachedChunk = <K>(cache: BoundedCache<K, Chunk>, statement: Database.Statement, key: K): Chunk | undefined => {
+    let c = cache.get(key);
     if (!c) {
-      const r = byRow.get(row) as ChunkRow | undefined;
+      const r = statement.get(key) as ChunkRow | undefined;
       if (!r) return undefined;
       c = rowToChunk(r);
-      rowCache.set(row, c);
+      cache.set(key, c);
     }
     return c;
   };
+  const chunkAtRow = (row: number): Chunk | undefined => cachedChunk(rowCache, byRow, row);
   const queryTerms = (query: string): QueryTerm[] => selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
   const hitsOf = (ranked: readonly RankedRow[]): Hit[] =>
     ranked.flatMap(({ row, score }) => {
@@ -405,16 +412,7 @@ export function openFtsIndex(
     loadChunks() {
       return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
     },
-    chunkById(id) {
-      let c = idCache.get(id);
-      if (!c) {
-        const r = byId.get(id) as ChunkRow | undefined;
-        if (!r) return undefined;
-        c = rowToChunk(r);
-        idCache.set(id, c);
-      }
-      return c;
-    },
+    chunkById: (id) => cachedChunk(idCache, byId, id),
     chunksBySeq(source, from, to) {
       return (bySeq.all(source, from, to) as ChunkRow[]).map(rowToChunk);
     },

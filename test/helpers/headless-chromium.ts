@@ -24,7 +24,7 @@ export interface HeadlessChromium {
  * Launches headless Chromium for a test. No sandbox (CI runs as root) and no background networking: the pages under
  * test must work with no network at all.
  */
-export async function launchHeadless(): Promise<HeadlessChromium> {
+export async function launchHeadless(options: { extraArgs?: readonly string[] } = {}): Promise<HeadlessChromium> {
   if (!browserPath) throw new Error(String(skipWithoutBrowser));
   const profile = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-chromium-'));
   const browser = await puppeteer.launch({
@@ -38,6 +38,7 @@ export async function launchHeadless(): Promise<HeadlessChromium> {
       '--disable-component-update',
       '--no-first-run',
       '--disable-sync',
+      ...(options.extraArgs ?? []),
     ],
   });
   return {
