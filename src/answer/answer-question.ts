@@ -96,7 +96,6 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
   // The agent reads the books with tools (src/agent); it is not a retrieval mode of the one-shot pipeline.
   if (deps.mode === 'agent') throw new UsageError('mode agent is answered by the agent (ask --agent), not the one-shot pipeline');
   const started = Date.now();
-  const prompts = typeof deps.prompts === 'string' ? loadPrompts(deps.prompts) : deps.prompts;
   if (deps.answerer === 'offline') {
     if (deps.mode === 'baseline')
       throw new NotReadyError(
@@ -112,6 +111,7 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
       '--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)',
     );
 
+  const prompts = typeof deps.prompts === 'string' ? loadPrompts(deps.prompts) : deps.prompts;
   // Loaded here, not at start-up: it brings the schema library the offline answerer never needs.
   const llmAnswerer = await import('./llm-answerer.js');
   // One budget for every LLM call this question makes (rerank, answer, repair, retries).

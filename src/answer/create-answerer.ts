@@ -1,6 +1,6 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
-import { indexGeneration } from '../ingest/freshness.js';
+import { indexGeneration } from '../ingest/index-generation.js';
 import { projectPaths } from '../paths.js';
 import type { OpenedRetriever } from '../retrieve/open-retriever.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
@@ -73,7 +73,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const { root, config } = options;
   const answerer = chooseAnswerer(config, options.answerer);
   const paths = projectPaths(root);
-  const prompts = loadPrompts(paths.prompts);
+  // Only the LLM reads prompts; the offline answerer should not fail on (or spend time reading) the prompt files.
+  const prompts = answerer === 'llm' ? loadPrompts(paths.prompts) : paths.prompts;
   const built = analyzerFromConfig(root, config);
   const analyzer = options.tokenCacheEntries ? memoizeAnalyzer(built.analyzer, options.tokenCacheEntries) : built.analyzer;
   const warnings = built.warnings;

@@ -2,6 +2,7 @@ import type { Retriever, RetrievalMode } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import { longestRun, plainChars, runPattern } from '../text/longest-common-run.js';
+import { headingText, planWindows } from '../text/passage-windows.js';
 import type { Chunk, Hit } from '../types.js';
 import type { AnswerResult, EvidenceItem, ParsedQuestion, QuestionOption } from './answer-types.js';
 import type { CalibrationFeatures, CalibrationModel } from './calibration.js';
@@ -192,19 +193,20 @@ interface CutPassage {
  * are the same with or without it.
  */
 export interface PassageCache {
-  cut(chunk: Chunk, analyzer: Analyzer): CutPassage;
+  /** `stored`: tokens ingest segmented for the passage's texts (`Retriever.passageTokens`), asked for only on a miss. */
+  cut(chunk: Chunk, analyzer: Analyzer, stored: () => ReadonlyMap<string, readonly string[]>): CutPassage;
 }
 
 /** A passage cache holding at most `maxEntries` passages. */
 export function createPassageCache(maxEntries = 2_000): PassageCache {
   const cache = new Map<string, CutPassage>();
   return {
-    cut(chunk, analyzer) {
+    cut(chunk, analyzer, stored) {
       // Keyed by everything the cut reads: a merged or expanded hit keeps its chunk_id but has other text.
       const key = `${chunk.chapter}\u0000${chunk.section}\u0000${chunk.subsection}\u0000${chunk.figure_ref}\u0000${chunk.text}`;
       let cut = cache.get(key);
       if (!cut) {
-        cut = cutPassage(chunk, analyzer);
+        cut = cutPassage(chunk, analyzer, stored());
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
         cache.set(key, cut);
       }
@@ -213,8 +215,11 @@ export function createPassageCache(maxEntries = 2_000): PassageCache {
   };
 }
 
-function cutPassage(chunk: Chunk, analyzer: Analyzer): CutPassage {
-  const windows = windowsOf(chunk, analyzer);
+const NOTHING_STORED: ReadonlyMap<string, readonly string[]> = new Map();
+
+function cutPassage(chunk: Chunk, analyzer: Analyzer, stored: ReadonlyMap<string, readonly string[]>): CutPassage {
+  const tokensOf = (text: string): readonly string[] => stored.get(text) ?? analyzer.tokens(text);
+  const windows = windowsOf(chunk, tokensOf);
   const postings = new Map<string, number[]>();
   windows.forEach((w, i) => {
     for (const t of w.tokens) {
@@ -223,7 +228,7 @@ function cutPassage(chunk: Chunk, analyzer: Analyzer): CutPassage {
       else postings.set(t, [i]);
     }
   });
-  const heading = new Set(analyzer.tokens(`${chunk.chapter} ${chunk.section} ${chunk.subsection} ${chunk.figure_ref}`));
+  const heading = new Set(tokensOf(headingText(chunk)));
   return { windows, heading, tokens: new Set(postings.keys()), postings };
 }
 
@@ -243,28 +248,23 @@ const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/i;
 const NEGATIVE_CUES = /不得|不能|不可|不应|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权/;
 
 /**
- * Cuts a chunk into windows: clauses, sentences and consecutive sentence pairs, so support is local and
- * an option named in the same clause as the stem's words beats one named elsewhere in the sentence.
+ * Cuts a chunk into windows (`planWindows`: clauses, sentences and consecutive sentence pairs), so support is local
+ * and an option named in the same clause as the stem's words beats one named elsewhere in the sentence. Each piece
+ * of the plan is segmented once, or not at all when the index stored its tokens at ingest (`stored`, one token list
+ * per piece); a window's tokens are the union of its pieces' tokens.
  */
-function windowsOf(chunk: Chunk, analyzer: Analyzer): Window[] {
-  const sentences = chunk.text
-    .split(/(?<=[。；;！？!?\n])/)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  const texts: string[] = [];
-  for (const sentence of sentences) {
-    const clauses = sentence
-      .split(/(?<=[，,、：:])/)
-      .map((c) => c.trim())
-      .filter((c) => c.length > 0);
-    if (clauses.length > 1) texts.push(...clauses);
-  }
-  for (let i = 0; i < sentences.length; i++) {
-    texts.push(sentences[i] ?? '');
-    if (i + 1 < sentences.length) texts.push(`${sentences[i] ?? ''}${sentences[i + 1] ?? ''}`);
-  }
-  if (texts.length === 0) texts.push(chunk.text);
-  return texts.map((text) => ({ text, tokens: new Set(analyzer.tokens(text)), plain: plainChars(text) }));
+function windowsOf(chunk: Chunk, tokensOf: (text: string) => readonly string[]): Window[] {
+  const plan = planWindows(chunk.text);
+  const sets: ReadonlySet<string>[] = plan.pieces.map((p) => new Set(tokensOf(p)));
+  const plains: (string | undefined)[] = [];
+  const plainOf = (piece: number): string => (plains[piece] ??= plainChars(plan.pieces[piece] ?? ''));
+  return plan.windows.map((w) => {
+    const only = w.pieces.length === 1 ? sets[w.pieces[0] ?? 0] : undefined;
+    const tokens = only ?? new Set(w.pieces.flatMap((p) => [...(sets[p] ?? [])]));
+    // A window joined at a bare line break reads its plain characters whole (a numeral can span the break).
+    const plain = w.bridged ? plainChars(w.text) : w.pieces.map(plainOf).join('');
+    return { text: w.text, tokens, plain };
+  });
 }
 
 function weightOf(tokens: Iterable<string>, stats: CorpusStats): number {
@@ -306,7 +306,11 @@ class Solver {
   private entry(chunk: Chunk): { chunk: Chunk; cut: CutPassage; stemCover: Float64Array } {
     let e = this.windows.get(chunk.chunk_id);
     if (!e) {
-      const cut = this.ctx.passages ? this.ctx.passages.cut(chunk, this.ctx.analyzer) : cutPassage(chunk, this.ctx.analyzer);
+      // Tokens ingest stored for the passage's texts: only the texts the index does not hold are cut here.
+      const stored = (): ReadonlyMap<string, readonly string[]> => this.ctx.retriever.passageTokens?.(chunk) ?? NOTHING_STORED;
+      const cut = this.ctx.passages
+        ? this.ctx.passages.cut(chunk, this.ctx.analyzer, stored)
+        : cutPassage(chunk, this.ctx.analyzer, stored());
       // NaN: not computed yet (a coverage is never NaN, since the stem's weight is positive when it is asked for).
       e = { chunk, cut, stemCover: new Float64Array(cut.windows.length).fill(Number.NaN) };
       this.windows.set(chunk.chunk_id, e);

@@ -2,6 +2,13 @@ import Database from 'better-sqlite3';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
+import {
+  decodePassageTokens,
+  encodePassageTokens,
+  segmentPassage,
+  WINDOW_PLAN_VERSION,
+  type PassageTokens,
+} from '../text/passage-windows.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
 import { matchExpression, segmentForIndex, selectQueryTerms, type QueryTerm } from './fts-query.js';
 import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
@@ -64,6 +71,7 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       DROP TABLE IF EXISTS chunks;
       DROP TABLE IF EXISTS meta;
       DROP TABLE IF EXISTS corpus_df;
+      DROP TABLE IF EXISTS passage_tokens;
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE corpus_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE chunks (
@@ -79,6 +87,7 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
         text TEXT NOT NULL
       );
       CREATE INDEX chunks_source_seq ON chunks(source, seq);
+      CREATE TABLE passage_tokens (row INTEGER PRIMARY KEY, tokens TEXT NOT NULL);
       CREATE VIRTUAL TABLE chunks_fts USING fts5(content, book, chapter, section, figure_ref, tokenize = 'unicode61 remove_diacritics 2');
     `);
     const insertChunk =
@@ -88,6 +97,7 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
     const insertFts = db.prepare('INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, ?, ?, ?, ?)');
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     const insertDf = db.prepare('INSERT INTO corpus_df (term, df) VALUES (?, ?)');
+    const insertPassage = db.prepare('INSERT INTO passage_tokens (row, tokens) VALUES (?, ?)');
     // The answerer's corpus statistics, counted once here instead of by tokenising every chunk at each `ask`.
     const frequencies = new Map<string, number>();
     const run = db.transaction(() => {
@@ -101,7 +111,10 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
           page_breaks: JSON.stringify(c.page_breaks),
         };
         insertChunk.run({ ...c, ...json, row, page_start_num: start, page_end_num: end });
-        const textTokens = analyzer.tokens(c.text);
+        // The answerer's windows and heading match are segmented here once, instead of at every question reading the
+        // chunk; the body's tokens for the index are the same pieces' tokens in order.
+        const passage = segmentPassage(c, analyzer);
+        const textTokens = passage.text;
         const chapterTokens = analyzer.tokens(c.chapter);
         const figureTokens = analyzer.tokens(c.figure_ref);
         insertFts.run(
@@ -116,6 +129,7 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
           ),
           figureTokens.join(' '),
         );
+        insertPassage.run(row, encodePassageTokens(passage));
         // The body, chapter and figure tokens cut above, so the corpus counts cost only the two short headings more.
         countDistinctTokens(frequencies, [
           chapterTokens,
@@ -129,6 +143,7 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       for (const [term, df] of frequencies) insertDf.run(term, df);
       insertMeta.run('schema_version', String(FTS_SCHEMA_VERSION));
       insertMeta.run('analyzer', analyzer.fingerprint);
+      insertMeta.run('window_plan', WINDOW_PLAN_VERSION);
       insertMeta.run('count', String(chunks.length));
       insertMeta.run('built_at', new Date().toISOString());
     });
@@ -176,6 +191,13 @@ export interface FtsIndex {
   loadChunks(): Chunk[];
   /** One chunk by id, or undefined. */
   chunkById(id: string): Chunk | undefined;
+  /**
+   * The headings' and window pieces' tokens ingest stored for a chunk (`segmentPassage`); null when the index has
+   * none (built before they were stored, or with other window rules).
+   */
+  passageTokens(id: string): PassageTokens | null;
+  /** The chunks of a source whose character range overlaps [from, to), in text order. */
+  chunksInRange(source: string, from: number, to: number): Chunk[];
   /** The chunks of one source with `seq` in [from, to], in seq order (neighbour expansion). */
   chunksBySeq(source: string, from: number, to: number): Chunk[];
   /** Number of chunks. */
@@ -352,8 +374,14 @@ export function openFtsIndex(
   const byRow = db.prepare('SELECT * FROM chunks WHERE row = ?');
   const byId = db.prepare('SELECT * FROM chunks WHERE chunk_id = ?');
   const bySeq = db.prepare('SELECT * FROM chunks WHERE source = ? AND seq BETWEEN ? AND ? ORDER BY seq');
+  const inRange = db.prepare('SELECT * FROM chunks WHERE source = ? AND char_start < ? AND char_end > ? ORDER BY seq');
   const hasCorpusDf = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpus_df'").get() !== undefined;
   const corpusDf = hasCorpusDf ? db.prepare('SELECT df FROM corpus_df WHERE term = ?').pluck() : null;
+  // Older indexes lack the table, and tokens cut by other window rules would not match the answerer's windows.
+  const passageStatement =
+    meta.get('window_plan') === WINDOW_PLAN_VERSION
+      ? db.prepare('SELECT p.tokens FROM passage_tokens p JOIN chunks c ON c.row = p.row WHERE c.chunk_id = ?').pluck()
+      : null;
   // The count written at build time; counting rows would read the whole chunks table on every open.
   const count = Number(meta.get('count') ?? NaN) || ((db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) ?? 0);
   const rankerOptions: FtsRankerOptions = {
@@ -413,6 +441,13 @@ export function openFtsIndex(
       return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
     },
     chunkById: (id) => cachedChunk(idCache, byId, id),
+    passageTokens(id) {
+      const text = passageStatement?.get(id) as string | undefined;
+      return text === undefined ? null : decodePassageTokens(text);
+    },
+    chunksInRange(source, from, to) {
+      return (inRange.all(source, to, from) as ChunkRow[]).map(rowToChunk);
+    },
     chunksBySeq(source, from, to) {
       return (bySeq.all(source, from, to) as ChunkRow[]).map(rowToChunk);
     },

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { projectPaths } from '../paths.js';
@@ -31,19 +30,6 @@ export function dictionaryHash(root: string, config: ExamCopilotConfig): string 
     .update([...new Set(lines)].sort().join('\n'))
     .digest('hex')
     .slice(0, 16);
-}
-
-/**
- * Identifies the index build that is in place (the FTS file's inode and mtime: every ingest swaps in a new
- * file). A long-lived reader compares it before each use and reopens when it changed. Null without an index.
- */
-export function indexGeneration(root: string): string | null {
-  try {
-    const stat = statSync(projectPaths(root).ftsDb);
-    return `${stat.ino}:${stat.mtimeMs}`;
-  } catch {
-    return null;
-  }
 }
 
 /**

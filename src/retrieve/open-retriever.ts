@@ -4,6 +4,7 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError } from '../errors.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import type { Analyzer } from '../text/analyzer.js';
+import { addPassageTokens } from '../text/passage-windows.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
 import { openFtsRankThread } from '../indexing/fts-rank-thread.js';
@@ -126,6 +127,18 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       vectorBackend: index.backend,
       size: fts.count,
       chunk: (id) => fts.chunkById(id),
+      passageTokens(chunk) {
+        const known = new Map<string, readonly string[]>();
+        const stored = fts.chunkById(chunk.chunk_id);
+        if (!stored) return known;
+        // A hit merged or expanded from neighbours keeps one id but spans several stored chunks: read them all.
+        const parts = stored.text === chunk.text ? [stored] : fts.chunksInRange(chunk.source, chunk.char_start, chunk.char_end);
+        for (const part of parts) {
+          const tokens = fts.passageTokens(part.chunk_id);
+          if (tokens) addPassageTokens(known, part, tokens);
+        }
+        return known;
+      },
       search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
       parallelHybrid: keywordForHybrid !== undefined,
       close: () => {

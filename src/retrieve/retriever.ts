@@ -26,6 +26,12 @@ export interface Retriever {
   search(query: string, options: RetrieveOptions): Promise<Hit[]>;
   /** Looks a chunk up by id. */
   chunk(id: string): Chunk | undefined;
+  /**
+   * Tokens ingest segmented for the texts of this passage (`segmentPassage`: its window pieces and its headings),
+   * keyed by text, from the stored chunks it is made of (one, or several for a hit merged or expanded from
+   * neighbours). Empty for an index that stores none. The answerer cuts only the texts missing here.
+   */
+  passageTokens?(chunk: Chunk): ReadonlyMap<string, readonly string[]>;
   /** Every chunk in index order (read from the index on first use). */
   readonly chunks: readonly Chunk[];
   /** How many chunks the index holds, without loading them. */

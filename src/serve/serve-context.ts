@@ -1,9 +1,8 @@
-import { statSync } from 'node:fs';
 import type { AnswerMode } from '../answer/answer-types.js';
 import type { AskResult, AskSession } from '../answer/run-ask.js';
 import { openAskSession } from '../answer/run-ask.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
-import { projectPaths } from '../paths.js';
+import { indexGeneration } from '../ingest/index-generation.js';
 import { openRetriever, type OpenedRetriever } from '../retrieve/open-retriever.js';
 import type { RetrieveOptions } from '../retrieve/retriever.js';
 import type { Chunk, Hit } from '../types.js';
@@ -31,16 +30,6 @@ export interface ServeContextOptions {
   retireAfterMs?: number;
 }
 
-/** A value that tells index generations apart: the FTS database file is replaced (new inode) by every ingest swap. */
-function indexGeneration(root: string): string {
-  try {
-    const s = statSync(projectPaths(root).ftsDb);
-    return `${s.ino}:${s.mtimeMs}:${s.size}`;
-  } catch {
-    return 'none';
-  }
-}
-
 interface Generation {
   id: string;
   retriever: Promise<OpenedRetriever>;
@@ -65,7 +54,7 @@ export function createServeContext(options: ServeContextOptions): ServeContext {
   };
 
   const generation = (): Generation => {
-    const id = indexGeneration(root);
+    const id = indexGeneration(root) ?? 'none';
     if (current && current.id === id) return current;
     const old = current;
     const retriever = openRetriever({ root, config });

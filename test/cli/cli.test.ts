@@ -36,7 +36,7 @@ describe('cli', () => {
       assert.match(result.stdout, /Exit codes/);
       const loaded = readFileSync(trace, 'utf8');
       assert.ok(loaded.includes('/dist/src/cli/program.js'), 'the trace hook saw the CLI load');
-      // chalk and ora belong to the reporters, which load only when a command runs.
+      // ora (and the chalk it brings) belongs to the reporters and loads only when a spinner is shown.
       for (const heavy of [
         'pdfjs-dist',
         'faiss-node',

@@ -3,7 +3,7 @@
 /** Characters a terminal acts on: C0 controls (ESC, CR, BEL, backspace, newlines…), DEL, C1 controls, bidi overrides. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
-/** The same minus tab and newline, plus the SGR colour sequences chalk writes, which are let through. */
+/** The same minus tab and newline, plus the SGR colour sequences of `colors.ts`, which are let through. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_OR_SGR = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
 
@@ -21,7 +21,7 @@ export function printable(text: string): string {
   return text.replace(CONTROL, escapeChar);
 }
 
-/** The last line of defence for whole output lines: escapes controls except newline, tab and chalk's colours. */
+/** The last line of defence for whole output lines: escapes controls except newline, tab and the reporters' colours. */
 export function terminalSafe(text: string): string {
   return text.replace(CONTROL_OR_SGR, (m) => (m.length > 1 ? m : escapeChar(m)));
 }

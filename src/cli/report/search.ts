@@ -1,7 +1,7 @@
-import type { ChalkInstance } from 'chalk';
 import { batchReportJson, type BatchSearchReport } from '../../evaluate/run-batch-search.js';
 import type { SearchResult } from '../../retrieve/run-search.js';
 import { formatCitation } from '../../ingest/citation.js';
+import type { Colors } from './colors.js';
 import type { Ui } from './ui.js';
 
 const SNIPPET_CHARS = 110;
@@ -22,7 +22,7 @@ export function highlightTerms(query: string): string[] {
 }
 
 /** A one-line snippet around the first query term found, with every term highlighted. */
-export function snippet(text: string, query: string, color: ChalkInstance, width = SNIPPET_CHARS): string {
+export function snippet(text: string, query: string, color: Colors, width = SNIPPET_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const terms = highlightTerms(query);
   let at = -1;
@@ -34,9 +34,9 @@ export function snippet(text: string, query: string, color: ChalkInstance, width
   let piece = flat.slice(start, start + width);
   const prefix = start > 0 ? '…' : '';
   const suffix = start + width < flat.length ? '…' : '';
-  if (terms.length > 0 && color.level > 0) {
+  if (terms.length > 0 && color.enabled) {
     const pattern = new RegExp(terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
-    piece = piece.replace(pattern, (m) => color.bold.yellow(m));
+    piece = piece.replace(pattern, (m) => color.bold(color.yellow(m)));
   }
   return `${prefix}${piece}${suffix}`;
 }

@@ -1,6 +1,6 @@
-import { Chalk, type ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
 import type { GlobalOptions } from '../global-options.js';
+import { createColors, type Colors } from './colors.js';
 import { printable, terminalSafe } from './printable.js';
 
 export { printable } from './printable.js';
@@ -10,7 +10,7 @@ export { printable } from './printable.js';
  * JSON on stdout (`--json`), or progress on stderr. Colour and spinners only on a TTY and without NO_COLOR.
  */
 export interface Ui {
-  readonly color: ChalkInstance;
+  readonly color: Colors;
   readonly json: boolean;
   readonly quiet: boolean;
   readonly verbose: boolean;
@@ -50,8 +50,8 @@ export function createUi(
   streams: UiStreams = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Ui {
   const noColor = streams.env.NO_COLOR !== undefined && streams.env.NO_COLOR !== '';
-  const color = new Chalk({ level: !noColor && streams.stdout.isTTY ? 3 : 0 });
-  const errColor = new Chalk({ level: !noColor && streams.stderr.isTTY ? 3 : 0 });
+  const color = createColors(!noColor && streams.stdout.isTTY === true);
+  const errColor = createColors(!noColor && streams.stderr.isTTY === true);
   const interactive = streams.stderr.isTTY === true && !globals.quiet && streams.env.CI !== 'true';
   const write = (stream: NodeJS.WriteStream, raw: string): void => {
     const text = terminalSafe(raw);
