@@ -1,4 +1,5 @@
 import { formatCitation, quoteLocation, type CitationParts } from '../ingest/citation.js';
+import { normalizeText, normalizeWithSpans } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
@@ -40,13 +41,21 @@ function sentenceSpans(flat: string): Array<[number, number]> {
   return spans.filter(([a, b]) => flat.slice(a, b).trim() !== '');
 }
 
-/** Where each term occurs in the text, merged into sorted, non-overlapping ranges. Terms shorter than 2 are ignored. */
+/**
+ * Where each term occurs in the text, merged into sorted, non-overlapping ranges. Terms shorter than 2 are ignored.
+ * Text and terms are compared in the analyzer's normal form (width, case, numerals), so a term 3个月 marks the
+ * 三个月 the book wrote, and ＡＢＣ marks abc.
+ */
 export function termRanges(text: string, terms: readonly string[]): Array<[number, number]> {
-  const lower = text.toLowerCase();
+  const normal = normalizeWithSpans(text);
+  const haystack = normal ? normal.text : text.toLowerCase();
+  // Without the spans (rare combining marks), terms are matched as written, case aside.
+  const toText = (from: number, to: number): [number, number] =>
+    normal ? [normal.spans[from]?.[0] ?? from, normal.spans[to - 1]?.[1] ?? to] : [from, to];
   const raw: Array<[number, number]> = [];
-  for (const term of new Set(terms.map((t) => t.toLowerCase().trim()))) {
+  for (const term of new Set(terms.map((t) => (normal ? normalizeText(t) : t.toLowerCase()).trim()))) {
     if ([...term].length < 2) continue;
-    for (let i = lower.indexOf(term); i !== -1; i = lower.indexOf(term, i + 1)) raw.push([i, i + term.length]);
+    for (let i = haystack.indexOf(term); i !== -1; i = haystack.indexOf(term, i + 1)) raw.push(toText(i, i + term.length));
   }
   raw.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const out: Array<[number, number]> = [];

@@ -250,8 +250,8 @@ const NEGATIVE_CUES = /不得|不能|不可|不应|无须|无需|不需要|不�
 /**
  * Cuts a chunk into windows (`planWindows`: clauses, sentences and consecutive sentence pairs), so support is local
  * and an option named in the same clause as the stem's words beats one named elsewhere in the sentence. Each piece
- * of the plan is segmented once, or not at all when the index stored its tokens at ingest (`stored`, one token list
- * per piece); a window's tokens are the union of its pieces' tokens.
+ * of the plan is read once through `tokensOf` (the tokens ingest stored for it, else the analyzer's cut); a window's
+ * tokens are the union of its pieces' tokens.
  */
 function windowsOf(chunk: Chunk, tokensOf: (text: string) => readonly string[]): Window[] {
   const plan = planWindows(chunk.text);

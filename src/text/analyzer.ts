@@ -144,41 +144,96 @@ function numeralValue(run: string): number | null {
  * lone digit character is left alone, because it is usually part of a word (统一, 一般, 第一).
  */
 export function chineseNumeralsToArabic(text: string): string {
-  const convert = (run: string): string | null => {
-    // 一点五 → 1.5, 零点零五 → 0.05: the fraction is read digit by digit.
-    const point = run.indexOf('点');
-    if (point > 0) {
-      const whole = run.slice(0, point);
-      const wholeValue = whole.length === 1 ? String(DIGITS[whole] ?? '') : convert(whole);
-      const fraction = [...run.slice(point + 1)].map((ch) => String(DIGITS[ch] ?? '')).join('');
-      return wholeValue ? `${wholeValue}.${fraction}` : null;
-    }
-    // 万 and 亿 stay as written units, the way questions write amounts (3500万元, 2亿份).
-    if (/[万亿]/.test(run)) {
-      return run
-        .split(/([万亿])/)
-        .map((part) =>
-          part === '万' || part === '亿' || part === ''
-            ? part
-            : part.length === 1 && part in DIGITS
-              ? String(DIGITS[part])
-              : (convert(part) ?? part),
-        )
-        .join('');
-    }
-    if (/[十百千]/.test(run)) {
-      const n = numeralValue(run);
-      return n === null ? null : String(n);
-    }
-    return run.length >= 2 ? [...run].map((ch) => String(DIGITS[ch] ?? 0)).join('') : null;
-  };
-  return text
-    .replace(PERCENT, (match: string, run: string) => {
-      const value = run.length === 1 && run in DIGITS ? String(DIGITS[run]) : convert(run);
+  let out = text;
+  for (const pass of NUMERAL_PASSES) out = out.replace(pass.pattern, pass.replace);
+  return out;
+}
+
+/** The digits a Chinese numeral run stands for, or null when it is not a well-formed number. */
+function convertNumeral(run: string): string | null {
+  // 一点五 → 1.5, 零点零五 → 0.05: the fraction is read digit by digit.
+  const point = run.indexOf('点');
+  if (point > 0) {
+    const whole = run.slice(0, point);
+    const wholeValue = whole.length === 1 ? String(DIGITS[whole] ?? '') : convertNumeral(whole);
+    const fraction = [...run.slice(point + 1)].map((ch) => String(DIGITS[ch] ?? '')).join('');
+    return wholeValue ? `${wholeValue}.${fraction}` : null;
+  }
+  // 万 and 亿 stay as written units, the way questions write amounts (3500万元, 2亿份).
+  if (/[万亿]/.test(run)) {
+    return run
+      .split(/([万亿])/)
+      .map((part) =>
+        part === '万' || part === '亿' || part === ''
+          ? part
+          : part.length === 1 && part in DIGITS
+            ? String(DIGITS[part])
+            : (convertNumeral(part) ?? part),
+      )
+      .join('');
+  }
+  if (/[十百千]/.test(run)) {
+    const n = numeralValue(run);
+    return n === null ? null : String(n);
+  }
+  return run.length >= 2 ? [...run].map((ch) => String(DIGITS[ch] ?? 0)).join('') : null;
+}
+
+/** One rewrite of `chineseNumeralsToArabic`: a global pattern and what a match becomes. */
+interface NumeralPass {
+  pattern: RegExp;
+  replace: (match: string, ...groups: string[]) => string;
+}
+
+/** The rewrites in order: percentages first (百分之五 holds the run 五), then runs, then lone digits before a unit. */
+const NUMERAL_PASSES: readonly NumeralPass[] = [
+  {
+    pattern: PERCENT,
+    replace: (match, run = '') => {
+      const value = run.length === 1 && run in DIGITS ? String(DIGITS[run]) : convertNumeral(run);
       return value === null || value === '' ? match : `${value}%`;
-    })
-    .replace(NUMERAL_RUN, (match: string) => convert(match) ?? match)
-    .replace(LONE_COUNT, (digit: string) => String(DIGITS[digit] ?? digit));
+    },
+  },
+  { pattern: NUMERAL_RUN, replace: (match) => convertNumeral(match) ?? match },
+  { pattern: LONE_COUNT, replace: (digit) => String(DIGITS[digit] ?? digit) },
+];
+
+/**
+ * `normalizeText` together with, for each character of the result, the range of `text` it stands for: a match found
+ * in the normal form (a question's 3个月) can then be marked where the book wrote it (三个月). Null in the rare case
+ * where normalising character by character differs from normalising the whole text (combining marks).
+ */
+export function normalizeWithSpans(text: string): { text: string; spans: Array<readonly [number, number]> } | null {
+  let out = '';
+  let spans: Array<readonly [number, number]> = [];
+  for (let i = 0; i < text.length;) {
+    const ch = String.fromCodePoint(text.codePointAt(i) ?? 0);
+    const normal = ch.normalize('NFKC').toLowerCase();
+    for (let k = 0; k < normal.length; k++) spans.push([i, i + ch.length]);
+    out += normal;
+    i += ch.length;
+  }
+  for (const pass of NUMERAL_PASSES) {
+    let next = '';
+    const nextSpans: Array<readonly [number, number]> = [];
+    let at = 0;
+    for (const m of out.matchAll(pass.pattern)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      const replaced = pass.replace(m[0], ...m.slice(1).map((g) => g ?? ''));
+      next += out.slice(at, start) + replaced;
+      nextSpans.push(...spans.slice(at, start));
+      // Every character of a rewritten numeral stands for the whole run it replaced.
+      const whole = [spans[start]?.[0] ?? 0, spans[end - 1]?.[1] ?? 0] as const;
+      for (let k = 0; k < replaced.length; k++) nextSpans.push(replaced === m[0] ? (spans[start + k] ?? whole) : whole);
+      at = end;
+    }
+    next += out.slice(at);
+    nextSpans.push(...spans.slice(at));
+    out = next;
+    spans = nextSpans;
+  }
+  return out === normalizeText(text) ? { text: out, spans } : null;
 }
 
 /**

@@ -48,6 +48,10 @@ void describe('quote extraction', () => {
 
   void it('merges overlapping term ranges and splits segments for renderers', () => {
     assert.deepEqual(termRanges('基金托管人负责', ['基金托管人', '托管', '负责', '基']), [[0, 7]]);
+    // Terms are the analyzer's tokens (digits, lower case): they mark the numerals and full-width letters the book wrote.
+    const text = '应当在三个月内报告ＥＴＦ净值，费率为百分之五。';
+    const marked = termRanges(text, ['3个月', 'etf', '5%']).map(([a, b]) => text.slice(a, b));
+    assert.deepEqual(marked, ['三个月', 'ＥＴＦ', '百分之五']);
     assert.deepEqual(quoteSegments('ab基金cd', [[2, 4]]), [
       { text: 'ab', marked: false },
       { text: '基金', marked: true },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chineseNumeralsToArabic, createAnalyzer, normalizeText } from '../../src/text/analyzer.js';
+import { chineseNumeralsToArabic, createAnalyzer, normalizeText, normalizeWithSpans } from '../../src/text/analyzer.js';
 
 describe('analyzer', () => {
   it('rewrites Chinese numerals the way questions write numbers', () => {
@@ -30,6 +30,25 @@ describe('analyzer', () => {
       ['一个人、一次', '一个人、一次'],
     ];
     for (const [input, expected] of cases) assert.equal(chineseNumeralsToArabic(input), expected, input);
+  });
+
+  it('maps each character of the normal form back to the text it came from', () => {
+    const text = 'ＥＴＦ在三个月内，费率百分之一点五，共一百二十天。';
+    const n = normalizeWithSpans(text);
+    assert.ok(n);
+    assert.equal(n.text, normalizeText(text));
+    assert.equal(n.spans.length, n.text.length);
+    const back = (s: string): string => {
+      const at = n.text.indexOf(s);
+      return text.slice(n.spans[at]?.[0], n.spans[at + s.length - 1]?.[1]);
+    };
+    assert.equal(back('etf'), 'ＥＴＦ');
+    assert.equal(back('3个月'), '三个月');
+    assert.equal(back('1.5%'), '百分之一点五');
+    assert.equal(back('120天'), '一百二十天');
+    assert.equal(back('费率'), '费率');
+    // Normalising letter by letter differs from the whole text only around combining marks: no spans then.
+    assert.equal(normalizeWithSpans('e\u0301'), null);
   });
 
   it('normalises width, case and numerals before segmenting', () => {
