@@ -116,7 +116,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
     vector: resolveVector(file, pick),
     retrieval: {
       rrfK: file.retrieval?.rrfK ?? 2,
-      weights: { keyword: 1, vector: 1, ...file.retrieval?.weights },
+      weights: { keyword: 3, vector: 1, ...file.retrieval?.weights },
       depth: file.retrieval?.depth ?? 50,
       keywordDepth: file.retrieval?.keywordDepth ?? 10,
       neighbours: file.retrieval?.neighbours ?? 0,

@@ -10,6 +10,7 @@ import {
   type PassageTokens,
 } from '../text/passage-windows.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
+import { DEFAULT_CHARACTER_RESCORE, hanCharacters, rescoreByCharacters, type CharacterRescoreOptions } from './character-rescorer.js';
 import { matchExpression, segmentForIndex, selectQueryTerms, type QueryTerm } from './fts-query.js';
 import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
 
@@ -72,8 +73,10 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       DROP TABLE IF EXISTS meta;
       DROP TABLE IF EXISTS corpus_df;
       DROP TABLE IF EXISTS passage_tokens;
+      DROP TABLE IF EXISTS character_df;
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE corpus_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE character_df (ch TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE chunks (
         chunk_id TEXT PRIMARY KEY,
         row INTEGER NOT NULL UNIQUE,
@@ -98,8 +101,12 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     const insertDf = db.prepare('INSERT INTO corpus_df (term, df) VALUES (?, ?)');
     const insertPassage = db.prepare('INSERT INTO passage_tokens (row, tokens) VALUES (?, ?)');
+    const insertCharacterDf = db.prepare('INSERT INTO character_df (ch, df) VALUES (?, ?)');
     // The answerer's corpus statistics, counted once here instead of by tokenising every chunk at each `ask`.
     const frequencies = new Map<string, number>();
+    // The keyword ranking's character statistics (character-rescorer.ts): rows per Han character of the body text.
+    const characterFrequencies = new Map<string, number>();
+    let characters = 0;
     const run = db.transaction(() => {
       chunks.forEach((c, i) => {
         const row = i + 1;
@@ -138,9 +145,14 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
           figureTokens,
           textTokens,
         ]);
+        const chars = hanCharacters(c.text);
+        characters += chars.length;
+        for (const ch of new Set(chars)) characterFrequencies.set(ch, (characterFrequencies.get(ch) ?? 0) + 1);
         if (onRow && row % 500 === 0) onRow(row);
       });
       for (const [term, df] of frequencies) insertDf.run(term, df);
+      for (const [ch, df] of characterFrequencies) insertCharacterDf.run(ch, df);
+      insertMeta.run('han_characters', String(characters));
       insertMeta.run('schema_version', String(FTS_SCHEMA_VERSION));
       insertMeta.run('analyzer', analyzer.fingerprint);
       insertMeta.run('window_plan', WINDOW_PLAN_VERSION);
@@ -183,6 +195,10 @@ export interface FtsIndex {
   queryTerms(query: string): QueryTerm[];
   /** Hits for ranked rows (as `createFtsRanker` returns them), in the same order; unknown rows are skipped. */
   hitsOf(ranked: readonly RankedRow[]): Hit[];
+  /** How many rows `createFtsRanker` must return for `search`'s k hits (the rows the character score re-ranks). */
+  rankDepth(k: number): number;
+  /** `search`'s first k hits from the rows ranked for `rankDepth(k)`: the character re-scoring, then the cut. */
+  hitsFor(query: string, ranked: readonly RankedRow[], k: number): Hit[];
   /** The index file, for a second connection on a worker thread. */
   readonly file: string;
   /** What `createFtsRanker` needs to rank exactly as `search` does. */
@@ -334,12 +350,13 @@ export function createFtsRanker(
 /**
  * Opens `sqlite_fts.db` read-only. Fails with NotReadyError when the file is missing, has another
  * schema, or was built with another analyzer (user dictionary), since BM25 over differently cut
- * text silently misses words.
+ * text silently misses words. `options.characters` sets the character re-scoring of the word ranking
+ * (`DEFAULT_CHARACTER_RESCORE` when absent, null for words alone).
  */
 export function openFtsIndex(
   file: string,
   analyzer: Analyzer,
-  options: { weights?: Bm25Weights; terms?: TermSelection; twoStage?: TwoStageOptions } = {},
+  options: { weights?: Bm25Weights; terms?: TermSelection; twoStage?: TwoStageOptions; characters?: CharacterRescoreOptions | null } = {},
 ): FtsIndex {
   let db: Database.Database;
   try {
@@ -382,6 +399,11 @@ export function openFtsIndex(
     meta.get('window_plan') === WINDOW_PLAN_VERSION
       ? db.prepare('SELECT p.tokens FROM passage_tokens p JOIN chunks c ON c.row = p.row WHERE c.chunk_id = ?').pluck()
       : null;
+  // An index written before the character counts were stored ranks by words alone, as it did when it was built.
+  const hasCharacterDf =
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'character_df'").get() !== undefined &&
+    meta.has('han_characters');
+  const characterDf = hasCharacterDf ? db.prepare('SELECT df FROM character_df WHERE ch = ?').pluck() : null;
   // The count written at build time; counting rows would read the whole chunks table on every open.
   const count = Number(meta.get('count') ?? NaN) || ((db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) ?? 0);
   const rankerOptions: FtsRankerOptions = {
@@ -422,21 +444,45 @@ export function openFtsIndex(
     return c;
   };
   const chunkAtRow = (row: number): Chunk | undefined => cachedChunk(rowCache, byRow, row);
+  const rescore = options.characters === undefined ? DEFAULT_CHARACTER_RESCORE : options.characters;
+  const characterCache = boundedCache<string, number>(CACHE_ENTRIES);
+  const characterStats =
+    characterDf && rescore
+      ? {
+          documents: count,
+          averageLength: Number(meta.get('han_characters')) / Math.max(1, count),
+          docFrequency(ch: string): number {
+            let df = characterCache.get(ch);
+            if (df === undefined) {
+              df = (characterDf.get(ch) as number | undefined) ?? 0;
+              characterCache.set(ch, df);
+            }
+            return df;
+          },
+        }
+      : null;
+  const rankDepth = (k: number): number => (characterStats && rescore ? Math.max(k, rescore.depth) : k);
   const queryTerms = (query: string): QueryTerm[] => selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
   const hitsOf = (ranked: readonly RankedRow[]): Hit[] =>
     ranked.flatMap(({ row, score }) => {
       const chunk = chunkAtRow(row);
       return chunk ? [{ chunk, score }] : [];
     });
+  const hitsFor = (query: string, ranked: readonly RankedRow[], k: number): Hit[] => {
+    const hits = hitsOf(ranked);
+    return (characterStats && rescore ? rescoreByCharacters(query, hits, characterStats, rescore) : hits).slice(0, k);
+  };
   return {
     analyzerFingerprint: built,
     count,
     file,
     rankerOptions,
     corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
-    search: (query, k, filter) => (k <= 0 ? [] : hitsOf(rank(queryTerms(query), k, filter))),
+    search: (query, k, filter) => (k <= 0 ? [] : hitsFor(query, rank(queryTerms(query), rankDepth(k), filter), k)),
     queryTerms,
     hitsOf,
+    rankDepth,
+    hitsFor,
     loadChunks() {
       return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
     },

@@ -26,6 +26,6 @@ export class ThreadedKeywordSearcher implements Searcher {
 
   search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     if (k <= 0) return Promise.resolve([]);
-    return this.thread.rank(this.fts.queryTerms(query), k, filter).then((rows) => this.fts.hitsOf(rows));
+    return this.thread.rank(this.fts.queryTerms(query), this.fts.rankDepth(k), filter).then((rows) => this.fts.hitsFor(query, rows, k));
   }
 }

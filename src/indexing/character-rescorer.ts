@@ -1,0 +1,100 @@
+import type { Chunk, Hit } from '../types.js';
+
+/**
+ * Character evidence for the keyword ranking of Chinese text. The word index sees a question through jieba's cut,
+ * and a question and the passage that answers it are often cut differently: 受赠人 against 赠与, 行纪人 against
+ * 行纪 人, 保理商 against 保理. Chinese retrieval has long combined word and character matching for that reason (Kwok,
+ * "Comparing representations in Chinese information retrieval", SIGIR 1997). Here the best word-ranked rows are
+ * re-scored: each gets its word BM25 plus `weight` × an Okapi BM25 of the question's Han characters over the row's
+ * text. Only the body text counts, so a heading word shared by every row of a chapter (already weighted in the word
+ * score) does not hide which row's own text matches the question. Text without Han characters scores 0 and keeps
+ * its word order.
+ */
+
+/** How the word ranking is re-scored by characters. */
+export interface CharacterRescoreOptions {
+  /** Rows of the word ranking re-scored, whatever k is, so the first k hits are the same for every k up to it. */
+  depth: number;
+  /** The character score's weight against the word score. */
+  weight: number;
+  k1: number;
+  b: number;
+  /** A character the question repeats counts up to this many times (as the word terms do). */
+  maxRepeat: number;
+}
+
+/**
+ * Measured on 344 lay legal questions over 1,261 article units (STARD dev): weights 0.3 to 0.7 all lift the keyword
+ * R@1 from .384 to .42–.43 and MRR@10 from .487 to .52 with R@5/R@10 up as well; depths from 50 to 200 give the same
+ * ranking. k1 and b are the word index's.
+ */
+export const DEFAULT_CHARACTER_RESCORE: CharacterRescoreOptions = { depth: 50, weight: 0.4, k1: 1.2, b: 0.75, maxRepeat: 2 };
+
+const HAN = /\p{Script=Han}/gu;
+
+/** The Han characters of a text in order (NFKC first, so compatibility ideographs and Kangxi radicals fold). */
+export function hanCharacters(text: string): string[] {
+  return text.normalize('NFKC').match(HAN) ?? [];
+}
+
+/** Corpus statistics of the characters, as the index stored them at build time. */
+export interface CharacterStatistics {
+  /** Rows whose text holds the character. */
+  docFrequency(ch: string): number;
+  /** Rows in the index. */
+  documents: number;
+  /** Mean Han characters per row. */
+  averageLength: number;
+}
+
+/** A row's character counts, per chunk object (an open index hands out the same chunk objects). */
+const countsCache = new WeakMap<Chunk, { counts: Map<string, number>; length: number }>();
+
+function characterCounts(chunk: Chunk): { counts: Map<string, number>; length: number } {
+  let entry = countsCache.get(chunk);
+  if (!entry) {
+    const counts = new Map<string, number>();
+    const chars = hanCharacters(chunk.text);
+    for (const ch of chars) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+    entry = { counts, length: chars.length };
+    countsCache.set(chunk, entry);
+  }
+  return entry;
+}
+
+/**
+ * The hits of a word ranking (best first) re-scored by the question's characters: the first `options.depth` hits
+ * get score + weight × character BM25 and are re-sorted; the rest follow in their order (their word scores are at
+ * most those of the re-scored ones). Returns a new array; a question without Han characters changes nothing.
+ */
+export function rescoreByCharacters(
+  query: string,
+  hits: readonly Hit[],
+  stats: CharacterStatistics,
+  options: CharacterRescoreOptions,
+): Hit[] {
+  const repeats = new Map<string, number>();
+  for (const ch of hanCharacters(query)) repeats.set(ch, Math.min(options.maxRepeat, (repeats.get(ch) ?? 0) + 1));
+  const weighted: { ch: string; weight: number }[] = [];
+  for (const [ch, n] of repeats) {
+    const df = stats.docFrequency(ch);
+    if (df <= 0) continue;
+    // FTS5's idf, floored as FTS5 floors it: a character in most rows adds nothing.
+    const idf = Math.max(1e-6, Math.log((stats.documents - df + 0.5) / (df + 0.5)));
+    weighted.push({ ch, weight: n * idf });
+  }
+  if (weighted.length === 0 || hits.length === 0) return [...hits];
+  const { k1, b } = options;
+  const head = hits.slice(0, options.depth).map((hit, i) => {
+    const { counts, length } = characterCounts(hit.chunk);
+    const norm = k1 * (1 - b + (b * length) / Math.max(1, stats.averageLength));
+    let score = 0;
+    for (const w of weighted) {
+      const f = counts.get(w.ch);
+      if (f) score += (w.weight * f * (k1 + 1)) / (f + norm);
+    }
+    return { hit: { chunk: hit.chunk, score: hit.score + options.weight * score }, i };
+  });
+  head.sort((x, y) => y.hit.score - x.hit.score || x.i - y.i);
+  return [...head.map((h) => h.hit), ...hits.slice(options.depth)];
+}
