@@ -1,5 +1,3 @@
-import type { Chunk, Hit } from '../types.js';
-
 /**
  * Character evidence for the keyword ranking of Chinese text. The word index sees a question through jieba's cut,
  * and a question and the passage that answers it are often cut differently: 受赠人 against 赠与, 行纪人 against
@@ -47,32 +45,39 @@ export interface CharacterStatistics {
   averageLength: number;
 }
 
-/** A row's character counts, per chunk object (an open index hands out the same chunk objects). */
-const countsCache = new WeakMap<Chunk, { counts: Map<string, number>; length: number }>();
+/** The Han characters of one text: how often each occurs, and how many there are. */
+export interface CharacterCounts {
+  counts: ReadonlyMap<string, number>;
+  length: number;
+}
 
-function characterCounts(chunk: Chunk): { counts: Map<string, number>; length: number } {
-  let entry = countsCache.get(chunk);
-  if (!entry) {
-    const counts = new Map<string, number>();
-    const chars = hanCharacters(chunk.text);
-    for (const ch of chars) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-    entry = { counts, length: chars.length };
-    countsCache.set(chunk, entry);
-  }
-  return entry;
+/** Counts a text's Han characters (the caller may keep the result per row: a deep ranking sees rows often). */
+export function characterCounts(text: string): CharacterCounts {
+  const counts = new Map<string, number>();
+  const chars = hanCharacters(text);
+  for (const ch of chars) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  return { counts, length: chars.length };
+}
+
+/** A row of the word ranking to re-score: its word score and its body text. */
+export interface CharacterCandidate {
+  readonly score: number;
+  readonly text: string;
 }
 
 /**
- * The hits of a word ranking (best first) re-scored by the question's characters: the first `options.depth` hits
+ * The candidates of a word ranking (best first) re-scored by the question's characters: the first `options.depth`
  * get score + weight × character BM25 and are re-sorted; the rest follow in their order (their word scores are at
- * most those of the re-scored ones). Returns a new array; a question without Han characters changes nothing.
+ * most those of the re-scored ones). Returns new objects; a question without Han characters changes nothing.
+ * `countsOf` gives a candidate's character counts (default: counted from its text).
  */
-export function rescoreByCharacters(
+export function rescoreByCharacters<T extends CharacterCandidate>(
   query: string,
-  hits: readonly Hit[],
+  candidates: readonly T[],
   stats: CharacterStatistics,
   options: CharacterRescoreOptions,
-): Hit[] {
+  countsOf: (candidate: T) => CharacterCounts = (c) => characterCounts(c.text),
+): T[] {
   const repeats = new Map<string, number>();
   for (const ch of hanCharacters(query)) repeats.set(ch, Math.min(options.maxRepeat, (repeats.get(ch) ?? 0) + 1));
   const weighted: { ch: string; weight: number }[] = [];
@@ -83,18 +88,18 @@ export function rescoreByCharacters(
     const idf = Math.max(1e-6, Math.log((stats.documents - df + 0.5) / (df + 0.5)));
     weighted.push({ ch, weight: n * idf });
   }
-  if (weighted.length === 0 || hits.length === 0) return [...hits];
+  if (weighted.length === 0 || candidates.length === 0) return [...candidates];
   const { k1, b } = options;
-  const head = hits.slice(0, options.depth).map((hit, i) => {
-    const { counts, length } = characterCounts(hit.chunk);
+  const head = candidates.slice(0, options.depth).map((candidate, i) => {
+    const { counts, length } = countsOf(candidate);
     const norm = k1 * (1 - b + (b * length) / Math.max(1, stats.averageLength));
     let score = 0;
     for (const w of weighted) {
       const f = counts.get(w.ch);
       if (f) score += (w.weight * f * (k1 + 1)) / (f + norm);
     }
-    return { hit: { chunk: hit.chunk, score: hit.score + options.weight * score }, i };
+    return { candidate: { ...candidate, score: candidate.score + options.weight * score }, i };
   });
-  head.sort((x, y) => y.hit.score - x.hit.score || x.i - y.i);
-  return [...head.map((h) => h.hit), ...hits.slice(options.depth)];
+  head.sort((x, y) => y.candidate.score - x.candidate.score || x.i - y.i);
+  return [...head.map((h) => h.candidate), ...candidates.slice(options.depth)];
 }

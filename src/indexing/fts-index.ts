@@ -10,7 +10,14 @@ import {
   type PassageTokens,
 } from '../text/passage-windows.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
-import { DEFAULT_CHARACTER_RESCORE, hanCharacters, rescoreByCharacters, type CharacterRescoreOptions } from './character-rescorer.js';
+import {
+  characterCounts,
+  DEFAULT_CHARACTER_RESCORE,
+  hanCharacters,
+  rescoreByCharacters,
+  type CharacterCounts,
+  type CharacterRescoreOptions,
+} from './character-rescorer.js';
 import { matchExpression, segmentForIndex, selectQueryTerms, type QueryTerm } from './fts-query.js';
 import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
 
@@ -468,9 +475,33 @@ export function openFtsIndex(
       const chunk = chunkAtRow(row);
       return chunk ? [{ chunk, score }] : [];
     });
+  // Character counts per row, and the body texts of the rows a search re-scores, read in one statement: a ranking
+  // re-scores `depth` rows but hands out only k of them, so the others never become chunks.
+  const countsCache = boundedCache<number, CharacterCounts>(CACHE_ENTRIES);
+  const textsByRow = db.prepare('SELECT row, text FROM chunks WHERE row IN (SELECT value FROM json_each(?))');
+  const candidatesOf = (ranked: readonly RankedRow[]): (RankedRow & { text: string })[] => {
+    const missing = ranked.filter((r) => !rowCache.get(r.row)).map((r) => r.row);
+    const texts = new Map<number, string>();
+    if (missing.length > 0) {
+      for (const r of textsByRow.all(JSON.stringify(missing)) as { row: number; text: string }[]) texts.set(r.row, r.text);
+    }
+    return ranked.flatMap((r) => {
+      const text = texts.get(r.row) ?? rowCache.get(r.row)?.text;
+      return text === undefined ? [] : [{ ...r, text }];
+    });
+  };
+  const countsOf = (c: RankedRow & { text: string }): CharacterCounts => {
+    let counts = countsCache.get(c.row);
+    if (!counts) {
+      counts = characterCounts(c.text);
+      countsCache.set(c.row, counts);
+    }
+    return counts;
+  };
   const hitsFor = (query: string, ranked: readonly RankedRow[], k: number): Hit[] => {
-    const hits = hitsOf(ranked);
-    return (characterStats && rescore ? rescoreByCharacters(query, hits, characterStats, rescore) : hits).slice(0, k);
+    if (!characterStats || !rescore) return hitsOf(ranked.slice(0, k));
+    const head = rescoreByCharacters(query, candidatesOf(ranked.slice(0, rescore.depth)), characterStats, rescore, countsOf);
+    return hitsOf([...head, ...ranked.slice(rescore.depth)].slice(0, k));
   };
   return {
     analyzerFingerprint: built,

@@ -129,18 +129,18 @@ void describe('character re-scoring of the keyword ranking', () => {
   void it('re-scores only the first `depth` hits and keeps the order of a question without Han characters', () => {
     const stats: CharacterStatistics = { documents: 100, averageLength: 10, docFrequency: () => 2 };
     const options = { depth: 2, weight: 1, k1: 1.2, b: 0.75, maxRepeat: 2 };
-    const hits = [
-      { chunk: chunk('x', { text: '甲乙丙' }), score: 3 },
-      { chunk: chunk('y', { text: '保理合同' }), score: 2 },
-      { chunk: chunk('z', { text: '保理合同保理' }), score: 1 },
+    const rows = [
+      { id: 'x', text: '甲乙丙', score: 3 },
+      { id: 'y', text: '保理合同', score: 2 },
+      { id: 'z', text: '保理合同保理', score: 1 },
     ];
     assert.deepEqual(
-      rescoreByCharacters('保理', hits, stats, options).map((h) => h.chunk.chunk_id),
+      rescoreByCharacters('保理', rows, stats, options).map((r) => r.id),
       ['y', 'x', 'z'],
     );
     assert.deepEqual(
-      rescoreByCharacters('fund NAV 2024', hits, stats, options).map((h) => [h.chunk.chunk_id, h.score]),
-      hits.map((h) => [h.chunk.chunk_id, h.score]),
+      rescoreByCharacters('fund NAV 2024', rows, stats, options).map((r) => [r.id, r.score]),
+      rows.map((r) => [r.id, r.score]),
     );
     // Compatibility ideographs and Kangxi radicals fold to the standard characters (NFKC); Latin letters are not counted.
     assert.deepEqual(hanCharacters('⺠⽂法 a1，民'), ['⺠', '文', '法', '民']);
