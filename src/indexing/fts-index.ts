@@ -227,6 +227,11 @@ export interface FtsIndex {
   readonly count: number;
   readonly analyzerFingerprint: string;
   /**
+   * What an index written by an earlier version lacks, each a reason to rebuild it (`ingest --force`): its searches
+   * and answers still work, as they did when it was built. Empty for a current index.
+   */
+  readonly missing: readonly string[];
+  /**
    * Chunks whose analyzer tokens (`documentFrequencyText`) include the token, as counted when the index was written;
    * null for an index written before the counts were stored.
    */
@@ -505,6 +510,10 @@ export function openFtsIndex(
   };
   return {
     analyzerFingerprint: built,
+    missing: [
+      ...(characterStats || !rescore ? [] : ['character statistics for keyword ranking']),
+      ...(passageStatement ? [] : ['segmented passages for fast offline answers']),
+    ],
     count,
     file,
     rankerOptions,

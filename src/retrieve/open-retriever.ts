@@ -63,10 +63,18 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   if (!existsSync(paths.ftsDb) || !existsSync(path.join(paths.faissDir, VECTOR_FILES.meta))) {
     throw new NotReadyError(`no index at ${paths.index}; run \`exam-copilot ingest\``);
   }
-  const { analyzer, warnings } = options.analyzer ?? analyzerFromConfig(root, config);
+  const built = options.analyzer ?? analyzerFromConfig(root, config);
+  const { analyzer } = built;
   const { meta, ids } = readVectorMeta(paths.faissDir);
   assertEmbedderMatches(meta, config);
   const fts = openFtsIndex(paths.ftsDb, analyzer);
+  const warnings: Warning[] = [...built.warnings];
+  if (fts.missing.length > 0) {
+    warnings.push({
+      where: paths.ftsDb,
+      message: `written by an earlier version, without ${fts.missing.join(' and ')}; run \`exam-copilot ingest --force\` to rebuild it`,
+    });
+  }
   let closeEmbedder = (): void => undefined;
   let closeThread = (): void => undefined;
   let keywordForHybrid: Searcher | undefined;

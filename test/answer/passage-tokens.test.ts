@@ -166,6 +166,12 @@ describe('passage tokens stored at ingest', { skip: !hasSample && 'no sample tex
       const first = reopened.chunks[0];
       assert.ok(first);
       assert.equal(reopened.passageTokens?.(first).size, 0);
+      // The reader is told why answers got slower, and how to get them back.
+      assert.ok(
+        reopened.warnings.some((w) => /segmented passages/.test(w.message) && /ingest --force/.test(w.message)),
+        JSON.stringify(reopened.warnings),
+      );
+      assert.ok(!retriever.warnings.some((w) => /earlier version/.test(w.message)), 'a current index gets no such warning');
     } finally {
       reopened.close();
     }
