@@ -84,8 +84,6 @@ export interface LoadedConfig {
   warnings: Warning[];
 }
 
-type FileConfig = ConfigFile;
-
 /** Default user dictionary shipped in rawdoc/ (exam terms jieba would otherwise split). */
 export const DEFAULT_USER_DICT = 'rawdoc/userdict.txt';
 
@@ -134,7 +132,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
 }
 
 /** Step 1: the config file, validated against the schema; `{}` when there is none. */
-function readConfigFile(configFile: string): FileConfig {
+function readConfigFile(configFile: string): ConfigFile {
   if (!existsSync(configFile)) return {};
   let raw: unknown;
   try {
@@ -187,7 +185,7 @@ function envInteger(pick: EnvLookup, name: string, fallback: number, min: number
 }
 
 /** Step 3: the LLM endpoint, or null (offline answerer) when no model is configured. */
-function resolveLlm(file: FileConfig, pick: EnvLookup, warnings: Warning[]): ExamCopilotConfig['llm'] {
+function resolveLlm(file: ConfigFile, pick: EnvLookup, warnings: Warning[]): ExamCopilotConfig['llm'] {
   const baseURL = pick('EXAM_COPILOT_LLM_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_BASE') ?? file.llm?.baseURL;
   const apiKey = pick('EXAM_COPILOT_LLM_API_KEY', 'OPENAI_API_KEY') ?? file.llm?.apiKey;
   const model = pick('EXAM_COPILOT_LLM_MODEL', 'OPENAI_MODEL') ?? file.llm?.model;
@@ -218,7 +216,7 @@ function resolveLlm(file: FileConfig, pick: EnvLookup, warnings: Warning[]): Exa
 }
 
 /** Step 4: the embedder; an `openai` embedder defaults to the LLM's endpoint and key. */
-function resolveEmbedder(file: FileConfig, pick: EnvLookup, llm: ExamCopilotConfig['llm']): ExamCopilotConfig['embedder'] {
+function resolveEmbedder(file: ConfigFile, pick: EnvLookup, llm: ExamCopilotConfig['llm']): ExamCopilotConfig['embedder'] {
   const kind = pick('EXAM_COPILOT_EMBEDDER') ?? file.embedder?.kind ?? 'lsa';
   if (kind !== 'lsa' && kind !== 'transformers' && kind !== 'openai') {
     throw new UserError(`EXAM_COPILOT_EMBEDDER=${kind}: unknown embedder; use lsa, transformers or openai`);
@@ -246,7 +244,7 @@ function resolveEmbedder(file: FileConfig, pick: EnvLookup, llm: ExamCopilotConf
 export const PARALLEL_ABOVE = 20_000;
 
 /** Step 5: the vector backend and index kind. */
-function resolveVector(file: FileConfig, pick: EnvLookup): ExamCopilotConfig['vector'] {
+function resolveVector(file: ConfigFile, pick: EnvLookup): ExamCopilotConfig['vector'] {
   // EXAM_COPILOT_DISABLE_FAISS=1 forces the exact JS index (to compare backends, or where the native binding misbehaves).
   const disabled = pick('EXAM_COPILOT_DISABLE_FAISS') === '1';
   const backend = disabled ? 'js' : (pick('EXAM_COPILOT_VECTOR_BACKEND') ?? file.vector?.backend ?? 'auto');
@@ -257,7 +255,7 @@ function resolveVector(file: FileConfig, pick: EnvLookup): ExamCopilotConfig['ve
 }
 
 /** Step 6: chunk sizes, checked against each other (the schema checks each alone). */
-function resolveChunking(file: FileConfig, configFile: string): ExamCopilotConfig['chunking'] {
+function resolveChunking(file: ConfigFile, configFile: string): ExamCopilotConfig['chunking'] {
   const chunking = { minChars: 300, maxChars: 800, overlap: 100, articleUnits: true, ...file.chunking };
   if (chunking.minChars > chunking.maxChars || chunking.overlap >= chunking.minChars) {
     throw new UserError(

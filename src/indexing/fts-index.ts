@@ -200,8 +200,6 @@ export interface FtsIndex {
   search(query: string, k: number, filter?: ChunkFilter): Hit[];
   /** The query terms `search` sends to the index (analyzer tokens pruned by document frequency). */
   queryTerms(query: string): QueryTerm[];
-  /** Hits for ranked rows (as `createFtsRanker` returns them), in the same order; unknown rows are skipped. */
-  hitsOf(ranked: readonly RankedRow[]): Hit[];
   /** How many rows `createFtsRanker` must return for `search`'s k hits (the rows the character score re-ranks). */
   rankDepth(k: number): number;
   /** `search`'s first k hits from the rows ranked for `rankDepth(k)`: the character re-scoring, then the cut. */
@@ -239,24 +237,35 @@ export interface FtsIndex {
   close(): void;
 }
 
-/** Entries kept by each of an open index's caches (document frequencies, chunks by row, chunks by id). */
+/** Entries kept by each of an open index's caches (document frequencies, chunks, character counts). */
 const CACHE_ENTRIES = 8192;
 
-/** A Map that drops its oldest entry when full. */
+/**
+ * A lookup remembered per key, dropping the oldest key when full. The index file is read-only while open, so what a
+ * key maps to never changes. Undefined (the key is not in the index) is not remembered.
+ */
 interface BoundedCache<K, V> {
   get(key: K): V | undefined;
-  set(key: K, value: V): void;
+  /** The value for `key`: remembered, else computed by `load` (and remembered unless undefined). */
+  through(key: K, load: () => V): V;
+  through(key: K, load: () => V | undefined): V | undefined;
 }
 
 function boundedCache<K, V>(maxEntries: number): BoundedCache<K, V> {
   const map = new Map<K, V>();
-  return {
-    get: (key) => map.get(key),
-    set(key, value) {
+  function through(key: K, load: () => V): V;
+  function through(key: K, load: () => V | undefined): V | undefined;
+  function through(key: K, load: () => V | undefined): V | undefined {
+    let value = map.get(key);
+    if (value === undefined) {
+      value = load();
+      if (value === undefined) return undefined;
       if (map.size >= maxEntries) map.delete(map.keys().next().value as K);
       map.set(key, value);
-    },
-  };
+    }
+    return value;
+  }
+  return { get: (key) => map.get(key), through };
 }
 
 /** Escapes `%`, `_` and the escape character itself for a LIKE pattern. */
@@ -431,30 +440,21 @@ export function openFtsIndex(
   const dfCache = boundedCache<string, number>(CACHE_ENTRIES);
   const rowCache = boundedCache<number, Chunk>(CACHE_ENTRIES);
   const idCache = boundedCache<string, Chunk>(CACHE_ENTRIES);
-  const docFrequency = (term: string): number => {
-    let df = dfCache.get(term);
-    if (df === undefined) {
+  const docFrequency = (term: string): number =>
+    dfCache.through(term, () => {
       const parts = term
         .normalize('NFD')
         .replace(/\p{M}/gu, '')
         .split(/[^\p{L}\p{N}]+/u)
         .filter(Boolean);
-      df = parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
-      dfCache.set(term, df);
-    }
-    return df;
-  };
+      return parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
+    });
   /** The chunk a statement finds for a key, through the key's cache. */
-  const cachedChunk = <K>(cache: BoundedCache<K, Chunk>, statement: Database.Statement, key: K): Chunk | undefined => {
-    let c = cache.get(key);
-    if (!c) {
+  const cachedChunk = <K>(cache: BoundedCache<K, Chunk>, statement: Database.Statement, key: K): Chunk | undefined =>
+    cache.through(key, () => {
       const r = statement.get(key) as ChunkRow | undefined;
-      if (!r) return undefined;
-      c = rowToChunk(r);
-      cache.set(key, c);
-    }
-    return c;
-  };
+      return r ? rowToChunk(r) : undefined;
+    });
   const chunkAtRow = (row: number): Chunk | undefined => cachedChunk(rowCache, byRow, row);
   const rescore = options.characters === undefined ? DEFAULT_CHARACTER_RESCORE : options.characters;
   const characterCache = boundedCache<string, number>(CACHE_ENTRIES);
@@ -463,14 +463,7 @@ export function openFtsIndex(
       ? {
           documents: count,
           averageLength: Number(meta.get('han_characters')) / Math.max(1, count),
-          docFrequency(ch: string): number {
-            let df = characterCache.get(ch);
-            if (df === undefined) {
-              df = (characterDf.get(ch) as number | undefined) ?? 0;
-              characterCache.set(ch, df);
-            }
-            return df;
-          },
+          docFrequency: (ch: string): number => characterCache.through(ch, () => (characterDf.get(ch) as number | undefined) ?? 0),
         }
       : null;
   const rankDepth = (k: number): number => (characterStats && rescore ? Math.max(k, rescore.depth) : k);
@@ -495,14 +488,7 @@ export function openFtsIndex(
       return text === undefined ? [] : [{ ...r, text }];
     });
   };
-  const countsOf = (c: RankedRow & { text: string }): CharacterCounts => {
-    let counts = countsCache.get(c.row);
-    if (!counts) {
-      counts = characterCounts(c.text);
-      countsCache.set(c.row, counts);
-    }
-    return counts;
-  };
+  const countsOf = (c: RankedRow & { text: string }): CharacterCounts => countsCache.through(c.row, () => characterCounts(c.text));
   const hitsFor = (query: string, ranked: readonly RankedRow[], k: number): Hit[] => {
     if (!characterStats || !rescore) return hitsOf(ranked.slice(0, k));
     const head = rescoreByCharacters(query, candidatesOf(ranked.slice(0, rescore.depth)), characterStats, rescore, countsOf);
@@ -520,7 +506,6 @@ export function openFtsIndex(
     corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
     search: (query, k, filter) => (k <= 0 ? [] : hitsFor(query, rank(queryTerms(query), rankDepth(k), filter), k)),
     queryTerms,
-    hitsOf,
     rankDepth,
     hitsFor,
     loadChunks() {
