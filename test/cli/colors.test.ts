@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { createColors } from '../../src/cli/report/colors.js';
 import { snippet } from '../../src/cli/report/search.js';
-import { createUi } from '../../src/cli/report/ui.js';
+import { createUi, showsSpinner } from '../../src/cli/report/ui.js';
 
 /** A stream that says it is (or is not) a terminal, collecting what is written. */
 function stream(isTTY: boolean): { s: NodeJS.WriteStream; text: () => string } {
@@ -34,32 +34,47 @@ describe('terminal colours', () => {
   });
 
   it('colours stdout and stderr only on a terminal and never with NO_COLOR', () => {
-    const tty = { out: stream(true), err: stream(true) };
-    const ui = createUi({ json: false, quiet: false, verbose: false }, { stdout: tty.out.s, stderr: tty.err.s, env: {} });
-    ui.out(ui.color.bold('Answer:'));
-    ui.warn('index is stale');
-    assert.equal(tty.out.text(), '\u001b[1mAnswer:\u001b[22m\n');
-    assert.equal(tty.err.text(), '\u001b[33mwarning: index is stale\u001b[39m\n');
+    /** A UI over two collecting streams that are, or are not, terminals. */
+    const uiOn = (isTTY: boolean, env: NodeJS.ProcessEnv = {}) => {
+      const [out, err] = [stream(isTTY), stream(isTTY)];
+      const ui = createUi({ json: false, quiet: false, verbose: false }, { stdout: out.s, stderr: err.s, env });
+      return { ui, out: out.text, err: err.text };
+    };
+    const tty = uiOn(true);
+    tty.ui.out(tty.ui.color.bold('Answer:'));
+    tty.ui.warn('index is stale');
+    assert.equal(tty.out(), '\u001b[1mAnswer:\u001b[22m\n');
+    assert.equal(tty.err(), '\u001b[33mwarning: index is stale\u001b[39m\n');
 
-    const piped = { out: stream(false), err: stream(false) };
-    const plain = createUi({ json: false, quiet: false, verbose: false }, { stdout: piped.out.s, stderr: piped.err.s, env: {} });
-    plain.out(plain.color.bold('Answer:'));
-    plain.error('bad file');
-    assert.equal(piped.out.text(), 'Answer:\n');
-    assert.equal(piped.err.text(), 'error: bad file\n');
+    const piped = uiOn(false);
+    piped.ui.out(piped.ui.color.bold('Answer:'));
+    piped.ui.error('bad file');
+    assert.equal(piped.out(), 'Answer:\n');
+    assert.equal(piped.err(), 'error: bad file\n');
 
-    const noColor = { out: stream(true), err: stream(true) };
-    const off = createUi(
-      { json: false, quiet: false, verbose: false },
-      { stdout: noColor.out.s, stderr: noColor.err.s, env: { NO_COLOR: '1' } },
-    );
-    off.out(off.color.cyan('0.5'));
-    assert.equal(noColor.out.text(), '0.5\n');
+    const noColor = uiOn(true, { NO_COLOR: '1' });
+    noColor.ui.out(noColor.ui.color.cyan('0.5'));
+    assert.equal(noColor.out(), '0.5\n');
   });
 
   it('highlights the query terms of a search snippet only when colour is on', () => {
     const text = '基金托管人应当安全保管基金财产。';
     assert.equal(snippet(text, '托管人', createColors(false)), text);
     assert.equal(snippet(text, '托管人', createColors(true)), '基金\u001b[1m\u001b[33m托管人\u001b[39m\u001b[22m应当安全保管基金财产。');
+  });
+
+  it('draws a spinner only on a terminal that reports its width, outside CI and --quiet', () => {
+    const streams = (isTTY: boolean, columns: number | undefined, env: NodeJS.ProcessEnv = {}) => {
+      const err = stream(isTTY).s;
+      Object.assign(err, { columns });
+      return { stdout: stream(isTTY).s, stderr: err, env };
+    };
+    assert.equal(showsSpinner(streams(true, 120), { quiet: false }), true);
+    // A pseudo-terminal without a size: the spinner would never finish clearing its line.
+    assert.equal(showsSpinner(streams(true, 0), { quiet: false }), false);
+    assert.equal(showsSpinner(streams(true, undefined), { quiet: false }), false);
+    assert.equal(showsSpinner(streams(false, 120), { quiet: false }), false);
+    assert.equal(showsSpinner(streams(true, 120, { CI: 'true' }), { quiet: false }), false);
+    assert.equal(showsSpinner(streams(true, 120), { quiet: true }), false);
   });
 });

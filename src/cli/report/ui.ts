@@ -45,6 +45,21 @@ export interface UiStreams {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * Whether progress is drawn as a spinner that rewrites its line: on a terminal, not quiet, not in CI, and only when the
+ * terminal reports its width. A pseudo-terminal without a size (`script`, some CI runners) reports 0 columns, and the
+ * spinner library then counts its line as infinitely many rows to clear and never finishes; lines are printed instead.
+ */
+export function showsSpinner(streams: UiStreams, globals: Pick<GlobalOptions, 'quiet'>): boolean {
+  return (
+    streams.stderr.isTTY === true &&
+    !globals.quiet &&
+    streams.env.CI !== 'true' &&
+    typeof streams.stderr.columns === 'number' &&
+    streams.stderr.columns > 0
+  );
+}
+
 export function createUi(
   globals: Pick<GlobalOptions, 'json' | 'quiet' | 'verbose'>,
   streams: UiStreams = { stdout: process.stdout, stderr: process.stderr, env: process.env },
@@ -52,7 +67,7 @@ export function createUi(
   const noColor = streams.env.NO_COLOR !== undefined && streams.env.NO_COLOR !== '';
   const color = createColors(!noColor && streams.stdout.isTTY === true);
   const errColor = createColors(!noColor && streams.stderr.isTTY === true);
-  const interactive = streams.stderr.isTTY === true && !globals.quiet && streams.env.CI !== 'true';
+  const interactive = showsSpinner(streams, globals);
   const write = (stream: NodeJS.WriteStream, raw: string): void => {
     const text = terminalSafe(raw);
     stream.write(text.endsWith('\n') ? text : `${text}\n`);
