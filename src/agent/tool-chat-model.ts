@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../sqlite-database.js';
 import OpenAI from 'openai';
 import { LlmError, redactKey } from '../answer/llm-client.js';
 import type { EndpointConfig } from '../config/load-config.js';

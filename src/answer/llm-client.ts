@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../sqlite-database.js';
 import OpenAI from 'openai';
 import type { EndpointConfig } from '../config/load-config.js';
 import { endpointSecrets, redactText, redactUrl } from '../config/redact.js';

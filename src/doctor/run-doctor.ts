@@ -51,7 +51,7 @@ const checkNode: Check = () => {
 
 const checkSqlite: Check = async () => {
   try {
-    const { default: Database } = await import('better-sqlite3');
+    const { Database } = await import('../sqlite-database.js');
     const db = new Database(':memory:');
     try {
       db.exec("CREATE VIRTUAL TABLE t USING fts5(content); INSERT INTO t VALUES ('基金 份额');");

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDatabase, type SqliteStatement } from '../sqlite-database.js';
 import type { Embedder } from '../types.js';
 
 /** sha256 of a text: the cache key together with the embedder id. */
@@ -16,9 +16,9 @@ export function textHash(text: string): string {
  * product); model-backed embedders keep their id and hit the cache.
  */
 export class EmbeddingCache {
-  private readonly db: Database.Database;
-  private readonly getStmt: Database.Statement;
-  private readonly putStmt: Database.Statement;
+  private readonly db: SqliteDatabase;
+  private readonly getStmt: SqliteStatement;
+  private readonly putStmt: SqliteStatement;
 
   constructor(file: string) {
     mkdirSync(path.dirname(file), { recursive: true });

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database, type SqliteDatabase, type SqliteStatement } from '../sqlite-database.js';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
@@ -319,7 +319,7 @@ export interface FtsRankerOptions {
  * Needs only an open connection, so the same ranking runs on the thread that opened the index or on a worker.
  */
 export function createFtsRanker(
-  db: Database.Database,
+  db: SqliteDatabase,
   options: FtsRankerOptions,
 ): (terms: readonly QueryTerm[], k: number, filter?: ChunkFilter) => RankedRow[] {
   const w = options.weights;
@@ -330,8 +330,8 @@ export function createFtsRanker(
   const columnWeights = [w.content, w.book, w.chapter, w.section, w.figure_ref];
   // Opened on the first split query: small indexes never split.
   let scoreCommon: ReturnType<typeof commonTermScorer> | undefined;
-  const statements = new Map<string, Database.Statement>();
-  const prepared = (sql: string): Database.Statement => {
+  const statements = new Map<string, SqliteStatement>();
+  const prepared = (sql: string): SqliteStatement => {
     let s = statements.get(sql);
     if (!s) {
       s = db.prepare(sql);
@@ -379,7 +379,7 @@ export function openFtsIndex(
   analyzer: Analyzer,
   options: { weights?: Bm25Weights; terms?: TermSelection; twoStage?: TwoStageOptions; characters?: CharacterRescoreOptions | null } = {},
 ): FtsIndex {
-  let db: Database.Database;
+  let db: SqliteDatabase;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch {
@@ -450,7 +450,7 @@ export function openFtsIndex(
       return parts.length === 0 ? 0 : Math.min(...parts.map((p) => (dfStatement.get(p) as number | undefined) ?? 0));
     });
   /** The chunk a statement finds for a key, through the key's cache. */
-  const cachedChunk = <K>(cache: BoundedCache<K, Chunk>, statement: Database.Statement, key: K): Chunk | undefined =>
+  const cachedChunk = <K>(cache: BoundedCache<K, Chunk>, statement: SqliteStatement, key: K): Chunk | undefined =>
     cache.through(key, () => {
       const r = statement.get(key) as ChunkRow | undefined;
       return r ? rowToChunk(r) : undefined;

@@ -1,6 +1,6 @@
 /** The thread behind `openFtsRankThread`: one read-only connection to the keyword index, ranking one query at a time. */
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { Database } from '../sqlite-database.js';
 import { createFtsRanker } from './fts-index.js';
 import type { FtsRankReply, FtsRankRequest, FtsRankThreadData } from './fts-rank-thread.js';
 

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../sqlite-database.js';
 import type { QueryTerm } from './fts-query.js';
 
 /**
@@ -120,7 +120,7 @@ function readVarints(buf: Uint8Array): number[] {
  * Returns one score per row, in the order given; a row missing from the index scores 0.
  */
 export function commonTermScorer(
-  db: Database.Database,
+  db: SqliteDatabase,
   table: string,
   columnWeights: readonly number[],
 ): (rows: readonly number[], common: readonly QueryTerm[]) => number[] {

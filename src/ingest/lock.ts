@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDatabase } from '../sqlite-database.js';
 import { UserError } from '../errors.js';
 import type { Warning } from '../types.js';
 
@@ -62,7 +62,7 @@ function isBusy(error: unknown): boolean {
 export function tryAcquireLock(options: Omit<AcquireLockOptions, 'busy'>): HeldLock | null {
   const { file } = options;
   mkdirSync(path.dirname(file), { recursive: true });
-  let db: Database.Database;
+  let db: SqliteDatabase;
   try {
     db = new Database(lockDbFile(file), { timeout: options.waitMs ?? 0 });
   } catch (error) {

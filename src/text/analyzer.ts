@@ -1,10 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Jieba } from '@node-rs/jieba';
 import { stemmer } from 'stemmer';
 import { UserError } from '../errors.js';
 import { splitDictionaryLine, type DictionaryTable } from './dictionary-table.js';
+import { Jieba } from './jieba.js';
 
 /**
  * The one text analyzer shared by the keyword index, the LSA embedder and the offline answerer,
