@@ -1,20 +1,12 @@
 import { NotReadyError, UsageError } from '../errors.js';
-import { takeEvidence } from '../retrieve/post-process.js';
-import { BUDGET_MAX_HITS, type Retriever } from '../retrieve/retriever.js';
+import type { Retriever } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
-import type { Chunk, Hit } from '../types.js';
-import type { AnswerMode, AnswerResult, EvidenceItem, ParsedQuestion } from './answer-types.js';
+import type { AnswerMode, AnswerResult, ParsedQuestion } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { buildCorpusStats } from './corpus-stats.js';
-import { citation, toEvidence } from './evidence.js';
-import type { answerWithLlm } from './llm-answerer.js';
 import type { LlmClient } from './llm-client.js';
-import { LlmError } from './llm-error.js';
-import { createDeadline } from './llm-deadline.js';
-import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
-import { answerOffline, evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE, type PassageCache } from './offline-answerer.js';
+import { answerOffline, type PassageCache } from './offline-answerer.js';
 import type { PromptSet } from './prompt-templates.js';
-import { loadPrompts } from './prompt-templates.js';
 
 /** What `answerQuestion` needs; shared by `ask` and `eval` (the LLM client may be shared across concurrent calls). */
 export interface AnswerDeps {
@@ -55,36 +47,9 @@ export interface AnswerDeps {
   passages?: PassageCache;
 }
 
-/** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
-export const UNSUPPORTED_MAX_CONFIDENCE = 0.5;
-
 /** The analyzer and corpus statistics for one call: the caller's, or statistics built now from the retriever's chunks. */
 function corpusFor(retriever: Retriever, deps: AnswerDeps): { analyzer: Analyzer; stats: CorpusStats } {
   return { analyzer: deps.analyzer, stats: deps.stats ?? buildCorpusStats(retriever.chunks, deps.analyzer) };
-}
-
-/** The text used to recall evidence for the whole question: stem, statements and options. */
-export function questionQuery(q: ParsedQuestion): string {
-  return [q.stem, ...q.statements.map((s) => s.text), ...q.options.filter((o) => !/^(正确|错误)$/.test(o.text)).map((o) => o.text)].join(
-    ' ',
-  );
-}
-
-/** The sentence of a chunk sharing most words with the claim, as the quote shown under a citation. */
-function bestQuote(chunk: Chunk, claim: string, analyzer: Analyzer): string {
-  const want = new Set(analyzer.tokens(claim));
-  let best = '';
-  let bestScore = -1;
-  for (const sentence of chunk.text.split(/(?<=[。；;！？!?\n])/)) {
-    const s = sentence.trim();
-    if (!s) continue;
-    const score = analyzer.tokens(s).filter((t) => want.has(t)).length;
-    if (score > bestScore) {
-      best = s;
-      bestScore = score;
-    }
-  }
-  return best || chunk.text;
 }
 
 /**
@@ -105,109 +70,14 @@ export async function answerQuestion(question: ParsedQuestion, deps: AnswerDeps)
     const { analyzer, stats } = corpusFor(deps.retriever, deps);
     return answerOffline(question, { retriever: deps.retriever, analyzer, stats, mode: deps.mode, topK: deps.topK, ...selective(deps) });
   }
-  const llm = deps.llm;
-  if (!llm)
-    throw new NotReadyError(
-      '--answerer llm needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)',
-    );
-
-  const prompts = typeof deps.prompts === 'string' ? loadPrompts(deps.prompts) : deps.prompts;
-  // Loaded here, not at start-up: it brings the schema library the offline answerer never needs.
-  const llmAnswerer = await import('./llm-answerer.js');
-  // One budget for every LLM call this question makes (rerank, answer, repair, retries).
-  const deadline = createDeadline(deps.deadlineMs ?? llm.deadlineMs);
-  const llmOptions = { llm, prompts, deadline, ...(deps.examName ? { examName: deps.examName } : {}) };
-  if (deps.mode === 'baseline') {
-    try {
-      const reply = await llmAnswerer.answerWithLlm(question, [], { ...llmOptions, baseline: true });
-      return finishLlm(question, deps, reply, [], started, prompts);
-    } catch (error) {
-      if (!(error instanceof LlmError)) throw error;
-      const message = `${llmFailure(error)}; baseline mode has no retrieval, so there is no offline answer`;
-      return {
-        question,
-        answer: '',
-        confidence: 0,
-        evidence: [],
-        mode: 'baseline',
-        answerer: 'llm',
-        fallback: 'llm_failed',
-        message,
-        context: [],
-        latencyMs: Date.now() - started,
-      };
-    }
-  }
-
-  if (!deps.retriever) throw new NotReadyError('retrieval modes need an index; run `exam-copilot ingest`');
-  const retriever = deps.retriever;
-  const { analyzer, stats } = corpusFor(retriever, deps);
-  const query = questionQuery(question);
-  const tokens = [...new Set(analyzer.tokens(query))];
-  const vocab = tokens.length === 0 ? 0 : tokens.filter((t) => stats.df(t) > 0).length / tokens.length;
-  const base = { question, mode: deps.mode, answerer: 'llm' as const };
-  // The offline answerer's off-topic decision, taken before spending a request.
-  if (evidenceVerdict({ vocabulary: vocab }) === 'off_topic') {
-    return {
-      ...base,
-      answer: '',
-      confidence: 0,
-      evidence: [],
-      fallback: 'off_topic',
-      message: OFF_TOPIC_MESSAGE,
-      context: [],
-      latencyMs: Date.now() - started,
-    };
-  }
-  const depth = deps.rerank ? (deps.rerankDepth ?? Math.max(20, deps.topK * 3)) : deps.topK;
-  const unitChars = deps.unitChars ?? 0;
-  let candidates = await retriever.search(query, { mode: deps.mode, k: depth, unitChars });
-  if (candidates.length === 0) {
-    return {
-      ...base,
-      answer: '',
-      confidence: 0.05,
-      evidence: [],
-      fallback: 'no_evidence',
-      message: NO_EVIDENCE_MESSAGE,
-      context: [],
-      latencyMs: Date.now() - started,
-    };
-  }
-  const warnings: string[] = [];
-  const usage = { promptTokens: 0, completionTokens: 0 };
-  try {
-    if (deps.rerank && candidates.length > 1) {
-      const reranked = await rerankWithLlm(query, candidates, { llm, prompt: prompts.rerank, deadline });
-      candidates = reranked.hits;
-      warnings.push(...reranked.warnings);
-      usage.promptTokens += reranked.usage.promptTokens;
-      usage.completionTokens += reranked.usage.completionTokens;
-    }
-    const context = takeEvidence(applyRulePriorities(query, candidates, analyzer), deps.topK, unitChars, BUDGET_MAX_HITS);
-    const reply = await llmAnswerer.answerWithLlm(question, context, { ...llmOptions, baseline: false });
-    reply.warnings.unshift(...warnings);
-    reply.usage.promptTokens += usage.promptTokens;
-    reply.usage.completionTokens += usage.completionTokens;
-    return finishLlm(question, deps, reply, context, started, prompts, analyzer);
-  } catch (error) {
-    if (!(error instanceof LlmError)) throw error;
-    // The offline answer plus its evidence, clearly marked as such.
-    const offline = await answerOffline(question, { retriever, analyzer, stats, mode: deps.mode, topK: deps.topK, ...selective(deps) });
-    const note = offline.fallback ? ` (offline answer: ${offline.message ?? offline.fallback})` : '';
-    return {
-      ...offline,
-      fallback: 'llm_failed',
-      message: `${llmFailure(error)}; showing the offline answer instead${note}`,
-      latencyMs: Date.now() - started,
-      ...(warnings.length > 0 ? { warnings } : {}),
-    };
-  }
-}
-
-/** The first words of a fallback message: a failure, or a call skipped by the circuit breaker. */
-function llmFailure(error: LlmError): string {
-  return error.kind === 'circuit_open' ? error.message : `LLM failed: ${error.message}`;
+  // The LLM path and the modules only it needs (prompts, rerank, deadlines) load when an LLM answers.
+  const { answerThroughLlm } = await import('./answer-through-llm.js');
+  return answerThroughLlm(question, deps, {
+    started,
+    mode: deps.mode,
+    corpus: (retriever) => corpusFor(retriever, deps),
+    offline: (retriever, corpus, mode) => answerOffline(question, { retriever, ...corpus, mode, topK: deps.topK, ...selective(deps) }),
+  });
 }
 
 /** The offline answerer's options carried over from the deps: abstention, guessing, the unit size and the passage cache. */
@@ -217,62 +87,5 @@ function selective(deps: AnswerDeps): { abstainBelow?: number; guess?: boolean; 
     ...(deps.guess ? { guess: true } : {}),
     ...(deps.unitChars ? { unitChars: deps.unitChars } : {}),
     ...(deps.passages ? { passages: deps.passages } : {}),
-  };
-}
-
-function finishLlm(
-  question: ParsedQuestion,
-  deps: AnswerDeps,
-  reply: Awaited<ReturnType<typeof answerWithLlm>>,
-  context: Hit[],
-  started: number,
-  _prompts: PromptSet,
-  analyzer?: Analyzer,
-): AnswerResult {
-  const chosenText = question.options
-    .filter((o) => reply.answer.includes(o.letter))
-    .map((o) => o.text)
-    .join(' ');
-  const evidence: EvidenceItem[] = reply.evidenceIds.map((n) => {
-    const chunk = (context[n - 1] as Hit).chunk;
-    return toEvidence(chunk, analyzer ? bestQuote(chunk, `${question.stem} ${chosenText}`, analyzer) : undefined);
-  });
-  let fallback: AnswerResult['fallback'] = null;
-  let message: string | undefined = reply.explanation || undefined;
-  if (reply.status === 'no_evidence') {
-    fallback = 'no_evidence';
-    message = NO_EVIDENCE_MESSAGE;
-  } else if (reply.status === 'off_topic') {
-    fallback = 'off_topic';
-    message = OFF_TOPIC_MESSAGE;
-  } else if (reply.status === 'conflict') {
-    fallback = 'conflict';
-    message = `证据冲突：${evidence.map((e) => citation(e)).join('；') || '（模型未指明来源）'}`;
-  }
-  // An answer is only as good as its evidence: letters with no valid citation are shown, but marked unbacked.
-  const unsupported =
-    deps.mode !== 'baseline' && fallback !== 'no_evidence' && fallback !== 'off_topic' && reply.answer !== '' && evidence.length === 0;
-  let confidence = fallback === 'no_evidence' || fallback === 'off_topic' ? Math.min(reply.confidence, 0.1) : reply.confidence;
-  if (unsupported) {
-    fallback = 'unsupported';
-    confidence = Math.min(confidence, UNSUPPORTED_MAX_CONFIDENCE);
-    const cited =
-      reply.invalidIds.length > 0 ? `cited only evidence that was not shown (${reply.invalidIds.join(', ')})` : 'cited no evidence';
-    message = `unsupported: the LLM answered ${reply.answer} but ${cited}; confidence capped at ${UNSUPPORTED_MAX_CONFIDENCE} (check the passages with --show-context)`;
-  }
-  return {
-    question,
-    answer: fallback === 'no_evidence' || fallback === 'off_topic' ? '' : reply.answer,
-    confidence,
-    evidence,
-    mode: deps.mode,
-    answerer: 'llm',
-    fallback,
-    ...(message ? { message } : {}),
-    context,
-    latencyMs: Date.now() - started,
-    usage: reply.usage,
-    statedConfidence: reply.confidence,
-    ...(reply.warnings.length > 0 ? { warnings: reply.warnings } : {}),
   };
 }

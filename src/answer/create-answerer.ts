@@ -13,7 +13,6 @@ import type { CorpusStats } from './corpus-stats.js';
 import { buildCorpusStats, corpusStatsFromIndex } from './corpus-stats.js';
 import type { LlmClient } from './llm-client.js';
 import { createPassageCache } from './offline-answerer.js';
-import { loadPrompts } from './prompt-templates.js';
 
 /** Options of `createAnswerer`. */
 export interface CreateAnswererOptions {
@@ -74,7 +73,7 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const answerer = chooseAnswerer(config, options.answerer);
   const paths = projectPaths(root);
   // Only the LLM reads prompts; the offline answerer should not fail on (or spend time reading) the prompt files.
-  const prompts = answerer === 'llm' ? loadPrompts(paths.prompts) : paths.prompts;
+  const prompts = answerer === 'llm' ? (await import('./prompt-templates.js')).loadPrompts(paths.prompts) : paths.prompts;
   const built = analyzerFromConfig(root, config);
   const analyzer = options.tokenCacheEntries ? memoizeAnalyzer(built.analyzer, options.tokenCacheEntries) : built.analyzer;
   const warnings = built.warnings;

@@ -7,7 +7,6 @@ import type { Analyzer } from '../text/analyzer.js';
 import { addPassageTokens } from '../text/passage-windows.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
-import { openFtsRankThread } from '../indexing/fts-rank-thread.js';
 import { readVectorIndex } from '../indexing/vector-index.js';
 import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
 import { openReadableRoot } from '../ingest/atomic-swap.js';
@@ -109,6 +108,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
     if (fts.count >= config.retrieval.parallelAbove) {
+      const { openFtsRankThread } = await import('../indexing/fts-rank-thread.js');
       const thread = await openFtsRankThread(fts.file, fts.rankerOptions);
       closeThread = () => void thread.close();
       keywordForHybrid = new ThreadedKeywordSearcher(fts, thread);
