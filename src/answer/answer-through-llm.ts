@@ -3,7 +3,7 @@ import { takeEvidence } from '../retrieve/post-process.js';
 import { BUDGET_MAX_HITS, type RetrievalMode, type Retriever } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
 import type { Chunk, Hit } from '../types.js';
-import type { AnswerDeps } from './answer-question.js';
+import type { AnswerDeps } from './answer-deps.js';
 import type { AnswerResult, EvidenceItem, ParsedQuestion } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { citation, toEvidence } from './evidence.js';
