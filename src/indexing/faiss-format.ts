@@ -95,8 +95,20 @@ export function encodeFlatIP(dimension: number, count: number, data: Float32Arra
   return buf;
 }
 
-/** Decodes an `IndexFlatIP` section starting at `offset` (a whole file, or the storage inside an HNSW file). */
-export function decodeFlatIP(buf: Buffer, where: string, offset = 0): FlatIPData {
+/** Where an `IndexFlatIP` section's vectors lie, once its header, metric and length are checked. */
+export interface FlatIPLayout {
+  dimension: number;
+  count: number;
+  /** Byte offsets of the vector data. */
+  start: number;
+  end: number;
+}
+
+/**
+ * Checks an `IndexFlatIP` section starting at `offset` (a whole file, or the storage inside an HNSW file) without
+ * copying its vectors: what FAISS is handed must be well formed, but FAISS reads the bytes itself.
+ */
+export function checkFlatIP(buf: Buffer, where: string, offset = 0): FlatIPLayout {
   const header = readHeader(buf, where, offset);
   if (header.fourcc !== FOURCC_FLAT_IP) throw corrupt(where, `expected ${FOURCC_FLAT_IP}, found "${header.fourcc}"`);
   if (header.metricType !== METRIC_INNER_PRODUCT) throw corrupt(where, `metric ${header.metricType} is not inner product`);
@@ -108,10 +120,17 @@ export function decodeFlatIP(buf: Buffer, where: string, offset = 0): FlatIPData
   const start = header.end + 8;
   const end = start + floats * 4;
   if (buf.length < end) throw corrupt(where, 'truncated vector data');
+  return { dimension: header.dimension, count: header.count, start, end };
+}
+
+/** Decodes an `IndexFlatIP` section starting at `offset` (a whole file, or the storage inside an HNSW file). */
+export function decodeFlatIP(buf: Buffer, where: string, offset = 0): FlatIPData {
+  const { dimension, count, start, end } = checkFlatIP(buf, where, offset);
+  const floats = dimension * count;
   // Copy: the data starts at an unaligned offset (45 bytes in), which a Float32Array view cannot use.
   const data = new Float32Array(floats);
   new Uint8Array(data.buffer).set(buf.subarray(start, end));
-  return { dimension: header.dimension, count: header.count, data, end };
+  return { dimension, count, data, end };
 }
 
 /** Walks an "IHNf" file far enough to find efConstruction/efSearch and the nested storage. */

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { NotReadyError, UserError } from '../errors.js';
 import type { Warning } from '../types.js';
-import { FOURCC_FLAT_IP, FOURCC_HNSW_FLAT, decodeFlatIP, locateHnsw, readFourcc } from './faiss-format.js';
+import { FOURCC_FLAT_IP, FOURCC_HNSW_FLAT, checkFlatIP, decodeFlatIP, locateHnsw, readFourcc } from './faiss-format.js';
 import { FAISS_FIX, loadFaiss, type FaissLoader } from './load-faiss.js';
 import type { VectorBackendChoice, VectorIndex, VectorKind } from './vector-index-contract.js';
 
@@ -111,7 +111,7 @@ export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): 
   if (o.backend !== 'js') {
     const loaded = await loader();
     if (loaded.available) {
-      decode(); // structural check before handing bytes to native code
+      checkFlatIP(buf, file, storageOffset); // structural check before handing bytes to native code
       const { FaissVectorIndex } = await import('./faiss-vector-index.js');
       return FaissVectorIndex.fromHandle(loaded.faiss, loaded.faiss.Index.fromBuffer(buf), kind);
     }
