@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { repoRoot } from '../helpers/temp-root.js';
+import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
+
+const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
+const QUESTION = '基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
+
+// One offline answer is a whole process per question, so what it loads is its cost: the LLM path, the prompts and
+// the keyword search thread (for large indexes only) must stay out of it.
+describe('an offline ask loads only what answering offline needs', () => {
+  let fx: FixtureIndex;
+  before(async () => {
+    fx = await buildFixtureIndex();
+  });
+  after(() => fx.cleanup());
+
+  it('answers without loading the LLM path, the prompts, the LLM client or the search thread', () => {
+    const trace = path.join(fx.root, 'imports.txt');
+    writeFileSync(trace, '');
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        path.join(repoRoot, 'test', 'fixtures', 'cli', 'trace-imports.mjs'),
+        bin,
+        '--root',
+        fx.root,
+        'ask',
+        '--answerer',
+        'offline',
+        QUESTION,
+      ],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          EXAM_COPILOT_VECTOR_BACKEND: 'js',
+          EXAM_COPILOT_LLM_MODEL: '',
+          OPENAI_MODEL: '',
+          OPENAI_BASE_URL: '',
+          OPENAI_API_KEY: '',
+          TRACE_IMPORTS_FILE: trace,
+        },
+        timeout: 120_000,
+      },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Answer: A/);
+    const loaded = readFileSync(trace, 'utf8');
+    // The trace sees both kinds of loading: the answerer (import) and SQLite (require).
+    assert.ok(loaded.includes('/dist/src/answer/offline-answerer.js'), 'the trace saw the offline answerer');
+    assert.ok(loaded.includes('/node_modules/better-sqlite3/'), 'the trace saw the modules loaded with require');
+    for (const lazy of [
+      '/dist/src/answer/answer-through-llm.js',
+      '/dist/src/answer/llm-reranker.js',
+      '/dist/src/answer/prompt-templates.js',
+      '/dist/src/answer/llm-client.js',
+      '/dist/src/indexing/fts-rank-thread.js',
+      '/node_modules/openai/',
+    ]) {
+      assert.ok(!loaded.includes(lazy), `an offline ask loaded ${lazy}`);
+    }
+  });
+});
