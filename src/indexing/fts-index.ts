@@ -168,6 +168,15 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
     });
     run();
     db.exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')");
+    // FTS5's document frequencies, stored: fts5vocab counts a term's rows by walking its whole posting list on every
+    // lookup (a few milliseconds for a common term of a library), and every query looks up all its terms.
+    db.exec(`
+      DROP TABLE IF EXISTS fts_df;
+      CREATE TABLE fts_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE VIRTUAL TABLE temp.build_vocab USING fts5vocab(main, 'chunks_fts', 'row');
+      INSERT INTO fts_df SELECT term, doc FROM temp.build_vocab;
+      DROP TABLE temp.build_vocab;
+    `);
     return chunks.length;
   } finally {
     db.close();
@@ -406,9 +415,13 @@ export function openFtsIndex(
     );
   }
   const selection = options.terms ?? DEFAULT_TERM_SELECTION;
-  // Document frequencies from FTS5's own vocabulary (a temp table: the file stays read-only).
-  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, 'chunks_fts', 'row')");
-  const dfStatement = db.prepare('SELECT doc FROM temp.chunks_vocab WHERE term = ?').pluck();
+  // Document frequencies from FTS5's own vocabulary, as ingest stored them; an index written before that counts them
+  // through a temp fts5vocab table (the same numbers, slower; the file stays read-only).
+  const hasFtsDf = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fts_df'").get() !== undefined;
+  if (!hasFtsDf) db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, 'chunks_fts', 'row')");
+  const dfStatement = db
+    .prepare(hasFtsDf ? 'SELECT df FROM fts_df WHERE term = ?' : 'SELECT doc FROM temp.chunks_vocab WHERE term = ?')
+    .pluck();
   const byRow = db.prepare('SELECT * FROM chunks WHERE row = ?');
   const byId = db.prepare('SELECT * FROM chunks WHERE chunk_id = ?');
   const bySeq = db.prepare('SELECT * FROM chunks WHERE source = ? AND seq BETWEEN ? AND ? ORDER BY seq');

@@ -5,7 +5,9 @@ import { openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
 import { projectPaths } from '../../src/paths.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { createAnalyzer, type Analyzer } from '../../src/text/analyzer.js';
 import { NotReadyError } from '../../src/errors.js';
 import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
@@ -118,6 +120,39 @@ describe('FTS5 keyword index', () => {
     const id = first[0]!.chunk.chunk_id;
     assert.equal(fts.chunkById(id), fts.chunkById(id));
     assert.deepEqual(fts.chunkById(id), first[0]!.chunk);
+  });
+
+  it("stores FTS5's document frequencies at ingest, and ranks the same as an index that must count them", () => {
+    const file = projectPaths(fx.root).ftsDb;
+    const db = new Database(file, { readonly: true });
+    try {
+      db.exec("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, 'chunks_fts', 'row')");
+      const stored = db.prepare('SELECT term, df FROM fts_df ORDER BY term').all();
+      assert.ok(stored.length > 50);
+      assert.deepEqual(stored, db.prepare('SELECT term, doc AS df FROM temp.v ORDER BY term').all());
+    } finally {
+      db.close();
+    }
+    // An index written before the table existed: the same rankings, from fts5vocab.
+    const older = path.join(fx.root, 'older.db');
+    copyFileSync(file, older);
+    const w = new Database(older);
+    w.exec('DROP TABLE fts_df');
+    w.close();
+    const old = openFtsIndex(older, analyzer);
+    try {
+      for (const q of ['基金托管人的职责', '申购 赎回 费用', '货币市场基金 投资范围']) {
+        const a = fts.search(q, 10).map((h) => [h.chunk.chunk_id, h.score]);
+        assert.ok(a.length > 0, q);
+        assert.deepEqual(
+          old.search(q, 10).map((h) => [h.chunk.chunk_id, h.score]),
+          a,
+          q,
+        );
+      }
+    } finally {
+      old.close();
+    }
   });
 
   it('reports a missing index as not ready', () => {
