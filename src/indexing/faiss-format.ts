@@ -13,6 +13,7 @@
  * Keeping the JS writer byte-identical to FAISS means `index/faiss/index.faiss` is readable by Python's
  * `faiss.read_index` and by faiss-node whichever backend wrote it.
  */
+import { fstatSync, readSync } from 'node:fs';
 import { NotReadyError } from '../errors.js';
 
 /** fourcc of `IndexFlatIP`. */
@@ -59,22 +60,58 @@ function corrupt(where: string, detail: string): NotReadyError {
   return new NotReadyError(`${where}: unreadable FAISS index (${detail}); re-run \`exam-copilot ingest\` to rebuild it`);
 }
 
-/** The first four bytes as text, or '' when the buffer is shorter. */
-export function readFourcc(buf: Buffer, offset = 0): string {
-  return buf.length >= offset + 4 ? buf.toString('latin1', offset, offset + 4) : '';
+/**
+ * What the format checks read: the total length, and the bytes at an offset. A whole file in memory, or an open file
+ * read only where the fields are (`fileSource`): checking a library's 86 MB HNSW index reads a few hundred bytes.
+ */
+export interface ByteSource {
+  readonly length: number;
+  /** `length` bytes from `offset`, fewer at the end of the source. */
+  bytes(offset: number, length: number): Buffer;
+}
+
+/** A buffer as a byte source. */
+export function bufferSource(buf: Buffer): ByteSource {
+  return { length: buf.length, bytes: (offset, length) => buf.subarray(offset, offset + length) };
+}
+
+/** An open file as a byte source (positioned reads; the caller closes `fd`). */
+export function fileSource(fd: number): ByteSource {
+  const size = fstatSync(fd).size;
+  return {
+    length: size,
+    bytes(offset, length) {
+      const out = Buffer.alloc(Math.max(0, Math.min(length, size - offset)));
+      const read = out.length > 0 ? readSync(fd, out, 0, out.length, offset) : 0;
+      return out.subarray(0, read);
+    },
+  };
+}
+
+/** The first four bytes as text, or '' when the source is shorter. */
+export function readFourcc(src: ByteSource, offset = 0): string {
+  const b = src.bytes(offset, 4);
+  return b.length === 4 ? b.toString('latin1') : '';
 }
 
 /** Reads the common header at `offset`. */
-export function readHeader(buf: Buffer, where: string, offset = 0): FaissHeader {
-  if (buf.length < offset + HEADER_BYTES) throw corrupt(where, 'truncated header');
-  const fourcc = readFourcc(buf, offset);
-  const dimension = buf.readInt32LE(offset + 4);
-  const count = Number(buf.readBigInt64LE(offset + 8));
-  const metricType = buf.readInt32LE(offset + 33);
+export function readHeader(src: ByteSource, where: string, offset = 0): FaissHeader {
+  const b = src.bytes(offset, HEADER_BYTES);
+  if (b.length < HEADER_BYTES) throw corrupt(where, 'truncated header');
+  const fourcc = b.toString('latin1', 0, 4);
+  const dimension = b.readInt32LE(4);
+  const count = Number(b.readBigInt64LE(8));
+  const metricType = b.readInt32LE(33);
   if (dimension <= 0 || count < 0) throw corrupt(where, `bad header d=${dimension} ntotal=${count}`);
   // metric_arg is only written for metrics beyond L2/IP.
   const end = offset + HEADER_BYTES + (metricType > 1 ? 4 : 0);
   return { fourcc, dimension, count, metricType, end };
+}
+
+/** The little-endian uint64 at `offset`, or null past the end of the source. */
+function readCount(src: ByteSource, offset: number): number | null {
+  const b = src.bytes(offset, 8);
+  return b.length === 8 ? Number(b.readBigUInt64LE(0)) : null;
 }
 
 /** Serialises an exact inner-product index exactly as FAISS's `write_index(IndexFlatIP)` does. */
@@ -108,24 +145,24 @@ export interface FlatIPLayout {
  * Checks an `IndexFlatIP` section starting at `offset` (a whole file, or the storage inside an HNSW file) without
  * copying its vectors: what FAISS is handed must be well formed, but FAISS reads the bytes itself.
  */
-export function checkFlatIP(buf: Buffer, where: string, offset = 0): FlatIPLayout {
-  const header = readHeader(buf, where, offset);
+export function checkFlatIP(src: ByteSource, where: string, offset = 0): FlatIPLayout {
+  const header = readHeader(src, where, offset);
   if (header.fourcc !== FOURCC_FLAT_IP) throw corrupt(where, `expected ${FOURCC_FLAT_IP}, found "${header.fourcc}"`);
   if (header.metricType !== METRIC_INNER_PRODUCT) throw corrupt(where, `metric ${header.metricType} is not inner product`);
-  if (buf.length < header.end + 8) throw corrupt(where, 'truncated vector data');
-  const floats = Number(buf.readBigUInt64LE(header.end));
+  const floats = readCount(src, header.end);
+  if (floats === null) throw corrupt(where, 'truncated vector data');
   if (floats !== header.count * header.dimension) {
     throw corrupt(where, `${floats} floats stored for ${header.count}×${header.dimension}`);
   }
   const start = header.end + 8;
   const end = start + floats * 4;
-  if (buf.length < end) throw corrupt(where, 'truncated vector data');
+  if (src.length < end) throw corrupt(where, 'truncated vector data');
   return { dimension: header.dimension, count: header.count, start, end };
 }
 
 /** Decodes an `IndexFlatIP` section starting at `offset` (a whole file, or the storage inside an HNSW file). */
 export function decodeFlatIP(buf: Buffer, where: string, offset = 0): FlatIPData {
-  const { dimension, count, start, end } = checkFlatIP(buf, where, offset);
+  const { dimension, count, start, end } = checkFlatIP(bufferSource(buf), where, offset);
   const floats = dimension * count;
   // Copy: the data starts at an unaligned offset (45 bytes in), which a Float32Array view cannot use.
   const data = new Float32Array(floats);
@@ -134,24 +171,24 @@ export function decodeFlatIP(buf: Buffer, where: string, offset = 0): FlatIPData
 }
 
 /** Walks an "IHNf" file far enough to find efConstruction/efSearch and the nested storage. */
-export function locateHnsw(buf: Buffer, where: string): HnswLayout {
-  const header = readHeader(buf, where, 0);
+export function locateHnsw(src: ByteSource, where: string): HnswLayout {
+  const header = readHeader(src, where, 0);
   if (header.fourcc !== FOURCC_HNSW_FLAT) throw corrupt(where, `expected ${FOURCC_HNSW_FLAT}, found "${header.fourcc}"`);
   let offset = header.end;
   // assign_probas (double), cum_nneighbor_per_level (int32), levels (int32), offsets (uint64), neighbors (int32)
   for (const itemBytes of [8, 4, 4, 8, 4]) {
-    if (buf.length < offset + 8) throw corrupt(where, 'truncated HNSW graph');
-    const n = Number(buf.readBigUInt64LE(offset));
+    const n = readCount(src, offset);
+    if (n === null) throw corrupt(where, 'truncated HNSW graph');
     offset += 8 + n * itemBytes;
   }
   // entry_point, max_level, efConstruction, efSearch, upper_beam
-  if (buf.length < offset + 20) throw corrupt(where, 'truncated HNSW graph');
+  if (src.length < offset + 20) throw corrupt(where, 'truncated HNSW graph');
   return { header, efConstructionOffset: offset + 8, efSearchOffset: offset + 12, storageOffset: offset + 20 };
 }
 
 /** Reads the HNSW build/search breadth stored in an "IHNf" file. */
 export function readHnswParams(buf: Buffer, where: string): { efConstruction: number; efSearch: number } {
-  const layout = locateHnsw(buf, where);
+  const layout = locateHnsw(bufferSource(buf), where);
   return { efConstruction: buf.readInt32LE(layout.efConstructionOffset), efSearch: buf.readInt32LE(layout.efSearchOffset) };
 }
 
@@ -160,7 +197,7 @@ export function readHnswParams(buf: Buffer, where: string): { efConstruction: nu
  * and they are part of the file, so a patched file keeps its settings when Python or faiss-node reads it.
  */
 export function patchHnswParams(buf: Buffer, where: string, params: { efConstruction?: number; efSearch?: number }): void {
-  const layout = locateHnsw(buf, where);
+  const layout = locateHnsw(bufferSource(buf), where);
   if (params.efConstruction !== undefined) buf.writeInt32LE(params.efConstruction, layout.efConstructionOffset);
   if (params.efSearch !== undefined) buf.writeInt32LE(params.efSearch, layout.efSearchOffset);
 }

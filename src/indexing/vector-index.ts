@@ -3,11 +3,11 @@
  * index. Both write FAISS's own file format, so `index/faiss/index.faiss` is readable by either backend and by
  * Python's `faiss.read_index`. Implementations are imported lazily, and faiss-node only through `load-faiss.ts`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { NotReadyError, UserError } from '../errors.js';
 import type { Warning } from '../types.js';
-import { FOURCC_FLAT_IP, FOURCC_HNSW_FLAT, checkFlatIP, decodeFlatIP, locateHnsw, readFourcc } from './faiss-format.js';
-import { FAISS_FIX, loadFaiss, type FaissLoader } from './load-faiss.js';
+import { FOURCC_FLAT_IP, FOURCC_HNSW_FLAT, checkFlatIP, decodeFlatIP, fileSource, locateHnsw, readFourcc } from './faiss-format.js';
+import { FAISS_FIX, loadFaiss, type FaissIndexHandle, type FaissLoader } from './load-faiss.js';
 import type { VectorBackendChoice, VectorIndex, VectorKind } from './vector-index-contract.js';
 
 export type { VectorBackend, VectorBackendChoice, VectorIndex, VectorKind, VectorSearchResult } from './vector-index-contract.js';
@@ -92,28 +92,42 @@ export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<Ve
 /**
  * Reads an index written by either backend (or by Python FAISS: IndexFlatIP and IndexHNSWFlat over inner
  * product). Without FAISS, an HNSW file is still searchable: its stored vectors are searched exactly, with a warning.
+ * The layout is checked first, from the few bytes that hold it, so a corrupt file gives one clear line and never
+ * reaches native code; FAISS then reads the file itself (for a library's index, much faster than through a buffer).
  */
 export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): Promise<VectorIndex> {
   if (!existsSync(file)) throw new NotReadyError(`${file}: no vector index; run \`exam-copilot ingest\` to build it`);
-  const buf = readFileSync(file);
-  const fourcc = readFourcc(buf);
-  if (fourcc !== FOURCC_FLAT_IP && fourcc !== FOURCC_HNSW_FLAT) {
-    throw new NotReadyError(
-      `${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`,
-    );
+  const fd = openSync(file, 'r');
+  let kind: VectorKind;
+  let storageOffset: number;
+  try {
+    const src = fileSource(fd);
+    const fourcc = readFourcc(src);
+    if (fourcc !== FOURCC_FLAT_IP && fourcc !== FOURCC_HNSW_FLAT) {
+      throw new NotReadyError(
+        `${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`,
+      );
+    }
+    kind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
+    storageOffset = kind === 'hnsw' ? locateHnsw(src, file).storageOffset : 0;
+    checkFlatIP(src, file, storageOffset);
+  } finally {
+    closeSync(fd);
   }
-  // Validates the structure whichever backend then loads it, so a corrupt file gives one clear line, not a native error.
-  const kind: VectorKind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
-  const storageOffset = kind === 'hnsw' ? locateHnsw(buf, file).storageOffset : 0;
-  const decode = () => decodeFlatIP(buf, file, storageOffset);
   const loader = o.loader ?? loadFaiss;
   const warnings: Warning[] = [];
   if (o.backend !== 'js') {
     const loaded = await loader();
     if (loaded.available) {
-      checkFlatIP(buf, file, storageOffset); // structural check before handing bytes to native code
       const { FaissVectorIndex } = await import('./faiss-vector-index.js');
-      return FaissVectorIndex.fromHandle(loaded.faiss, loaded.faiss.Index.fromBuffer(buf), kind);
+      let handle: FaissIndexHandle;
+      try {
+        handle = loaded.faiss.Index.read(file);
+      } catch (error) {
+        const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+        throw new NotReadyError(`${file}: FAISS could not read the index (${message}); re-run \`exam-copilot ingest\` to rebuild it`);
+      }
+      return FaissVectorIndex.fromHandle(loaded.faiss, handle, kind);
     }
     if (o.backend === 'faiss') {
       throw new UserError(`FAISS backend requested but ${loaded.reason}; fix: ${loaded.fix} (or use vector backend "auto"/"js")`);
@@ -127,7 +141,7 @@ export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): 
   } else if (kind === 'hnsw') {
     warnings.push({ where: file, message: 'HNSW index searched exactly by the JS backend (backend "js" requested)' });
   }
-  const { data, count, dimension } = decode();
+  const { data, count, dimension } = decodeFlatIP(readFileSync(file), file, storageOffset);
   const { FlatVectorIndex } = await import('./flat-vector-index.js');
   return new FlatVectorIndex(dimension, { data, count }, warnings);
 }
