@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fitLsa, loadLsa } from '../../src/indexing/embedders/lsa-embedder.js';
+import { NotReadyError } from '../../src/errors.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
+import { readTermTable } from '../../src/text/term-table.js';
 
 const analyzer = createAnalyzer([]);
 const CORPUS = [
@@ -30,6 +32,37 @@ describe('LSA model loaded from disk', () => {
       for (const d of CORPUS) assert.deepEqual(loaded.embed(d), model.embed(d), d);
     } finally {
       loaded.close();
+    }
+  });
+
+  it('reads the vocabulary from its term table, and still reads a fit that kept it in the JSON (format 2)', async () => {
+    for (const f of ['lsa.json', 'lsa-terms.bin', 'lsa-idf.f64', 'lsa-projection.f32']) assert.ok(existsSync(path.join(dir, f)), f);
+    const state = JSON.parse(readFileSync(path.join(dir, 'lsa.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(state.version, 3);
+    assert.equal(state.vocabulary, undefined, 'the vocabulary is not repeated in the JSON');
+    const older = mkdtempSync(path.join(os.tmpdir(), 'lsa-v2-'));
+    try {
+      const terms = readTermTable(readFileSync(path.join(dir, 'lsa-terms.bin')));
+      const weights = readFileSync(path.join(dir, 'lsa-idf.f64'));
+      const idf = Array.from(new Float64Array(weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.length)));
+      const vocabulary = Array.from({ length: terms.size }, (_, i) => terms.term(i));
+      writeFileSync(path.join(older, 'lsa.json'), JSON.stringify({ ...state, version: 2, vocabulary, idf }));
+      cpSync(path.join(dir, 'lsa-projection.f32'), path.join(older, 'lsa-projection.f32'));
+      const loaded = loadLsa(older, analyzer);
+      try {
+        assert.equal(loaded.id, model.id);
+        for (const q of QUERIES) assert.deepEqual(await loaded.embedQuery(q), await model.embedQuery(q), q);
+      } finally {
+        loaded.close();
+      }
+      // A format 3 fit missing its term table is not ready, with the way out.
+      cpSync(path.join(dir, 'lsa.json'), path.join(older, 'lsa.json'));
+      assert.throws(
+        () => loadLsa(older, analyzer),
+        (e: unknown) => e instanceof NotReadyError && /vocabulary is unreadable.*ingest --force/.test(e.message),
+      );
+    } finally {
+      rmSync(older, { recursive: true, force: true });
     }
   });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { NotReadyError } from '../../errors.js';
 import type { Analyzer } from '../../text/analyzer.js';
 import type { Embedder } from '../../types.js';
+import { buildTermTable, readTermTable, type TermTable } from '../../text/term-table.js';
 import { randomizedSvd, type CsrMatrix } from './randomized-svd.js';
 import { l2normalize } from './vector-math.js';
 
@@ -17,7 +18,15 @@ import { l2normalize } from './vector-math.js';
 
 const STATE_FILE = 'lsa.json';
 const PROJECTION_FILE = 'lsa-projection.f32';
-const STATE_VERSION = 2;
+/**
+ * The vocabulary as a term table (`text/term-table.ts`) and each term's global weight as float64, beside the JSON
+ * since format 3: read as they are, where the JSON arrays of format 2 took a parse and a Map of every term.
+ */
+const TERMS_FILE = 'lsa-terms.bin';
+const WEIGHTS_FILE = 'lsa-idf.f64';
+const STATE_VERSION = 3;
+/** A fit saved by format 2 (vocabulary and weights inside the JSON) is still read. */
+const JSON_VOCABULARY_VERSION = 2;
 /** N-gram features are kept apart from word features so `基金` the word and `基金` the bigram weigh separately. */
 const NGRAM_PREFIX = '\u0002';
 const MAX_VOCABULARY = 60_000;
@@ -63,8 +72,8 @@ export interface LsaFitOptions {
 
 const DEFAULTS = { weighting: 'tfidf' as LsaWeighting, ngrams: [1, 2] as readonly number[], maxFitDocuments: 6000, powerIterations: 1 };
 
+/** A fitted model's state in memory. */
 interface LsaState {
-  version: number;
   id: string;
   analyzer: string;
   requestedDimension: number;
@@ -74,11 +83,14 @@ interface LsaState {
   ngrams: number[];
   /** Average document length in features (BM25's avglen). */
   averageLength: number;
-  vocabulary: string[];
+  vocabulary: TermTable;
   /** The global weight of each term: idf, or the entropy weight for `log-entropy`. */
-  idf: number[];
+  idf: Float64Array;
   singularValues: number[];
 }
+
+/** What `lsa.json` holds: the state's scalars, and in format 2 also the vocabulary and weights. */
+type LsaStateFile = Omit<LsaState, 'vocabulary' | 'idf'> & { version: number; vocabulary?: unknown; idf?: unknown };
 
 /** Features of one text: analyzer tokens and CJK character n-grams, with counts. */
 export function lsaFeatures(analyzer: Analyzer, text: string, ngrams: readonly number[] = DEFAULTS.ngrams): Map<string, number> {
@@ -120,7 +132,6 @@ export class LsaModel implements Embedder {
   readonly requestedDimension: number;
   readonly corpusHash: string;
   private readonly analyzer: Analyzer;
-  private readonly termIndex: Map<string, number>;
   private readonly state: LsaState;
   private readonly projection: Projection;
 
@@ -132,7 +143,6 @@ export class LsaModel implements Embedder {
     this.dimension = state.dimension;
     this.requestedDimension = state.requestedDimension;
     this.corpusHash = state.corpusHash;
-    this.termIndex = new Map(state.vocabulary.map((t, i) => [t, i]));
   }
 
   /** How documents are weighted (queries too, except that `bm25` queries use (1 + log tf) · idf). */
@@ -148,8 +158,8 @@ export class LsaModel implements Embedder {
     const weighting = query && this.state.weighting === 'bm25' ? 'tfidf' : this.state.weighting;
     const length = lengthOf(counts);
     for (const [f, n] of counts) {
-      const j = this.termIndex.get(f);
-      if (j === undefined) continue;
+      const j = this.state.vocabulary.id(f);
+      if (j < 0) continue;
       indices.push(j);
       values.push(localWeight(weighting, n, length, this.state.averageLength) * this.state.idf[j]!);
     }
@@ -188,10 +198,13 @@ export class LsaModel implements Embedder {
     this.projection.close?.();
   }
 
-  /** Writes the fitted state under `dir` (JSON + a Float32 projection matrix, vocabulary × dimension). */
+  /** Writes the fitted state under `dir`: JSON, the term table, the weights and a Float32 projection (vocabulary × dimension). */
   save(dir: string): void {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, STATE_FILE), JSON.stringify(this.state));
+    const { vocabulary, idf, ...scalars } = this.state;
+    writeFileSync(path.join(dir, STATE_FILE), JSON.stringify({ version: STATE_VERSION, ...scalars } satisfies LsaStateFile));
+    writeFileSync(path.join(dir, TERMS_FILE), vocabulary.bytes);
+    writeFileSync(path.join(dir, WEIGHTS_FILE), new Uint8Array(idf.buffer, idf.byteOffset, idf.byteLength));
     const all = this.projection.all();
     writeFileSync(path.join(dir, PROJECTION_FILE), Buffer.from(all.buffer, all.byteOffset, all.byteLength));
   }
@@ -344,7 +357,6 @@ export function fitLsa(
     .digest('hex')
     .slice(0, 12);
   const state: LsaState = {
-    version: STATE_VERSION,
     id: `lsa:d${dimension}:${stateHash}`,
     analyzer: analyzer.fingerprint,
     requestedDimension: o.dimension,
@@ -353,8 +365,8 @@ export function fitLsa(
     weighting: o.weighting,
     ngrams: [...o.ngrams],
     averageLength,
-    vocabulary: vocabularyNames,
-    idf,
+    vocabulary: buildTermTable(vocabularyNames),
+    idf: Float64Array.from(idf),
     singularValues: Array.from(svd.singularValues),
   };
   const model = new LsaModel(analyzer, state, projectionInMemory(projection, dimension));
@@ -386,27 +398,62 @@ export function fitLsa(
 export function loadLsa(dir: string, analyzer: Analyzer): LsaModel {
   const stateFile = path.join(dir, STATE_FILE);
   const projectionFile = path.join(dir, PROJECTION_FILE);
-  if (!existsSync(stateFile) || !existsSync(projectionFile)) {
-    throw new NotReadyError(`no fitted LSA embedder in ${dir}; run \`exam-copilot ingest --force\``);
-  }
-  let state: LsaState;
+  const rebuild = '; run `exam-copilot ingest --force`';
+  if (!existsSync(stateFile) || !existsSync(projectionFile)) throw new NotReadyError(`no fitted LSA embedder in ${dir}${rebuild}`);
+  let file: LsaStateFile;
   try {
-    state = JSON.parse(readFileSync(stateFile, 'utf8')) as LsaState;
+    file = JSON.parse(readFileSync(stateFile, 'utf8')) as LsaStateFile;
   } catch {
-    throw new NotReadyError(`${stateFile} is unreadable; run \`exam-copilot ingest --force\``);
+    throw new NotReadyError(`${stateFile} is unreadable${rebuild}`);
   }
-  if (state.version !== STATE_VERSION || !Array.isArray(state.vocabulary) || !Array.isArray(state.idf) || !Array.isArray(state.ngrams)) {
-    throw new NotReadyError(`${stateFile} was written by another version; run \`exam-copilot ingest --force\``);
+  if ((file.version !== STATE_VERSION && file.version !== JSON_VOCABULARY_VERSION) || !Array.isArray(file.ngrams)) {
+    throw new NotReadyError(`${stateFile} was written by another version${rebuild}`);
   }
-  if (state.analyzer !== analyzer.fingerprint) {
+  if (file.analyzer !== analyzer.fingerprint) {
     throw new NotReadyError(
-      `the LSA embedder in ${dir} was fitted with analyzer ${state.analyzer}, the current user dictionary gives ${analyzer.fingerprint}; run \`exam-copilot ingest --force\``,
+      `the LSA embedder in ${dir} was fitted with analyzer ${file.analyzer}, the current user dictionary gives ${analyzer.fingerprint}${rebuild}`,
     );
   }
-  if (statSync(projectionFile).size !== state.vocabulary.length * state.dimension * 4) {
-    throw new NotReadyError(`${projectionFile} has the wrong size; run \`exam-copilot ingest --force\``);
+  const { vocabulary, idf } = file.version === STATE_VERSION ? readTermsAndWeights(dir) : termsFromJson(file, stateFile);
+  if (idf.length !== vocabulary.size) throw new NotReadyError(`${dir}: ${idf.length} term weights for ${vocabulary.size} terms${rebuild}`);
+  if (statSync(projectionFile).size !== vocabulary.size * file.dimension * 4) {
+    throw new NotReadyError(`${projectionFile} has the wrong size${rebuild}`);
   }
-  return new LsaModel(analyzer, state, projectionFromFile(projectionFile, state.dimension));
+  const { version: _version, vocabulary: _v, idf: _i, ...scalars } = file;
+  return new LsaModel(analyzer, { ...scalars, vocabulary, idf }, projectionFromFile(projectionFile, file.dimension));
+}
+
+/** The vocabulary and weights of a format 3 fit, from their own files. */
+function readTermsAndWeights(dir: string): { vocabulary: TermTable; idf: Float64Array } {
+  const termsFile = path.join(dir, TERMS_FILE);
+  const weightsFile = path.join(dir, WEIGHTS_FILE);
+  let vocabulary: TermTable;
+  let weights: Buffer;
+  try {
+    vocabulary = readTermTable(readFileSync(termsFile));
+    weights = readFileSync(weightsFile);
+  } catch (error) {
+    throw new NotReadyError(`${dir}: the LSA vocabulary is unreadable (${(error as Error).message}); run \`exam-copilot ingest --force\``);
+  }
+  if (weights.length % 8 !== 0) throw new NotReadyError(`${weightsFile} has the wrong size; run \`exam-copilot ingest --force\``);
+  // A copy: a small file's Buffer may sit at an offset a Float64Array view cannot use.
+  return { vocabulary, idf: new Float64Array(weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.length)) };
+}
+
+/** The vocabulary and weights of a format 2 fit, from the JSON arrays. */
+function termsFromJson(file: LsaStateFile, stateFile: string): { vocabulary: TermTable; idf: Float64Array } {
+  const { vocabulary, idf } = file;
+  const valid =
+    Array.isArray(vocabulary) &&
+    vocabulary.every((t) => typeof t === 'string') &&
+    Array.isArray(idf) &&
+    idf.every((w) => typeof w === 'number');
+  if (!valid) throw new NotReadyError(`${stateFile} was written by another version; run \`exam-copilot ingest --force\``);
+  try {
+    return { vocabulary: buildTermTable(vocabulary), idf: Float64Array.from(idf) };
+  } catch (error) {
+    throw new NotReadyError(`${stateFile} is unreadable (${(error as Error).message}); run \`exam-copilot ingest --force\``);
+  }
 }
 
 /** The projection matrix (vocabulary × dimension, row-major): the rows a text's features select, or all of it. */
@@ -467,7 +514,7 @@ function projectionFromFile(file: string, dimension: number): Projection & { clo
 /** Reads only the corpus hash of a saved model (to decide whether a previous fit can be reused). */
 export function savedLsaCorpusHash(dir: string): string | null {
   try {
-    const state = JSON.parse(readFileSync(path.join(dir, STATE_FILE), 'utf8')) as Partial<LsaState>;
+    const state = JSON.parse(readFileSync(path.join(dir, STATE_FILE), 'utf8')) as Partial<LsaStateFile>;
     return typeof state.corpusHash === 'string' ? state.corpusHash : null;
   } catch {
     return null;
