@@ -18,7 +18,7 @@ describe('an offline ask loads only what answering offline needs', () => {
   });
   after(() => fx.cleanup());
 
-  it('answers without loading the LLM path, the prompts, the LLM client or the search thread', () => {
+  it('answers without loading the LLM path, the prompts, the LLM client, the search thread or the stdin reader', () => {
     const trace = path.join(fx.root, 'imports.txt');
     writeFileSync(trace, '');
     const r = spawnSync(
@@ -61,6 +61,7 @@ describe('an offline ask loads only what answering offline needs', () => {
       '/dist/src/answer/prompt-templates.js',
       '/dist/src/answer/llm-client.js',
       '/dist/src/indexing/fts-rank-thread.js',
+      '/dist/src/cli/ask-input.js',
       '/node_modules/openai/',
     ]) {
       assert.ok(!loaded.includes(lazy), `an offline ask loaded ${lazy}`);

@@ -85,12 +85,11 @@ A question without options is answered as an open question (cited passages, no l
       const showContext = flags.showContext === true;
       const toolsFlag = flags.tools === undefined ? undefined : oneOf('--tools', flags.tools, ['native', 'simulated', 'auto'] as const);
       const showSteps = flags.showSteps === true;
-      const [{ loadConfig }, run, { createUi }, report, input] = await Promise.all([
+      const [{ loadConfig }, run, { createUi }, report] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../answer/run-ask.js'),
         import('../report/ui.js'),
         import('../report/ask.js'),
-        import('../ask-input.js'),
       ]);
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
@@ -115,6 +114,8 @@ A question without options is answered as an open question (cited passages, no l
         report.reportAsk(ui, out, { showContext, showSteps });
         return;
       }
+      // Questions from stdin or a prompt: the line reader loads only here, not for a question given as an argument.
+      const input = await import('../ask-input.js');
       const session = agent ? await agent.openAgentSession(agentOptions) : await run.openAskSession(base);
       try {
         for (const w of session.warnings) ui.warn(`${w.where}: ${w.message}`);
