@@ -51,6 +51,9 @@ export function reviveError(e: SerializedError): Error {
   return error;
 }
 
+/** Rows in flight by which a row's own thread may exceed the least busy one before the row goes elsewhere. */
+const AFFINITY_SLACK = 2;
+
 interface PoolWorker {
   worker: Worker;
   busy: number;
@@ -58,7 +61,8 @@ interface PoolWorker {
 
 /**
  * Opens `workers` threads (each opens the index; the first failure is thrown, e.g. NotReadyError without an
- * index) and returns an engine that sends each row to the least busy thread.
+ * index) and returns an engine that sends each row to the least busy thread, or back to the thread that answered it
+ * in an earlier mode.
  */
 export async function openEvalPool(options: EvalEngineOptions & { workers: number }): Promise<EvalEngine> {
   if (options.answerer !== 'offline' || !options.retrieval)
@@ -68,6 +72,7 @@ export async function openEvalPool(options: EvalEngineOptions & { workers: numbe
   const pending = new Map<number, { resolve: (r: AnswerResult) => void; reject: (e: Error) => void; worker: PoolWorker }>();
   const chunks = new Map<string, Chunk>();
   const pool: PoolWorker[] = [];
+  const homes = new Map<string, PoolWorker>();
   let nextId = 0;
   let closed = false;
 
@@ -125,7 +130,12 @@ export async function openEvalPool(options: EvalEngineOptions & { workers: numbe
   return {
     embedderId,
     answer(row, mode) {
-      const target = pool.reduce((a, b) => (b.busy < a.busy ? b : a));
+      // A row goes back to the thread that answered it in an earlier mode, whose caches (the row's segmentation, the
+      // keyword rankings of its queries) already hold it, unless that thread is well behind the least busy one.
+      const least = pool.reduce((a, b) => (b.busy < a.busy ? b : a));
+      const home = homes.get(row.id);
+      const target = home && home.busy <= least.busy + AFFINITY_SLACK ? home : least;
+      if (!home) homes.set(row.id, target);
       const id = nextId++;
       target.busy++;
       return new Promise<AnswerResult>((resolve, reject) => {

@@ -248,6 +248,8 @@ export interface FtsIndex {
 
 /** Entries kept by each of an open index's caches (document frequencies, chunks, character counts). */
 const CACHE_ENTRIES = 8192;
+/** Query rankings kept by an open index (each at most a few hundred row numbers and scores). */
+const RANKED_CACHE_ENTRIES = 4096;
 
 /**
  * A lookup remembered per key, dropping the oldest key when full. The index file is read-only while open, so what a
@@ -258,6 +260,8 @@ interface BoundedCache<K, V> {
   /** The value for `key`: remembered, else computed by `load` (and remembered unless undefined). */
   through(key: K, load: () => V): V;
   through(key: K, load: () => V | undefined): V | undefined;
+  /** Remembers `value` for `key`, replacing what it held. */
+  set(key: K, value: V): void;
 }
 
 function boundedCache<K, V>(maxEntries: number): BoundedCache<K, V> {
@@ -274,7 +278,12 @@ function boundedCache<K, V>(maxEntries: number): BoundedCache<K, V> {
     }
     return value;
   }
-  return { get: (key) => map.get(key), through };
+  const set = (key: K, value: V): void => {
+    map.delete(key);
+    if (map.size >= maxEntries) map.delete(map.keys().next().value as K);
+    map.set(key, value);
+  };
+  return { get: (key) => map.get(key), through, set };
 }
 
 /** Escapes `%`, `_` and the escape character itself for a LIKE pattern. */
@@ -348,22 +357,33 @@ export function createFtsRanker(
     }
     return s;
   };
+  // The rows a one-stage query ranked, by match expression and filter, with the depth they were ranked to. A batch
+  // of questions in several modes asks the same expressions again (eval answers each row in keyword mode, then in
+  // hybrid mode, whose keyword run is shallower), and the file does not change while open. The best k rows are the
+  // first k of any deeper ranking: FTS5 orders equal scores by rowid (test/indexing/fts-index.test.ts).
+  const rankedCache = boundedCache<string, { depth: number; rows: RankedRow[] }>(RANKED_CACHE_ENTRIES);
   return (terms, k, filter) => {
     if (k <= 0 || terms.length === 0) return [];
     const { where, params } = filterSql(filter);
     const restrict = where.length > 0 ? ` AND rowid IN (SELECT c.row FROM chunks c WHERE ${where.join(' AND ')})` : '';
     const sql = `SELECT rowid AS row, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?${restrict} ORDER BY rank LIMIT ?`;
     const split = splitQueryTerms(terms, count, twoStage);
+    const expression = matchExpression(split ? split.rare : terms);
+    const key = split ? '' : `${expression}\u0000${restrict}\u0000${JSON.stringify(params)}`;
+    const known = split ? undefined : rankedCache.get(key);
+    // A ranking that ran out of rows before its depth holds every matching row.
+    if (known && (known.depth >= k || known.rows.length < known.depth)) return known.rows.slice(0, k);
     // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
     const ranked = (
-      prepared(sql).all(
-        matchExpression(split ? split.rare : terms),
-        rankFunction,
-        ...params,
-        split ? Math.max(k, twoStage.candidates) * twoStage.fetchFactor : k,
-      ) as { row: number; rank: number }[]
+      prepared(sql).all(expression, rankFunction, ...params, split ? Math.max(k, twoStage.candidates) * twoStage.fetchFactor : k) as {
+        row: number;
+        rank: number;
+      }[]
     ).map(({ row, rank }) => ({ row, score: -rank }));
-    if (!split) return ranked;
+    if (!split) {
+      rankedCache.set(key, { depth: k, rows: ranked });
+      return ranked.slice();
+    }
     scoreCommon ??= commonTermScorer(db, 'chunks_fts', columnWeights);
     const candidates = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates));
     const common = scoreCommon(

@@ -11,6 +11,15 @@ function sharedChars(a: Chunk, b: Chunk): number {
   return Math.max(0, Math.min(a.char_end, b.char_end) - Math.max(a.char_start, b.char_start));
 }
 
+/** Text without whitespace, as a key apart from ids, per chunk object: an open index hands out the same objects. */
+const textKeys = new WeakMap<Chunk, string>();
+
+function textKey(chunk: Chunk): string {
+  let key = textKeys.get(chunk);
+  if (key === undefined) textKeys.set(chunk, (key = `text:${chunk.text.replace(/\s+/g, '')}`));
+  return key;
+}
+
 /**
  * Folds hits that repeat evidence into the better-ranked one: the same chunk or identical text is dropped, and a
  * chunk of the same source whose character range overlaps a better-ranked hit is merged into it (the union of
@@ -25,9 +34,9 @@ export function dedupeHits(hits: readonly Hit[]): Hit[] {
   const bySource = new Map<string, number[]>();
   for (const hit of hits) {
     const c = hit.chunk;
-    const text = c.text.replace(/\s+/g, '');
-    if (seen.has(c.chunk_id) || seen.has(`text:${text}`)) continue;
-    seen.add(c.chunk_id).add(`text:${text}`);
+    const text = textKey(c);
+    if (seen.has(c.chunk_id) || seen.has(text)) continue;
+    seen.add(c.chunk_id).add(text);
     const same = bySource.get(c.source);
     const at = same?.find((i) => sharedChars(kept[i]!.chunk, c) > 0) ?? -1;
     if (at < 0) {

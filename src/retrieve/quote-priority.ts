@@ -27,8 +27,14 @@ export function applyQuotePriority(query: string, hits: readonly Hit[]): Hit[] {
   const needed = Math.max(MIN_QUOTED_RUN, Math.ceil(MIN_QUOTED_SHARE * q.length));
   if (q.length < needed || hits.length < 2) return [...hits];
   const pattern = runPattern(q);
+  // A common run of `needed` characters covers one of the query's aligned blocks of half that length whole
+  // (pigeonhole), so a passage holding none of them cannot qualify: a substring search rules most hits out.
+  const half = Math.ceil(needed / 2);
+  const blocks: string[] = [];
+  for (let at = 0; at + half <= q.length; at += half) blocks.push(q.slice(at, at + half));
   const scored = hits.map((hit, i) => {
-    const run = longestRun(pattern, plainOf(hit.chunk));
+    const plain = plainOf(hit.chunk);
+    const run = blocks.some((b) => plain.includes(b)) ? longestRun(pattern, plain) : 0;
     return { hit, run: run >= needed ? run : 0, i };
   });
   if (scored.every((s) => s.run === 0)) return [...hits];

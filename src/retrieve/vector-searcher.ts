@@ -8,6 +8,9 @@ export interface SearchableVectors {
   search(query: Float32Array, k: number): { ids: number[]; scores: number[] } | Promise<{ ids: number[]; scores: number[] }>;
 }
 
+/** Searches remembered by a vector searcher (each a few hundred row numbers and scores). */
+const FOUND_ENTRIES = 4096;
+
 /**
  * Nearest neighbours by inner product over normalised vectors (cosine). Filters are applied after
  * the search, so it over-fetches (4×k, doubling up to the whole index) until k hits pass the filter.
@@ -21,15 +24,21 @@ export class VectorSearcher implements Searcher {
     private readonly rows: readonly Chunk[] | ((row: number) => Chunk | undefined),
   ) {}
 
+  /**
+   * Neighbours found per query text and depth, newest last. A batch of questions in several modes searches the same
+   * texts to the same depth again (eval's vector mode, then its hybrid), and the index does not change while open.
+   */
+  private readonly found = new Map<string, { ids: number[]; scores: number[] } | null>();
+
   async search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     if (k <= 0 || this.index.size === 0 || query.trim() === '') return [];
-    const q = await this.embedder.embedQuery(query);
-    // A query with no known feature has no direction; every cosine would be 0 and the order arbitrary.
-    if (isZeroVector(q)) return [];
     const filtered = isActiveFilter(filter);
     let fetch = Math.min(this.index.size, filtered ? k * 4 : k);
     for (;;) {
-      const { ids, scores } = await this.index.search(q, fetch);
+      const neighbours = await this.neighbours(query, fetch);
+      // A query with no known feature has no direction; every cosine would be 0 and the order arbitrary.
+      if (!neighbours) return [];
+      const { ids, scores } = neighbours;
       const hits: Hit[] = [];
       for (let i = 0; i < ids.length && hits.length < k; i++) {
         const row = ids[i]!;
@@ -40,5 +49,17 @@ export class VectorSearcher implements Searcher {
       if (hits.length >= k || fetch >= this.index.size) return hits;
       fetch = Math.min(this.index.size, fetch * 2);
     }
+  }
+
+  /** The index's `fetch` nearest rows to the query's embedding; null when the embedding is all zeros. */
+  private async neighbours(query: string, fetch: number): Promise<{ ids: number[]; scores: number[] } | null> {
+    const key = `${fetch}\u0000${query}`;
+    const known = this.found.get(key);
+    if (known !== undefined) return known;
+    const q = await this.embedder.embedQuery(query);
+    const result = isZeroVector(q) ? null : await this.index.search(q, fetch);
+    if (this.found.size >= FOUND_ENTRIES) this.found.delete(this.found.keys().next().value as string);
+    this.found.set(key, result);
+    return result;
   }
 }

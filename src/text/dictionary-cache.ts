@@ -1,8 +1,9 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Warning } from '../types.js';
 import { defaultDictionaryFile } from './analyzer.js';
-import { buildDictionaryTable, readDictionaryTable, type DictionaryTable } from './dictionary-table.js';
+import { buildDictionaryTable, readDictionaryTable, type BuiltDictionaryTable, type DictionaryTable } from './dictionary-table.js';
+import { PagedBytes } from './paged-bytes.js';
 
 /** What `loadDictionaryTable` found: the table (null: load jieba's dictionary in full) and what went wrong. */
 export interface LoadedDictionaryTable {
@@ -27,7 +28,7 @@ function sourceIdentity(dictFile: string): string {
 }
 
 /** The cache file: the source identity (length-prefixed UTF-8, padded to 4 bytes), then the serialized table. */
-function encode(identity: string, table: DictionaryTable): Uint8Array {
+function encode(identity: string, table: BuiltDictionaryTable): Uint8Array {
   const id = Buffer.from(identity, 'utf8');
   const head = 4 + Math.ceil(id.length / 4) * 4;
   const out = new Uint8Array(head + table.bytes.byteLength);
@@ -37,13 +38,20 @@ function encode(identity: string, table: DictionaryTable): Uint8Array {
   return out;
 }
 
-/** The identity and the table bytes of a cache file; throws when it is too short to hold them. */
-function decode(bytes: Buffer): { identity: string; table: Uint8Array } {
-  if (bytes.length < 4) throw new Error('too short');
-  const length = bytes.readUInt32LE(0);
+/**
+ * The identity written at the head of an open cache file, and where the table starts; throws when the file is too
+ * short to hold them.
+ */
+function readHead(fd: number): { identity: string; head: number; size: number } {
+  const size = fstatSync(fd).size;
+  const prefix = Buffer.alloc(4);
+  if (size < 4 || readSync(fd, prefix, 0, 4, 0) < 4) throw new Error('too short');
+  const length = prefix.readUInt32LE(0);
   const head = 4 + Math.ceil(length / 4) * 4;
-  if (head > bytes.length) throw new Error('too short');
-  return { identity: bytes.subarray(4, 4 + length).toString('utf8'), table: bytes.subarray(head) };
+  if (head > size) throw new Error('too short');
+  const id = Buffer.alloc(length);
+  if (readSync(fd, id, 0, length, 4) < length) throw new Error('too short');
+  return { identity: id.toString('utf8'), head, size };
 }
 
 /**
@@ -63,21 +71,29 @@ export function loadDictionaryTable(cacheFile: string, options: { write: boolean
   } catch {
     return { table: null, warnings };
   }
-  let cached: Buffer | null = null;
+  let cached: number | null = null;
   try {
-    cached = readFileSync(cacheFile);
+    cached = openSync(cacheFile, 'r');
   } catch {
     // Not built yet.
   }
-  if (cached) {
+  if (cached !== null) {
+    // The table reads the pages its lookups need from the open file, which it then owns (`PagedBytes`).
+    let owned = false;
     try {
-      const { identity: builtFrom, table } = decode(cached);
-      if (builtFrom === identity) return { table: readDictionaryTable(table), warnings };
+      const { identity: builtFrom, head, size } = readHead(cached);
+      if (builtFrom === identity) {
+        const table = readDictionaryTable(PagedBytes.ofFile(cached, head, size - head));
+        owned = true;
+        return { table, warnings };
+      }
     } catch (error) {
       warnings.push({
         where: cacheFile,
         message: `segmenter dictionary cache unreadable (${(error as Error).message}); rebuilt it`,
       });
+    } finally {
+      if (!owned) closeSync(cached);
     }
   }
   if (!options.write) return { table: null, warnings };
@@ -90,7 +106,7 @@ export function loadDictionaryTable(cacheFile: string, options: { write: boolean
   } catch {
     return { table: null, warnings };
   }
-  let table: DictionaryTable | null = null;
+  let table: BuiltDictionaryTable | null = null;
   try {
     table = buildDictionaryTable(readFileSync(dictFile, 'utf8'));
     writeSync(fd, encode(identity, table));

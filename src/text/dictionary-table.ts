@@ -1,3 +1,5 @@
+import { PagedBytes } from './paged-bytes.js';
+
 /**
  * jieba's default dictionary as a compact lookup table that loads in a few milliseconds: a hash table of every
  * word and every prefix of a word, over UTF-16 code units, with each word's frequency and tag.
@@ -18,7 +20,10 @@ export interface DictionaryTable {
   word(id: number): string;
   frequency(id: number): number;
   tag(id: number): string;
-  /** The serialized table (what `readDictionaryTable` reads back). */
+}
+
+/** A table just built, with its serialized form (what `readDictionaryTable` reads back). */
+export interface BuiltDictionaryTable extends DictionaryTable {
   readonly bytes: Uint8Array;
 }
 
@@ -122,7 +127,7 @@ function parsePlain(text: string, entry: (from: number, to: number, freq: number
  * dictionary exceeds the format's limits; the caller then loads jieba's dictionary the ordinary way.
  * Works on typed arrays and hashes (no string per prefix), since it runs on ingest's first build of a root.
  */
-export function buildDictionaryTable(text: string): DictionaryTable {
+export function buildDictionaryTable(text: string): BuiltDictionaryTable {
   if (text.length >= MAX_CHARS) throw new Error('dictionary too large for the table format');
   // Keys (words, then prefixes that are not words) as offset | (length - 1) << 27 into `codes`.
   const codes = new Uint16Array(text.length);
@@ -230,27 +235,26 @@ export function buildDictionaryTable(text: string): DictionaryTable {
   v.chars.set(codes.subarray(0, chars));
   v.tag.set(tagOf);
   bytes.set(tagBytes, layout.tags);
-  return tableOver(bytes);
+  return Object.assign(tableOver(PagedBytes.ofArray(bytes)), { bytes });
 }
 
 /**
  * Reads a serialized table, checking its structure; throws an Error saying what is wrong when the bytes are not
- * a complete table of this format (the caller rebuilds it).
+ * a complete table of this format (the caller rebuilds it). From a file (`PagedBytes.ofFile`), only the header is
+ * read here: each lookup then reads the few bytes it needs.
  */
-export function readDictionaryTable(bytes: Uint8Array): DictionaryTable {
-  // Typed-array views need 4-byte alignment; a Buffer from the pool may not have it.
-  const aligned = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
-  if (aligned.byteLength < HEADER_WORDS * 4) throw new Error('too short');
-  const header = new Uint32Array(aligned.buffer, aligned.byteOffset, HEADER_WORDS);
-  if (header[0] !== MAGIC) throw new Error('not a dictionary table');
-  if (header[1] !== FORMAT) throw new Error(`format ${header[1]}, expected ${FORMAT}`);
-  const [slotCount = 0, keyCount = 0, wordCount = 0, chars = 0, tagLength = 0] = header.subarray(2, 7);
+export function readDictionaryTable(source: Uint8Array | PagedBytes): DictionaryTable {
+  const bytes = source instanceof PagedBytes ? source : PagedBytes.ofArray(source);
+  if (bytes.size < HEADER_WORDS * 4) throw new Error('too short');
+  if (bytes.u32(0) !== MAGIC) throw new Error('not a dictionary table');
+  if (bytes.u32(4) !== FORMAT) throw new Error(`format ${bytes.u32(4)}, expected ${FORMAT}`);
+  const [slotCount, keyCount, wordCount] = [bytes.u32(8), bytes.u32(12), bytes.u32(16)];
   if (slotCount < 1024 || (slotCount & (slotCount - 1)) !== 0 || keyCount >= slotCount || wordCount > keyCount) {
     throw new Error('inconsistent header');
   }
-  const layout = sections(slotCount, keyCount, wordCount, chars, tagLength);
-  if (layout.size !== aligned.byteLength) throw new Error(`${aligned.byteLength} bytes, expected ${layout.size} (truncated?)`);
-  return tableOver(aligned);
+  const layout = sections(slotCount, keyCount, wordCount, bytes.u32(20), bytes.u32(24));
+  if (layout.size !== bytes.size) throw new Error(`${bytes.size} bytes, expected ${layout.size} (truncated?)`);
+  return tableOver(bytes);
 }
 
 interface Layout {
@@ -279,6 +283,7 @@ function sections(slotCount: number, keyCount: number, wordCount: number, chars:
   return { slotCount, keyCount, wordCount, chars, tagLength, slots, keyInfo, freq, charsAt, tag, tags, size: tags + tagLength };
 }
 
+/** Typed-array views of each section of a table being built. */
 function views(bytes: Uint8Array, l: Layout) {
   const b = bytes.buffer;
   const o = bytes.byteOffset;
@@ -291,36 +296,43 @@ function views(bytes: Uint8Array, l: Layout) {
   };
 }
 
-function tableOver(bytes: Uint8Array): DictionaryTable {
-  const header = new Uint32Array(bytes.buffer, bytes.byteOffset, HEADER_WORDS);
-  const [, , slotCount = 0, keyCount = 0, wordCount = 0, chars = 0, tagLength = 0, totalLow = 0, totalHigh = 0] = header;
+/** The lookups over a serialized table, reading each value from `bytes` where it lies. */
+function tableOver(bytes: PagedBytes): DictionaryTable {
+  const [slotCount, keyCount, wordCount, chars, tagLength, totalLow, totalHigh] = [8, 12, 16, 20, 24, 28, 32].map((o) => bytes.u32(o)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const layout = sections(slotCount, keyCount, wordCount, chars, tagLength);
-  const v = views(bytes, layout);
-  const tags = Buffer.from(bytes.buffer, bytes.byteOffset + layout.tags, tagLength)
-    .toString('utf8')
-    .split('\n');
+  const tags = Buffer.from(bytes.slice(layout.tags, tagLength)).toString('utf8').split('\n');
   const mask = slotCount - 1;
+  const slotAt = (slot: number): number => bytes.u32(layout.slots + slot * 4);
+  const keyInfoAt = (key: number): number => (key < keyCount ? bytes.u32(layout.keyInfo + key * 4) : 0);
+  const codeAt = (i: number): number => bytes.u16(layout.charsAt + i * 2);
   // Corrupt key data must not read outside the arrays: every key lies within the chars.
   const keyAt = (key: number): { offset: number; length: number } => {
-    const info = v.keyInfo[key] ?? 0;
+    const info = keyInfoAt(key);
     const offset = info & (MAX_CHARS - 1);
     const length = (info >>> 27) + 1;
     return offset + length <= chars ? { offset, length } : { offset: 0, length: 0 };
   };
-  const { slots, keyInfo, chars: codes } = v;
   /** Key id of text[start, end) given its hash, or -1 when it is neither a word nor a prefix of one. */
   const find = (hash: number, text: string, start: number, end: number): number => {
     const length = end - start;
     let slot = hash & mask;
     for (let probes = 0; probes < slotCount; probes++) {
-      const value = slots[slot] ?? 0;
+      const value = slotAt(slot);
       if (value === 0) return -1;
-      const info = keyInfo[value - 1] ?? 0;
+      const info = keyInfoAt(value - 1);
       if ((info >>> 27) + 1 === length) {
         const offset = info & (MAX_CHARS - 1);
         let i = 0;
         // Bounded by the chars array, so corrupt key data cannot read outside it.
-        while (i < length && offset + i < chars && codes[offset + i] === text.charCodeAt(start + i)) i++;
+        while (i < length && offset + i < chars && codeAt(offset + i) === text.charCodeAt(start + i)) i++;
         if (i === length) return value - 1;
       }
       slot = (slot + 1) & mask;
@@ -329,12 +341,13 @@ function tableOver(bytes: Uint8Array): DictionaryTable {
   };
   const word = (id: number): string => {
     const { offset, length } = keyAt(id);
-    return String.fromCharCode(...v.chars.subarray(offset, offset + length));
+    let w = '';
+    for (let i = 0; i < length; i++) w += String.fromCharCode(codeAt(offset + i));
+    return w;
   };
   return {
     wordCount,
     totalFrequency: totalHigh * 2 ** 32 + totalLow,
-    bytes,
     forEachWordIn(text, visit) {
       for (let start = 0; start < text.length; start++) {
         let h = FNV_OFFSET;
@@ -355,7 +368,7 @@ function tableOver(bytes: Uint8Array): DictionaryTable {
       return key < wordCount ? key : -1;
     },
     word,
-    frequency: (id) => v.freq[id] ?? 0,
-    tag: (id) => tags[v.tag[id] ?? 0] ?? '',
+    frequency: (id) => (id < wordCount ? bytes.u32(layout.freq + id * 4) : 0),
+    tag: (id) => tags[id < wordCount ? bytes.u8(layout.tag + id) : 0] ?? '',
   };
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildFtsQuery } from '../../src/indexing/fts-query.js';
-import { openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
+import { BM25_WEIGHTS, createFtsRanker, openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
+import { DEFAULT_TWO_STAGE } from '../../src/indexing/fts-two-stage.js';
 import { projectPaths } from '../../src/paths.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
@@ -152,6 +153,37 @@ describe('FTS5 keyword index', () => {
       }
     } finally {
       old.close();
+    }
+  });
+
+  it('ranks equal scores by rowid, so a shallower ranking served from a deeper one is what FTS5 would return', () => {
+    const db = new Database(':memory:');
+    try {
+      db.exec('CREATE VIRTUAL TABLE chunks_fts USING fts5(content, book, chapter, section, figure_ref)');
+      const insert = db.prepare(
+        "INSERT INTO chunks_fts (rowid, content, book, chapter, section, figure_ref) VALUES (?, ?, '', '', '', '')",
+      );
+      // Rows inserted out of order, many with exactly the same text (equal scores).
+      for (const row of [9, 3, 14, 1, 7, 12, 5, 2, 11, 4, 8, 13, 6, 10])
+        insert.run(row, row % 4 === 0 ? '托管 基金' : row % 3 === 0 ? '托管' : '托管 份额');
+      const options = { weights: BM25_WEIGHTS, twoStage: DEFAULT_TWO_STAGE, count: 14 };
+      const terms = [
+        { term: '托管', df: 14, repeat: 1 },
+        { term: '基金', df: 3, repeat: 1 },
+      ];
+      const fresh = (k: number) => createFtsRanker(db, options)(terms, k);
+      const cached = createFtsRanker(db, options);
+      assert.deepEqual(cached(terms, 10), fresh(10));
+      for (const k of [1, 3, 4, 6, 10]) assert.deepEqual(cached(terms, k), fresh(k), `k = ${k}`);
+      assert.deepEqual(cached(terms, 14), fresh(14), 'deeper than remembered: ranked again');
+      assert.deepEqual(cached(terms, 30), fresh(30), 'past every matching row');
+      // Equal scores in rowid order.
+      assert.deepEqual(
+        fresh(3).map((r) => r.row),
+        [4, 8, 12],
+      );
+    } finally {
+      db.close();
     }
   });
 

@@ -42,6 +42,29 @@ void describe('applyQuotePriority', () => {
       ['quoted', 'near', 'other'],
     );
   });
+  void it('finds a run of just the needed length wherever it starts in the query', () => {
+    // Twelve plain characters (the least that counts here) shared with a passage, starting at each offset of the query.
+    const quoted = '私募基金托管人未建立业务';
+    for (let lead = 0; lead < 7; lead++) {
+      const query = `${'甲乙丙丁戊己庚'.slice(0, lead)}${quoted}${'子丑寅卯辰巳午未申酉戌亥'.slice(lead)}`;
+      const passages = [
+        hit('near', '第十六条 私募基金财产进行托管的，私募基金托管人应当依法履行职责。'),
+        hit('run', `违反本条例规定的，${quoted}。`),
+      ];
+      assert.deepEqual(
+        applyQuotePriority(query, passages).map((h) => h.chunk.chunk_id),
+        ['run', 'near'],
+        query,
+      );
+      // One character short of the run: not a quotation.
+      const shorter = [passages[0]!, hit('run', `违反本条例规定的，${quoted.slice(0, 11)}。`)];
+      assert.deepEqual(
+        applyQuotePriority(query, shorter).map((h) => h.chunk.chunk_id),
+        ['near', 'run'],
+        query,
+      );
+    }
+  });
   void it('leaves a question that quotes nothing at length (a lay question) in the retriever order', () => {
     const out = applyQuotePriority('私募基金托管人没有把业务隔开会被怎么处罚？', ranked);
     assert.deepEqual(

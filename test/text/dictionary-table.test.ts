@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { projectPaths } from '../../src/paths.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import { createAnalyzer, defaultDictionaryFile, readUserDictionary } from '../../src/text/analyzer.js';
 import { loadDictionaryTable } from '../../src/text/dictionary-cache.js';
-import { buildDictionaryTable, readDictionaryTable, type DictionaryTable } from '../../src/text/dictionary-table.js';
+import { PagedBytes } from '../../src/text/paged-bytes.js';
+import { buildDictionaryTable, readDictionaryTable, type BuiltDictionaryTable } from '../../src/text/dictionary-table.js';
 import { testConfig } from '../retrieve/fixture-index.js';
 import { fixturesDir, makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
@@ -21,7 +22,7 @@ function realTexts(): string[] {
 }
 
 describe('dictionary table (jieba dictionary on demand)', () => {
-  let table: DictionaryTable;
+  let table: BuiltDictionaryTable;
   const dictText = readFileSync(defaultDictionaryFile(), 'utf8');
   const dictWords = new Map<string, number>();
   before(() => {
@@ -108,6 +109,29 @@ describe('dictionary table (jieba dictionary on demand)', () => {
     assert.equal(copy.word(copy.wordId('托管人')), '托管人');
     assert.throws(() => readDictionaryTable(table.bytes.subarray(0, table.bytes.byteLength - 8)), /truncated/);
     assert.throws(() => readDictionaryTable(new Uint8Array(64)), /not a dictionary table/);
+  });
+
+  it('read from a file page by page, finds the same words, frequencies and tags as in memory', () => {
+    const tmp = makeTempRoot();
+    try {
+      const file = path.join(tmp.root, 'table.bin');
+      // Four bytes ahead of the table, as the cache file's identity puts it at an offset.
+      writeFileSync(file, Buffer.concat([Buffer.from([1, 2, 3, 4]), table.bytes]));
+      const paged = readDictionaryTable(PagedBytes.ofFile(openSync(file, 'r'), 4, table.bytes.byteLength));
+      assert.equal(paged.wordCount, table.wordCount);
+      assert.equal(paged.totalFrequency, table.totalFrequency);
+      // Enough text to pass from single pages to reading the rest whole, checked on both sides of the switch.
+      for (const text of realTexts()) {
+        const inMemory: string[] = [];
+        table.forEachWordIn(text, (id) => inMemory.push(`${table.word(id)} ${table.frequency(id)} ${table.tag(id)}`));
+        const fromFile: string[] = [];
+        paged.forEachWordIn(text, (id) => fromFile.push(`${paged.word(id)} ${paged.frequency(id)} ${paged.tag(id)}`));
+        assert.deepEqual(fromFile, inMemory, text);
+      }
+      assert.equal(paged.wordId('中华人民共'), -1);
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
 
