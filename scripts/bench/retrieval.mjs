@@ -278,9 +278,10 @@ if (!skip.has('laws') || !skip.has('latency')) {
 
 // (3) Latency at scale: the laws corpus replicated with perturbations.
 if (!skip.has('latency') && lawsCorpus) {
-  const queries = parse(readFileSync(path.join(bench, 'financeiq-fund', 'dev.csv')), { columns: true, bom: true })
-    .slice(0, 60)
-    .map(questionText);
+  const questions = parse(readFileSync(path.join(bench, 'financeiq-fund', 'dev.csv')), { columns: true, bom: true }).map(questionText);
+  const queries = questions.slice(0, 60);
+  // Warmed with other questions: an open index remembers the rankings of queries it has seen.
+  const warmUp = questions.slice(60, 65);
   const rows = [];
   for (const n of scales) {
     const root = tempRoot();
@@ -321,10 +322,11 @@ if (!skip.has('latency') && lawsCorpus) {
       );
       const buildMs = performance.now() - t0;
       for (const backend of ['faiss', 'js']) {
-        const retriever = await openRetriever({ root, config: cfg, backend });
-        try {
-          for (const mode of MODES) {
-            for (const q of queries.slice(0, 5)) await retriever.search(q, { mode, k: 10 }); // warm-up
+        for (const mode of MODES) {
+          // A retriever per mode, so a hybrid search does not find its keyword or vector run already done.
+          const retriever = await openRetriever({ root, config: cfg, backend });
+          try {
+            for (const q of warmUp) await retriever.search(q, { mode, k: 10 });
             const times = [];
             for (const q of queries) {
               const t = performance.now();
@@ -339,9 +341,9 @@ if (!skip.has('latency') && lawsCorpus) {
               percentile(times, 0.95).toFixed(1),
               (buildMs / 1000).toFixed(1),
             ]);
+          } finally {
+            retriever.close();
           }
-        } finally {
-          retriever.close();
         }
       }
     } finally {

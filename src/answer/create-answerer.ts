@@ -39,6 +39,11 @@ export interface CreateAnswererOptions {
   reopenOnRebuild?: boolean;
   /** Cache this many token lists by text (eval's workers tokenise each stem and window once across modes). */
   tokenCacheEntries?: number;
+  /**
+   * Remember this many keyword rankings and vector searches by query (eval answers each question in several modes,
+   * which search the same texts again); none by default, so a search's latency is its own.
+   */
+  searchCacheEntries?: number;
   /** Offline answerer: keep this many passages cut into windows across questions (default 2,000). */
   passageCacheEntries?: number;
 }
@@ -84,7 +89,12 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
     const { openRetriever } = await import('../retrieve/open-retriever.js');
     generation = indexGeneration(root);
     // The analyzer built above: jieba's dictionary is loaded once per answerer.
-    retriever = await openRetriever({ root, config, analyzer: { analyzer, warnings } });
+    retriever = await openRetriever({
+      root,
+      config,
+      analyzer: { analyzer, warnings },
+      ...(options.searchCacheEntries ? { searchCacheEntries: options.searchCacheEntries } : {}),
+    });
   };
   if (options.retrieval) await openIndex();
   let llm: LlmClient | null = null;

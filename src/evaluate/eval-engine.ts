@@ -5,6 +5,12 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import type { Chunk } from '../types.js';
 import type { EvalRow } from './eval-types.js';
 
+/**
+ * Keyword rankings and vector searches an eval engine remembers by query: each question is searched with the same
+ * texts in every mode (its stem and options), a few per answer, so this holds a run of a few thousand questions.
+ */
+export const EVAL_SEARCH_CACHE_ENTRIES = 16_384;
+
 /** What `runEval` needs from the answering side: answer one dataset row in one mode. */
 export interface EvalEngine {
   /** Identifies the index's embedder (part of the run fingerprint); `none` without retrieval. */
@@ -47,6 +53,7 @@ export async function openEvalEngine(options: EvalEngineOptions): Promise<EvalEn
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     // One run scores one index.
     reopenOnRebuild: false,
+    searchCacheEntries: EVAL_SEARCH_CACHE_ENTRIES,
   });
   // The agent mode (the LLM reading with tools) opens its own session on first use: most runs never ask for it.
   let agent: Promise<AgentSession> | null = null;

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createAnswerer, type Answerer } from '../answer/create-answerer.js';
 import { questionFromParts } from '../answer/parse-question.js';
 import type { Chunk } from '../types.js';
+import { EVAL_SEARCH_CACHE_ENTRIES } from './eval-engine.js';
 import type { EvalWorkerData, EvalWorkerReply, EvalWorkerRequest, SerializedError } from './eval-pool.js';
 
 /**
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       cache: false,
       reopenOnRebuild: false,
       tokenCacheEntries: 200_000,
+      searchCacheEntries: EVAL_SEARCH_CACHE_ENTRIES,
     });
   } catch (error) {
     post({ type: 'open-failed', error: serialize(error) });

@@ -248,8 +248,6 @@ export interface FtsIndex {
 
 /** Entries kept by each of an open index's caches (document frequencies, chunks, character counts). */
 const CACHE_ENTRIES = 8192;
-/** Query rankings kept by an open index (each at most a few hundred row numbers and scores). */
-const RANKED_CACHE_ENTRIES = 4096;
 
 /**
  * A lookup remembered per key, dropping the oldest key when full. The index file is read-only while open, so what a
@@ -329,6 +327,8 @@ export interface FtsRankerOptions {
   twoStage: TwoStageOptions;
   /** Chunks in the index (the two-stage split compares document frequencies with it). */
   count: number;
+  /** One-stage rankings remembered by match expression (default 0: none). */
+  remember?: number;
 }
 
 /**
@@ -357,11 +357,12 @@ export function createFtsRanker(
     }
     return s;
   };
-  // The rows a one-stage query ranked, by match expression and filter, with the depth they were ranked to. A batch
-  // of questions in several modes asks the same expressions again (eval answers each row in keyword mode, then in
-  // hybrid mode, whose keyword run is shallower), and the file does not change while open. The best k rows are the
-  // first k of any deeper ranking: FTS5 orders equal scores by rowid (test/indexing/fts-index.test.ts).
-  const rankedCache = boundedCache<string, { depth: number; rows: RankedRow[] }>(RANKED_CACHE_ENTRIES);
+  // With `remember`, the rows a one-stage query ranked, by match expression and filter, with the depth they were
+  // ranked to. A batch of questions in several modes asks the same expressions again (eval answers each row in
+  // keyword mode, then in hybrid mode, whose keyword run is shallower), and the file does not change while open. The
+  // best k rows are the first k of any deeper ranking: FTS5 orders equal scores by rowid (fts-index.test.ts).
+  const remember = options.remember ?? 0;
+  const rankedCache = remember > 0 ? boundedCache<string, { depth: number; rows: RankedRow[] }>(remember) : null;
   return (terms, k, filter) => {
     if (k <= 0 || terms.length === 0) return [];
     const { where, params } = filterSql(filter);
@@ -369,8 +370,8 @@ export function createFtsRanker(
     const sql = `SELECT rowid AS row, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?${restrict} ORDER BY rank LIMIT ?`;
     const split = splitQueryTerms(terms, count, twoStage);
     const expression = matchExpression(split ? split.rare : terms);
-    const key = split ? '' : `${expression}\u0000${restrict}\u0000${JSON.stringify(params)}`;
-    const known = split ? undefined : rankedCache.get(key);
+    const key = split || !rankedCache ? '' : `${expression}\u0000${restrict}\u0000${JSON.stringify(params)}`;
+    const known = key ? rankedCache?.get(key) : undefined;
     // A ranking that ran out of rows before its depth holds every matching row.
     if (known && (known.depth >= k || known.rows.length < known.depth)) return known.rows.slice(0, k);
     // bm25() is lower-is-better; negate so every searcher reports higher-is-better.
@@ -381,8 +382,8 @@ export function createFtsRanker(
       }[]
     ).map(({ row, rank }) => ({ row, score: -rank }));
     if (!split) {
-      rankedCache.set(key, { depth: k, rows: ranked });
-      return ranked.slice();
+      if (key) rankedCache?.set(key, { depth: k, rows: ranked });
+      return key ? ranked.slice() : ranked;
     }
     scoreCommon ??= commonTermScorer(db, 'chunks_fts', columnWeights);
     const candidates = diverseCandidates(ranked, k, Math.max(k, twoStage.candidates));
@@ -406,7 +407,14 @@ export function createFtsRanker(
 export function openFtsIndex(
   file: string,
   analyzer: Analyzer,
-  options: { weights?: Bm25Weights; terms?: TermSelection; twoStage?: TwoStageOptions; characters?: CharacterRescoreOptions | null } = {},
+  options: {
+    weights?: Bm25Weights;
+    terms?: TermSelection;
+    twoStage?: TwoStageOptions;
+    characters?: CharacterRescoreOptions | null;
+    /** One-stage keyword rankings remembered by match expression (default 0: none; see `createFtsRanker`). */
+    rememberRankings?: number;
+  } = {},
 ): FtsIndex {
   let db: SqliteDatabase;
   try {
@@ -464,6 +472,7 @@ export function openFtsIndex(
     weights: options.weights ?? BM25_WEIGHTS,
     twoStage: options.twoStage ?? DEFAULT_TWO_STAGE,
     count,
+    remember: options.rememberRankings ?? 0,
   };
   const rank = createFtsRanker(db, rankerOptions);
   // unicode61 indexes `0.05` as 0 + 05 and folds diacritics: a token's postings are those of its parts, so its

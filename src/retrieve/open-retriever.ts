@@ -29,6 +29,11 @@ export interface OpenRetrieverOptions {
    * jieba's dictionary is the largest part of opening, and the answerer needs the same analyzer.
    */
   analyzer?: { analyzer: Analyzer; warnings: readonly Warning[] };
+  /**
+   * Keyword rankings and vector searches remembered by query (0 or absent: none). Worth it where the same texts are
+   * searched again, as eval's modes do; off elsewhere, so a search's latency is its own.
+   */
+  searchCacheEntries?: number;
 }
 
 /** A Retriever plus the warnings met while opening it (e.g. a missing user dictionary). */
@@ -66,7 +71,8 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   const { analyzer } = built;
   const { meta, ids } = readVectorMeta(paths.faissDir);
   assertEmbedderMatches(meta, config);
-  const fts = openFtsIndex(paths.ftsDb, analyzer);
+  const remember = options.searchCacheEntries ?? 0;
+  const fts = openFtsIndex(paths.ftsDb, analyzer, { rememberRankings: remember });
   const warnings: Warning[] = [...built.warnings];
   if (fts.missing.length > 0) {
     warnings.push({
@@ -104,7 +110,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       );
     }
     const keyword = new KeywordSearcher(fts);
-    const vector = new VectorSearcher(embedder, index, chunkAt);
+    const vector = new VectorSearcher(embedder, index, chunkAt, { remember });
     // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
     if (fts.count >= config.retrieval.parallelAbove) {

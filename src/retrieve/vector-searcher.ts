@@ -8,9 +8,6 @@ export interface SearchableVectors {
   search(query: Float32Array, k: number): { ids: number[]; scores: number[] } | Promise<{ ids: number[]; scores: number[] }>;
 }
 
-/** Searches remembered by a vector searcher (each a few hundred row numbers and scores). */
-const FOUND_ENTRIES = 4096;
-
 /**
  * Nearest neighbours by inner product over normalised vectors (cosine). Filters are applied after
  * the search, so it over-fetches (4×k, doubling up to the whole index) until k hits pass the filter.
@@ -22,11 +19,14 @@ export class VectorSearcher implements Searcher {
     private readonly index: SearchableVectors,
     /** Row → chunk (the order of ids.json): an array, or a lookup that reads the chunk when a hit needs it. */
     private readonly rows: readonly Chunk[] | ((row: number) => Chunk | undefined),
+    /** Searches remembered by query text and depth (default 0: none). */
+    private readonly options: { remember?: number } = {},
   ) {}
 
   /**
-   * Neighbours found per query text and depth, newest last. A batch of questions in several modes searches the same
-   * texts to the same depth again (eval's vector mode, then its hybrid), and the index does not change while open.
+   * Neighbours found per query text and depth, newest last, when `options.remember` allows: a batch of questions in
+   * several modes searches the same texts to the same depth again (eval's vector mode, then its hybrid), and the
+   * index does not change while open.
    */
   private readonly found = new Map<string, { ids: number[]; scores: number[] } | null>();
 
@@ -58,8 +58,11 @@ export class VectorSearcher implements Searcher {
     if (known !== undefined) return known;
     const q = await this.embedder.embedQuery(query);
     const result = isZeroVector(q) ? null : await this.index.search(q, fetch);
-    if (this.found.size >= FOUND_ENTRIES) this.found.delete(this.found.keys().next().value as string);
-    this.found.set(key, result);
+    const room = this.options.remember ?? 0;
+    if (room > 0) {
+      if (this.found.size >= room) this.found.delete(this.found.keys().next().value as string);
+      this.found.set(key, result);
+    }
     return result;
   }
 }

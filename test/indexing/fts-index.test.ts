@@ -172,7 +172,7 @@ describe('FTS5 keyword index', () => {
         { term: '基金', df: 3, repeat: 1 },
       ];
       const fresh = (k: number) => createFtsRanker(db, options)(terms, k);
-      const cached = createFtsRanker(db, options);
+      const cached = createFtsRanker(db, { ...options, remember: 100 });
       assert.deepEqual(cached(terms, 10), fresh(10));
       for (const k of [1, 3, 4, 6, 10]) assert.deepEqual(cached(terms, k), fresh(k), `k = ${k}`);
       assert.deepEqual(cached(terms, 14), fresh(14), 'deeper than remembered: ranked again');

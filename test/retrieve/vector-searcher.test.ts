@@ -34,14 +34,20 @@ describe('VectorSearcher', () => {
   const texts = ['基金托管', '基金份额', '申购份额', '托管托管', '基金基金申购', '份额份额托管'];
   const chunks = texts.map((text, i) => chunk(`c${i}`, { text, seq: i }));
 
-  async function open(): Promise<{ searcher: VectorSearcher; embedder: ReturnType<typeof countingEmbedder> }> {
+  async function open(remember = 100): Promise<{ searcher: VectorSearcher; embedder: ReturnType<typeof countingEmbedder> }> {
     const embedder = countingEmbedder();
     const index = new FlatVectorIndex(embedder.dimension);
     index.add(await embedder.embedDocuments(texts));
-    return { searcher: new VectorSearcher(embedder, index, chunks), embedder };
+    return { searcher: new VectorSearcher(embedder, index, chunks, { remember }), embedder };
   }
 
-  it('answers a text searched again to the same depth without embedding it again, with the same hits', async () => {
+  it('by default searches every time, so a search costs what it costs', async () => {
+    const { searcher, embedder } = await open(0);
+    assert.deepEqual(await searcher.search('基金托管', 3), await searcher.search('基金托管', 3));
+    assert.deepEqual(embedder.asked, ['基金托管', '基金托管']);
+  });
+
+  it('when asked to remember, answers a text searched again to the same depth without embedding it again', async () => {
     const { searcher, embedder } = await open();
     const first = await searcher.search('基金托管', 3);
     assert.deepEqual(
@@ -52,7 +58,7 @@ describe('VectorSearcher', () => {
     assert.deepEqual(embedder.asked, ['基金托管']);
     // Another depth or another text is searched afresh, and agrees with a searcher that never saw the first.
     const deeper = await searcher.search('基金托管', 5);
-    const { searcher: fresh } = await open();
+    const { searcher: fresh } = await open(0);
     assert.deepEqual(deeper, await fresh.search('基金托管', 5));
     await searcher.search('申购', 3);
     assert.deepEqual(embedder.asked, ['基金托管', '基金托管', '申购']);
