@@ -79,11 +79,13 @@ export function loadDictionaryTable(cacheFile: string, options: { write: boolean
   }
   if (cached !== null) {
     // The table reads the pages its lookups need from the open file, which it then owns (`PagedBytes`).
+    let paged: PagedBytes | null = null;
     let owned = false;
     try {
       const { identity: builtFrom, head, size } = readHead(cached);
       if (builtFrom === identity) {
-        const table = readDictionaryTable(PagedBytes.ofFile(cached, head, size - head));
+        paged = PagedBytes.ofFile(cached, head, size - head);
+        const table = readDictionaryTable(paged);
         owned = true;
         return { table, warnings };
       }
@@ -93,7 +95,11 @@ export function loadDictionaryTable(cacheFile: string, options: { write: boolean
         message: `segmenter dictionary cache unreadable (${(error as Error).message}); rebuilt it`,
       });
     } finally {
-      if (!owned) closeSync(cached);
+      // Through the paged reader when it holds the descriptor, so it is not closed a second time when collected.
+      if (!owned) {
+        if (paged) paged.close();
+        else closeSync(cached);
+      }
     }
   }
   if (!options.write) return { table: null, warnings };

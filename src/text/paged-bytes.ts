@@ -88,6 +88,14 @@ export class PagedBytes {
     return page ? (page[(offset & PAGE_MASK) >>> 2] ?? 0) : this.load(offset).u32(offset);
   }
 
+  /** Closes the file now: pages not read by then can no longer be. Nothing to do for bytes in memory or read whole. */
+  close(): void {
+    if (this.fd === null) return;
+    openFiles.unregister(this);
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
   /** A copy of `length` bytes from `offset` (clipped to the size). */
   slice(offset: number, length: number): Uint8Array {
     const end = Math.min(this.size, offset + length);
@@ -99,7 +107,7 @@ export class PagedBytes {
   /** Reads the page holding `offset` (an offset within the size), or past the share the whole file; returns this. */
   private load(offset: number): this {
     const fd = this.fd;
-    if (fd === null) throw new Error('paged bytes without a file or memory');
+    if (fd === null) throw new Error('read after the file was closed');
     if ((this.pagesRead + 1) * PAGE_BYTES > this.size * WHOLE_AFTER_SHARE) {
       const whole = new Uint8Array(this.size);
       this.readFully(fd, whole, 0);
@@ -134,10 +142,6 @@ export class PagedBytes {
     this.pages.length = 0;
     this.pages16.length = 0;
     this.pages32.length = 0;
-    if (this.fd !== null) {
-      openFiles.unregister(this);
-      closeSync(this.fd);
-      this.fd = null;
-    }
+    this.close();
   }
 }

@@ -42,6 +42,15 @@ describe('paged bytes', () => {
     assert.throws(() => paged.u32(40_000), /file is 1000 bytes, expected 65536/);
   });
 
+  it('once closed, keeps the pages it read and refuses to read others', () => {
+    const paged = PagedBytes.ofFile(openSync(file, 'r'), 8, data.byteLength);
+    assert.equal(paged.u32(1_024), view.getUint32(1_024, true));
+    paged.close();
+    paged.close();
+    assert.equal(paged.u32(1_024), view.getUint32(1_024, true));
+    assert.throws(() => paged.u32(50_000), /read after the file was closed/);
+  });
+
   it('memory that is not 4-byte aligned is read correctly', () => {
     const shifted = new Uint8Array(data.byteLength + 1);
     shifted.set(data, 1);
