@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
+import { searchLatency } from './lib/search-latency.mjs';
 
 const { opt, bench, skip } = benchArgs();
 const scales = opt('--scales', '1000,10000,100000').split(',').map(Number);
@@ -26,7 +27,6 @@ const { createVectorIndex } = await importDist('src/indexing/vector-index.js');
 const { loadLsa } = await importDist('src/indexing/embedders/lsa-embedder.js');
 const { readVectorMeta, writeVectorMeta } = await importDist('src/indexing/vector-meta.js');
 const { projectPaths } = await importDist('src/paths.js');
-const { percentile } = await importDist('src/evaluate/metrics.js');
 
 const tempRoot = () => mkdtempSync(path.join(os.tmpdir(), 'bench-retrieval-'));
 const config = (root) => loadConfig({ root, env: {} }).config;
@@ -280,8 +280,7 @@ if (!skip.has('laws') || !skip.has('latency')) {
 if (!skip.has('latency') && lawsCorpus) {
   const questions = parse(readFileSync(path.join(bench, 'financeiq-fund', 'dev.csv')), { columns: true, bom: true }).map(questionText);
   const queries = questions.slice(0, 60);
-  // Steady state, as a server or a batch runs: each mode's retriever first answers 100 other questions (JIT, SQLite's
-  // page cache), none of the measured ones, so no page is warm because the same question read it before.
+  // Warmed with 100 other questions, none of the measured ones (see searchLatency).
   const warmUp = questions.slice(100, 200);
   const rows = [];
   for (const n of scales) {
@@ -324,27 +323,8 @@ if (!skip.has('latency') && lawsCorpus) {
       const buildMs = performance.now() - t0;
       for (const backend of ['faiss', 'js']) {
         for (const mode of MODES) {
-          // A retriever per mode, so a hybrid search does not find pages read by the same question in an earlier mode.
-          const retriever = await openRetriever({ root, config: cfg, backend });
-          try {
-            for (const q of warmUp) await retriever.search(q, { mode, k: 10 });
-            const times = [];
-            for (const q of queries) {
-              const t = performance.now();
-              await retriever.search(q, { mode, k: 10 });
-              times.push(performance.now() - t);
-            }
-            rows.push([
-              n,
-              backend,
-              mode,
-              percentile(times, 0.5).toFixed(1),
-              percentile(times, 0.95).toFixed(1),
-              (buildMs / 1000).toFixed(1),
-            ]);
-          } finally {
-            retriever.close();
-          }
+          const { p50, p95 } = await searchLatency({ root, config: cfg, backend, mode, warmUp, queries });
+          rows.push([n, backend, mode, p50.toFixed(1), p95.toFixed(1), (buildMs / 1000).toFixed(1)]);
         }
       }
     } finally {

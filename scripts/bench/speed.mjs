@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
+import { searchLatency } from './lib/search-latency.mjs';
 
 const { args, opt, bench, skip } = benchArgs();
 // As bin/exam-copilot.js does, before FAISS loads (here and in the ingest child, which inherits the environment):
@@ -30,7 +31,6 @@ const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_
 const { loadConfig } = await importDist('src/config/load-config.js');
 const { runIngest } = await importDist('src/ingest/run-ingest.js');
 const { runEval } = await importDist('src/evaluate/run-eval.js');
-const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
 const { percentile } = await importDist('src/evaluate/metrics.js');
 
 const median = (xs) => percentile(xs, 0.5);
@@ -149,30 +149,17 @@ if (!skip.has('search') && existsSync(path.join(libRoot, 'index'))) {
     .filter(Boolean)
     .slice(1);
   const queries = lines.map((l) => l.split('\t')[1]);
-  // Steady state, as a server or a batch runs: each mode's retriever first answers 100 other questions (FinanceIQ
-  // stems; JIT, SQLite's page cache), none of the measured ones.
+  // Warmed with 100 FinanceIQ stems, none of the measured questions (see searchLatency).
   const warmUp = parse(readFileSync(path.join(bench, 'financeiq-fund', 'dev.csv')), { columns: true, bom: true })
     .slice(0, 100)
     .map((r) => [r.question, r.A, r.B, r.C, r.D].join(' '));
   const config = loadConfig({ root: libRoot, env: {} }).config;
   for (const mode of ['keyword', 'vector', 'hybrid']) {
-    // A retriever per mode, so a hybrid search does not find pages read by the same question in an earlier mode.
-    const retriever = await openRetriever({ root: libRoot, config });
-    try {
-      for (const q of warmUp) await retriever.search(q, { mode, k: 10 });
-      const times = [];
-      for (const q of queries) {
-        const t = performance.now();
-        await retriever.search(q, { mode, k: 10 });
-        times.push(performance.now() - t);
-      }
-      results.push({
-        measure: `search ${mode} p50 / p95 ms (${queries.length} STARD queries, ${retriever.size} chunks)`,
-        value: `${percentile(times, 0.5).toFixed(1)} / ${percentile(times, 0.95).toFixed(1)}`,
-      });
-    } finally {
-      retriever.close();
-    }
+    const { p50, p95, chunks } = await searchLatency({ root: libRoot, config, mode, warmUp, queries });
+    results.push({
+      measure: `search ${mode} p50 / p95 ms (${queries.length} STARD queries, ${chunks} chunks)`,
+      value: `${p50.toFixed(1)} / ${p95.toFixed(1)}`,
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import { Database, type SqliteDatabase, type SqliteStatement } from '../sqlite-database.js';
+import { boundedCache, type BoundedCache } from '../bounded-cache.js';
 import { NotReadyError } from '../errors.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
@@ -248,41 +249,6 @@ export interface FtsIndex {
 
 /** Entries kept by each of an open index's caches (document frequencies, chunks, character counts). */
 const CACHE_ENTRIES = 8192;
-
-/**
- * A lookup remembered per key, dropping the oldest key when full. The index file is read-only while open, so what a
- * key maps to never changes. Undefined (the key is not in the index) is not remembered.
- */
-interface BoundedCache<K, V> {
-  get(key: K): V | undefined;
-  /** The value for `key`: remembered, else computed by `load` (and remembered unless undefined). */
-  through(key: K, load: () => V): V;
-  through(key: K, load: () => V | undefined): V | undefined;
-  /** Remembers `value` for `key`, replacing what it held. */
-  set(key: K, value: V): void;
-}
-
-function boundedCache<K, V>(maxEntries: number): BoundedCache<K, V> {
-  const map = new Map<K, V>();
-  function through(key: K, load: () => V): V;
-  function through(key: K, load: () => V | undefined): V | undefined;
-  function through(key: K, load: () => V | undefined): V | undefined {
-    let value = map.get(key);
-    if (value === undefined) {
-      value = load();
-      if (value === undefined) return undefined;
-      if (map.size >= maxEntries) map.delete(map.keys().next().value as K);
-      map.set(key, value);
-    }
-    return value;
-  }
-  const set = (key: K, value: V): void => {
-    map.delete(key);
-    if (map.size >= maxEntries) map.delete(map.keys().next().value as K);
-    map.set(key, value);
-  };
-  return { get: (key) => map.get(key), through, set };
-}
 
 /** Escapes `%`, `_` and the escape character itself for a LIKE pattern. */
 function likeContains(value: string): string {

@@ -1,3 +1,4 @@
+import { boundedCache, type BoundedCache } from '../bounded-cache.js';
 import { isZeroVector } from '../indexing/embedders/vector-math.js';
 import type { Chunk, ChunkFilter, Embedder, Hit, Searcher } from '../types.js';
 import { isActiveFilter, matchesFilter } from './chunk-filter.js';
@@ -14,21 +15,24 @@ export interface SearchableVectors {
  */
 export class VectorSearcher implements Searcher {
   readonly name = 'vector';
+  /**
+   * Neighbours found per query text and depth, when `options.remember` allows: a batch of questions in several
+   * modes searches the same texts to the same depth again (eval's vector mode, then its hybrid), and the index does
+   * not change while open.
+   */
+  private readonly found: BoundedCache<string, { ids: number[]; scores: number[] } | null> | null;
+
   constructor(
     private readonly embedder: Embedder,
     private readonly index: SearchableVectors,
     /** Row → chunk (the order of ids.json): an array, or a lookup that reads the chunk when a hit needs it. */
     private readonly rows: readonly Chunk[] | ((row: number) => Chunk | undefined),
     /** Searches remembered by query text and depth (default 0: none). */
-    private readonly options: { remember?: number } = {},
-  ) {}
-
-  /**
-   * Neighbours found per query text and depth, newest last, when `options.remember` allows: a batch of questions in
-   * several modes searches the same texts to the same depth again (eval's vector mode, then its hybrid), and the
-   * index does not change while open.
-   */
-  private readonly found = new Map<string, { ids: number[]; scores: number[] } | null>();
+    options: { remember?: number } = {},
+  ) {
+    const remember = options.remember ?? 0;
+    this.found = remember > 0 ? boundedCache(remember) : null;
+  }
 
   async search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     if (k <= 0 || this.index.size === 0 || query.trim() === '') return [];
@@ -54,15 +58,11 @@ export class VectorSearcher implements Searcher {
   /** The index's `fetch` nearest rows to the query's embedding; null when the embedding is all zeros. */
   private async neighbours(query: string, fetch: number): Promise<{ ids: number[]; scores: number[] } | null> {
     const key = `${fetch}\u0000${query}`;
-    const known = this.found.get(key);
+    const known = this.found?.get(key);
     if (known !== undefined) return known;
     const q = await this.embedder.embedQuery(query);
     const result = isZeroVector(q) ? null : await this.index.search(q, fetch);
-    const room = this.options.remember ?? 0;
-    if (room > 0) {
-      if (this.found.size >= room) this.found.delete(this.found.keys().next().value as string);
-      this.found.set(key, result);
-    }
+    this.found?.set(key, result);
     return result;
   }
 }
