@@ -8,6 +8,10 @@ import { printable } from './report/printable.js';
  * non-error outcomes (partial success, failed gate); thrown `UserError`s print one line, anything else a stack.
  */
 export async function main(argv: readonly string[]): Promise<void> {
+  // A reader that goes away (`--help | head`) makes the next write fail with EPIPE, reported as an 'error' event that,
+  // unhandled, ends the process with a stack trace. Nothing more can be shown there; the command still finishes (an
+  // ingest completes its build) and exits with its own code.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const code = await run(argv);
   // A pipe takes 64 KiB at once; the rest of a long output (`search --json | jq`, an ingest table piped to tee) waits
   // in the stream's queue, and exiting before it is written would cut the output there.
@@ -47,7 +51,7 @@ async function run(argv: readonly string[]): Promise<number> {
 function drained(stream: NodeJS.WriteStream): Promise<void> {
   if (stream.destroyed || !stream.writable) return Promise.resolve();
   return new Promise((resolve) => {
-    // EPIPE arrives as an 'error' event too; unhandled, it would end the process with a stack trace.
+    // EPIPE ends the wait too (the reader is gone).
     stream.on('error', () => resolve());
     stream.write('', () => resolve());
   });

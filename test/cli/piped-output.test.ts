@@ -68,4 +68,20 @@ describe('output on a pipe', () => {
     assert.equal(stderr, '');
     assert.equal(status, 0);
   });
+
+  it('help cut short by its reader (--help | head -1) ends quietly, for the program and for a command', async () => {
+    for (const args of [['--help'], ['eval', '--help'], ['search', '--help']]) {
+      const { status, stderr } = await new Promise<{ status: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawnCli(args);
+        let err = '';
+        child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
+        // Closed before the help is written, as `head` closes its end once it has read enough.
+        child.stdout.destroy();
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ status: code, stderr: err }));
+      });
+      assert.equal(stderr, '', args.join(' '));
+      assert.equal(status, 0, args.join(' '));
+    }
+  });
 });
