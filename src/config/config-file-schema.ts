@@ -126,6 +126,7 @@ const configFile = partialObject({
     weights: partialObject({ keyword: num({ min: 0 }), vector: num({ min: 0 }) }),
     depth: num({ int: true, above: 0, max: 1000 }),
     keywordDepth: num({ int: true, above: 0, max: 1000 }),
+    phraseWeight: num({ min: 0 }),
     neighbours: num({ int: true, min: 0, max: 5 }),
     parallelAbove: num({ int: true, min: 0 }),
   }),

@@ -47,6 +47,8 @@ export interface ExamCopilotConfig {
     depth: number;
     /** Keyword candidates the hybrid fuses (its top ranks); the vector run gives `depth`. */
     keywordDepth: number;
+    /** Weight of the phrase re-scoring of the hybrid's fused head (`retrieve/phrase-rescorer.ts`; 0 turns it off). */
+    phraseWeight: number;
     neighbours: number;
     /** Chunks from which a hybrid search ranks its keyword query on a worker thread while the vector scan runs. */
     parallelAbove: number;
@@ -117,6 +119,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       weights: { keyword: 3, vector: 1, ...file.retrieval?.weights },
       depth: file.retrieval?.depth ?? 50,
       keywordDepth: file.retrieval?.keywordDepth ?? 10,
+      phraseWeight: file.retrieval?.phraseWeight ?? 0.5,
       neighbours: file.retrieval?.neighbours ?? 0,
       parallelAbove: file.retrieval?.parallelAbove ?? PARALLEL_ABOVE,
     },

@@ -59,6 +59,8 @@ export interface BatchSearchReport {
     weights: { keyword: number; vector: number };
     depth: number;
     keyword_depth: number;
+    /** Weight of the phrase re-scoring of the hybrid's fused head (0: off). */
+    phrase_weight: number;
     budget_chars: number;
   };
   /** The JSON report written, if any. */
@@ -164,6 +166,7 @@ export async function runBatchSearch(options: RunBatchSearchOptions): Promise<Ba
       weights: { ...retrieval.weights },
       depth: retrieval.depth,
       keyword_depth: retrieval.keywordDepth,
+      phrase_weight: retrieval.phraseWeight,
       budget_chars: EVIDENCE_BUDGET_CHARS,
     },
     reportJson: options.reportJson ?? null,

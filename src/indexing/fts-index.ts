@@ -18,6 +18,7 @@ import {
   rescoreByCharacters,
   type CharacterCounts,
   type CharacterRescoreOptions,
+  type CharacterStatistics,
 } from './character-rescorer.js';
 import { matchExpression, segmentForIndex, selectQueryTerms, type QueryTerm } from './fts-query.js';
 import { commonTermScorer, DEFAULT_TWO_STAGE, diverseCandidates, splitQueryTerms, type TwoStageOptions } from './fts-two-stage.js';
@@ -244,6 +245,8 @@ export interface FtsIndex {
    * null for an index written before the counts were stored.
    */
   readonly corpusFrequency: ((token: string) => number) | null;
+  /** The Han characters' document frequencies stored at ingest; null for an index written before they were. */
+  readonly characterStatistics: CharacterStatistics | null;
   close(): void;
 }
 
@@ -466,14 +469,14 @@ export function openFtsIndex(
   const chunkAtRow = (row: number): Chunk | undefined => cachedChunk(rowCache, byRow, row);
   const rescore = options.characters === undefined ? DEFAULT_CHARACTER_RESCORE : options.characters;
   const characterCache = boundedCache<string, number>(CACHE_ENTRIES);
-  const characterStats =
-    characterDf && rescore
-      ? {
-          documents: count,
-          averageLength: Number(meta.get('han_characters')) / Math.max(1, count),
-          docFrequency: (ch: string): number => characterCache.through(ch, () => (characterDf.get(ch) as number | undefined) ?? 0),
-        }
-      : null;
+  const characterStatistics: CharacterStatistics | null = characterDf
+    ? {
+        documents: count,
+        averageLength: Number(meta.get('han_characters')) / Math.max(1, count),
+        docFrequency: (ch: string): number => characterCache.through(ch, () => (characterDf.get(ch) as number | undefined) ?? 0),
+      }
+    : null;
+  const characterStats = rescore ? characterStatistics : null;
   const rankDepth = (k: number): number => (characterStats && rescore ? Math.max(k, rescore.depth) : k);
   const queryTerms = (query: string): QueryTerm[] => selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
   const hitsOf = (ranked: readonly RankedRow[]): Hit[] =>
@@ -505,13 +508,14 @@ export function openFtsIndex(
   return {
     analyzerFingerprint: built,
     missing: [
-      ...(characterStats || !rescore ? [] : ['character statistics for keyword ranking']),
+      ...(characterStatistics ? [] : ['character statistics for keyword ranking and phrase re-scoring']),
       ...(passageStatement ? [] : ['segmented passages for fast offline answers']),
     ],
     count,
     file,
     rankerOptions,
     corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
+    characterStatistics,
     search: (query, k, filter) => (k <= 0 ? [] : hitsFor(query, rank(queryTerms(query), rankDepth(k), filter), k)),
     queryTerms,
     rankDepth,

@@ -1,5 +1,7 @@
+import type { CharacterStatistics } from '../indexing/character-rescorer.js';
 import type { ChunkFilter, Hit, Searcher } from '../types.js';
 import { reciprocalRankFusion } from './fusion.js';
+import { rescoreByPhrases } from './phrase-rescorer.js';
 
 export interface HybridOptions {
   /** RRF constant (60 in Cormack et al. for deep TREC runs; 2 by default here, fitted on lay questions: two short candidate lists). */
@@ -13,9 +15,17 @@ export interface HybridOptions {
    * the vector run fills the depth (measured on lay questions: evidence within the first 4,000 characters).
    */
   keywordDepth: number;
+  /**
+   * The fused ranking's first `depth` hits re-scored by the question's adjacent characters (`phrase-rescorer.ts`),
+   * with the index's character statistics; absent (an index without them) or weight 0: the fused order stands.
+   */
+  phrases?: { stats: CharacterStatistics; depth: number; weight: number };
 }
 
-/** Keyword and vector candidates fused by weighted reciprocal rank fusion (pyserini's HybridSearcher shape). */
+/**
+ * Keyword and vector candidates fused by weighted reciprocal rank fusion (pyserini's HybridSearcher shape), the head
+ * of the fused ranking then re-scored by phrases.
+ */
 export class HybridSearcher implements Searcher {
   readonly name = 'hybrid';
   constructor(
@@ -32,12 +42,14 @@ export class HybridSearcher implements Searcher {
       this.keyword.search(query, Math.min(depth, this.options.keywordDepth), filter),
       this.vector.search(query, depth, filter),
     ]);
-    return reciprocalRankFusion(
+    const fused = reciprocalRankFusion(
       [
         { name: this.keyword.name, hits: kw, weight: this.options.weights.keyword },
         { name: this.vector.name, hits: vec, weight: this.options.weights.vector },
       ],
       { k: this.options.rrfK },
-    ).slice(0, k);
+    );
+    const phrases = this.options.phrases;
+    return (phrases ? rescoreByPhrases(query, fused, phrases.stats, { ...phrases, rrfK: this.options.rrfK }) : fused).slice(0, k);
   }
 }

@@ -33,6 +33,7 @@ describe('config file schema', () => {
       [{ embedder: { dimension: 5000 } }, 'embedder.dimension', /<=4096/],
       [{ retrieval: { rrfK: 0 } }, 'retrieval.rrfK', />0/],
       [{ retrieval: { weights: { keyword: -1 } } }, 'retrieval.weights.keyword', />=0/],
+      [{ retrieval: { phraseWeight: -0.5 } }, 'retrieval.phraseWeight', />=0/],
       [{ embedder: { kind: 'word2vec' } }, 'embedder.kind', /expected one of "lsa"\|"transformers"\|"openai"/],
       [{ llm: { baseURL: 'not a url' } }, 'llm.baseURL', /Invalid URL/],
       [{ llm: { modle: 'x' } }, 'llm', /Unrecognized key: "modle"/],

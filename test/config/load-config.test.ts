@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       assert.deepEqual(config.chunking, { minChars: 300, maxChars: 800, overlap: 100, articleUnits: true });
       assert.equal(config.retrieval.rrfK, 2);
       assert.equal(config.retrieval.keywordDepth, 10);
+      assert.equal(config.retrieval.phraseWeight, 0.5);
       assert.deepEqual(warnings, []);
     } finally {
       tmp.cleanup();

@@ -99,4 +99,30 @@ void describe('HybridSearcher depths', () => {
       ['k1', 'v1', 'k2'],
     );
   });
+
+  void it('re-scores the fused head by the question’s phrases when given character statistics', async () => {
+    const texts: Record<string, string> = { k1: '物品被抛', v1: '禁止抛掷物品', k2: '其他' };
+    const run = (name: string, ids: string[]): Searcher => ({
+      name,
+      search: (_query, k) => Promise.resolve(ids.slice(0, k).map((id, i) => hit(id, texts[id]!, 10 - i))),
+    });
+    const stats = { documents: 100, averageLength: 10, docFrequency: (ch: string) => ({ 抛: 1, 掷: 1 })[ch] ?? 10 };
+    const make = (weight: number) =>
+      new HybridSearcher(run('keyword', ['k1', 'k2']), run('vector', ['v1']), {
+        rrfK: 2,
+        weights: { keyword: 3, vector: 1 },
+        depth: 4,
+        keywordDepth: 2,
+        phrases: { stats, depth: 20, weight },
+      });
+    // Fused: k1 (3/3), k2 (3/4), v1 (1/3); v1 alone holds 抛掷 and 掷物, and moves up one rank.
+    assert.deepEqual(
+      (await make(0).search('抛掷物品', 3)).map((h) => h.chunk.chunk_id),
+      ['k1', 'k2', 'v1'],
+    );
+    assert.deepEqual(
+      (await make(0.5).search('抛掷物品', 3)).map((h) => h.chunk.chunk_id),
+      ['k1', 'v1', 'k2'],
+    );
+  });
 });

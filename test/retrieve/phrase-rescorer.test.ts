@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CharacterStatistics } from '../../src/indexing/character-rescorer.js';
+import { hanBigrams, rescoreByPhrases } from '../../src/retrieve/phrase-rescorer.js';
+import type { Hit } from '../../src/types.js';
+import { chunk } from './make-chunk.js';
+
+/** Character statistics of a 100-row corpus: 抛 and 掷 rare, 物 and 品 common, anything else in half the rows. */
+const stats: CharacterStatistics = {
+  documents: 100,
+  averageLength: 50,
+  docFrequency: (ch) => ({ 抛: 1, 掷: 1, 物: 10, 品: 10 })[ch] ?? 50,
+};
+const hits = (...texts: [string, string][]): Hit[] => texts.map(([id, text], i) => ({ chunk: chunk(id, { text }), score: 1 / (3 + i) }));
+const ids = (out: readonly Hit[]): string[] => out.map((h) => h.chunk.chunk_id);
+const options = { depth: 20, weight: 0.5, rrfK: 2 };
+
+void describe('rescoreByPhrases', () => {
+  const ranking = hits(['scattered', '物品被抛，再掷'], ['phrase', '禁止抛掷物品'], ['none', '其他文字']);
+
+  void it('lifts the hit holding the question’s adjacent characters (golden scores)', () => {
+    const out = rescoreByPhrases('抛掷物品', ranking, stats, options);
+    assert.deepEqual(ids(out), ['phrase', 'scattered', 'none']);
+    // Bigram weights: 抛掷 = idf(抛) = ln(99.5 / 1.5); 掷物 = (idf(掷) + idf(物)) / 2; 物品 = idf(物) = ln(90.5 / 10.5).
+    const rare = Math.log(99.5 / 1.5);
+    const common = Math.log(90.5 / 10.5);
+    const phrase = rare + (rare + common) / 2 + common;
+    assert.ok(Math.abs(out[0]!.score - (1 / 4 + 0.5 / 3)) < 1e-12);
+    assert.ok(Math.abs(out[1]!.score - (1 / 3 + (0.5 * (common / phrase)) / 3)) < 1e-12);
+    assert.ok(Math.abs(out[2]!.score - 1 / 5) < 1e-12);
+  });
+
+  void it('re-scores only the first depth hits and keeps the rest in their order after them', () => {
+    const out = rescoreByPhrases('抛掷物品', hits(['a', '其他'], ['b', '文字'], ['phrase', '禁止抛掷物品']), stats, {
+      ...options,
+      depth: 2,
+    });
+    assert.deepEqual(ids(out), ['a', 'b', 'phrase']);
+  });
+
+  void it('finds a phrase across a line break of extracted text', () => {
+    const out = rescoreByPhrases('抛掷物品', hits(['a', '物品'], ['broken', '禁止抛\n掷物品']), stats, options);
+    assert.deepEqual(ids(out), ['broken', 'a']);
+  });
+
+  void it('changes nothing without Han bigrams in the question, with weight 0, or when no hit holds a bigram', () => {
+    for (const [query, weight] of [
+      ['NAV fund', 0.5],
+      ['抛掷物品', 0],
+      ['银行存款', 0.5],
+    ] as const) {
+      const out = rescoreByPhrases(query, ranking, stats, { ...options, weight });
+      assert.deepEqual(ids(out), ['scattered', 'phrase', 'none'], query);
+      assert.deepEqual(
+        out.map((h) => h.score),
+        ranking.map((h) => h.score),
+      );
+    }
+  });
+
+  void it('reads bigrams inside runs of Han characters only, after NFKC', () => {
+    assert.deepEqual([...hanBigrams('基金A份额，⼈民')], ['基金', '份额', '人民']);
+  });
+});
