@@ -1,5 +1,6 @@
 import type { CharacterStatistics } from '../indexing/character-rescorer.js';
 import type { ChunkFilter, Hit, Searcher } from '../types.js';
+import { orderTailByBudget } from './budget-tail.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { rescoreByPhrases } from './phrase-rescorer.js';
 
@@ -20,11 +21,16 @@ export interface HybridOptions {
    * with the index's character statistics; absent (an index without them) or weight 0: the fused order stands.
    */
   phrases?: { stats: CharacterStatistics; depth: number; weight: number };
+  /**
+   * Ranks after which the fused ranking is ordered by its rank prior per character (`budget-tail.ts`): the evidence
+   * read within a character budget; absent: the fused order throughout.
+   */
+  budgetHead?: number;
 }
 
 /**
  * Keyword and vector candidates fused by weighted reciprocal rank fusion (pyserini's HybridSearcher shape), the head
- * of the fused ranking then re-scored by phrases.
+ * of the fused ranking then re-scored by phrases, and its tail ordered for a character budget.
  */
 export class HybridSearcher implements Searcher {
   readonly name = 'hybrid';
@@ -49,7 +55,8 @@ export class HybridSearcher implements Searcher {
       ],
       { k: this.options.rrfK },
     );
-    const phrases = this.options.phrases;
-    return (phrases ? rescoreByPhrases(query, fused, phrases.stats, { ...phrases, rrfK: this.options.rrfK }) : fused).slice(0, k);
+    const { phrases, budgetHead, rrfK } = this.options;
+    const headed = phrases ? rescoreByPhrases(query, fused, phrases.stats, { ...phrases, rrfK }) : fused;
+    return (budgetHead === undefined ? headed : orderTailByBudget(headed, budgetHead, rrfK)).slice(0, k);
   }
 }

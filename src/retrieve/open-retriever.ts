@@ -16,6 +16,7 @@ import { HybridSearcher } from './hybrid-searcher.js';
 import { applyQuotePriority } from './quote-priority.js';
 import { KeywordSearcher, ThreadedKeywordSearcher } from './keyword-searcher.js';
 import { dedupeHits, expandNeighbours, takeEvidence } from './post-process.js';
+import { BUDGET_HEAD } from './budget-tail.js';
 import { PHRASE_RESCORE_DEPTH } from './phrase-rescorer.js';
 import { BUDGET_MAX_HITS, type RetrievalMode, type Retriever, type RetrieveOptions } from './retriever.js';
 import { VectorSearcher } from './vector-searcher.js';
@@ -128,6 +129,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       ...(fts.characterStatistics && config.retrieval.phraseWeight > 0
         ? { phrases: { stats: fts.characterStatistics, depth: PHRASE_RESCORE_DEPTH, weight: config.retrieval.phraseWeight } }
         : {}),
+      budgetHead: BUDGET_HEAD,
     });
     const searchers: Record<RetrievalMode, Searcher> = { keyword, vector, hybrid };
     let all: Chunk[] | null = null;

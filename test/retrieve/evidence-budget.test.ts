@@ -125,4 +125,29 @@ void describe('HybridSearcher depths', () => {
       ['k1', 'v1', 'k2'],
     );
   });
+
+  void it('orders the fused ranking past budgetHead by rank prior per character', async () => {
+    const texts: Record<string, string> = { k1: '甲'.repeat(50), v1: '乙'.repeat(400), v2: '丙'.repeat(40) };
+    const run = (name: string, ids: string[]): Searcher => ({
+      name,
+      search: (_query, k) => Promise.resolve(ids.slice(0, k).map((id, i) => hit(id, texts[id]!, 10 - i))),
+    });
+    const make = (budgetHead?: number) =>
+      new HybridSearcher(run('keyword', ['k1']), run('vector', ['v1', 'v2']), {
+        rrfK: 2,
+        weights: { keyword: 3, vector: 1 },
+        depth: 4,
+        keywordDepth: 1,
+        ...(budgetHead === undefined ? {} : { budgetHead }),
+      });
+    // Fused: k1, v1, v2. Past a head of 1, v2 (1/5 per 40 characters, rank 3) is worth more than v1 (1/4 per 400, rank 2).
+    assert.deepEqual(
+      (await make().search('q', 3)).map((h) => h.chunk.chunk_id),
+      ['k1', 'v1', 'v2'],
+    );
+    assert.deepEqual(
+      (await make(1).search('q', 3)).map((h) => h.chunk.chunk_id),
+      ['k1', 'v2', 'v1'],
+    );
+  });
 });
