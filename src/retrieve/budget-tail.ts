@@ -17,12 +17,14 @@ export const BUDGET_HEAD = 20;
 
 /**
  * The hits past `head` re-ordered by 1 / (rrfK + rank) / characters (ties keep the ranking's order); the first `head`
- * hits are returned as they are. The scores of moved hits become that ratio, so they stay in descending order among
- * themselves.
+ * hits are returned as they are. The tail's scores continue the head's: the first tail hit scores the head's last
+ * score × (rrfK + head) / (rrfK + head + 1), as the next rank would under RRF, and the others that scaled by their
+ * value per character against its, so the scores a user reads keep descending down the list.
  */
 export function orderTailByBudget(hits: readonly Hit[], head: number, rrfK: number): Hit[] {
-  if (hits.length <= head + 1) return [...hits];
+  if (head < 1 || hits.length <= head + 1) return [...hits];
   const tail = hits.slice(head).map((hit, i) => ({ hit, i, value: 1 / (rrfK + head + i + 1) / Math.max(1, hit.chunk.text.length) }));
   tail.sort((x, y) => y.value - x.value || x.i - y.i);
-  return [...hits.slice(0, head), ...tail.map((t) => ({ chunk: t.hit.chunk, score: t.value }))];
+  const first = (hits[head - 1]!.score * (rrfK + head)) / (rrfK + head + 1);
+  return [...hits.slice(0, head), ...tail.map((t) => ({ chunk: t.hit.chunk, score: (first * t.value) / tail[0]!.value }))];
 }

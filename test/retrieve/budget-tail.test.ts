@@ -14,9 +14,11 @@ void describe('orderTailByBudget', () => {
     const out = orderTailByBudget(ranking(500, 500, 400, 100, 200), 2, 2);
     assert.deepEqual(ids(out), ['r1', 'r2', 'r4', 'r5', 'r3']);
     assert.equal(out[0]!.score, 1 / 3);
-    assert.ok(Math.abs(out[2]!.score - 1 / 6 / 100) < 1e-15);
-    assert.ok(Math.abs(out[3]!.score - 1 / 7 / 200) < 1e-15);
-    assert.ok(Math.abs(out[4]!.score - 1 / 5 / 400) < 1e-15);
+    assert.equal(out[1]!.score, 1 / 4);
+    // The tail continues from the head's last score (1/4 × 4/5), scaled by value per character against r4's (1/600).
+    assert.ok(Math.abs(out[2]!.score - 1 / 5) < 1e-15);
+    assert.ok(Math.abs(out[3]!.score - (1 / 5) * (600 / 1400)) < 1e-15);
+    assert.ok(Math.abs(out[4]!.score - (1 / 5) * (600 / 2000)) < 1e-15);
   });
 
   void it('keeps the ranking order among tail hits of equal length, and leaves a ranking no longer than the head', () => {
