@@ -18,7 +18,7 @@ const options = { depth: 20, weight: 0.5, rrfK: 2 };
 void describe('rescoreByPhrases', () => {
   const ranking = hits(['scattered', '物品被抛，再掷'], ['phrase', '禁止抛掷物品'], ['none', '其他文字']);
 
-  void it('lifts the hit holding the question’s adjacent characters (golden scores)', () => {
+  void it('lifts the hit holding the question’s adjacent characters (golden scores; both texts have 6 Han characters)', () => {
     const out = rescoreByPhrases('抛掷物品', ranking, stats, options);
     assert.deepEqual(ids(out), ['phrase', 'scattered', 'none']);
     // Bigram weights: 抛掷 = idf(抛) = ln(99.5 / 1.5); 掷物 = (idf(掷) + idf(物)) / 2; 物品 = idf(物) = ln(90.5 / 10.5).
@@ -36,6 +36,16 @@ void describe('rescoreByPhrases', () => {
       depth: 2,
     });
     assert.deepEqual(ids(out), ['a', 'b', 'phrase']);
+  });
+
+  void it('normalises the phrase score by length: the same phrase in a short text counts more than in a long one', () => {
+    const out = rescoreByPhrases(
+      '抛掷物品',
+      hits(['long', '禁止抛掷物品' + '其他文字'.repeat(30)], ['short', '禁止抛掷物品']),
+      stats,
+      options,
+    );
+    assert.deepEqual(ids(out), ['short', 'long']);
   });
 
   void it('finds a phrase across a line break of extracted text', () => {
