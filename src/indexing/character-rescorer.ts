@@ -45,6 +45,15 @@ export interface CharacterStatistics {
   averageLength: number;
 }
 
+/**
+ * A character's inverse document frequency as FTS5's bm25() computes it, floored as FTS5 floors it (a character in
+ * most rows adds almost nothing); 0 for a character no row holds.
+ */
+export function characterIdf(stats: CharacterStatistics, ch: string): number {
+  const df = stats.docFrequency(ch);
+  return df > 0 ? Math.max(1e-6, Math.log((stats.documents - df + 0.5) / (df + 0.5))) : 0;
+}
+
 /** The Han characters of one text: how often each occurs, and how many there are. */
 export interface CharacterCounts {
   counts: ReadonlyMap<string, number>;
@@ -82,11 +91,8 @@ export function rescoreByCharacters<T extends CharacterCandidate>(
   for (const ch of hanCharacters(query)) repeats.set(ch, Math.min(options.maxRepeat, (repeats.get(ch) ?? 0) + 1));
   const weighted: { ch: string; weight: number }[] = [];
   for (const [ch, n] of repeats) {
-    const df = stats.docFrequency(ch);
-    if (df <= 0) continue;
-    // FTS5's idf, floored as FTS5 floors it: a character in most rows adds nothing.
-    const idf = Math.max(1e-6, Math.log((stats.documents - df + 0.5) / (df + 0.5)));
-    weighted.push({ ch, weight: n * idf });
+    const idf = characterIdf(stats, ch);
+    if (idf > 0) weighted.push({ ch, weight: n * idf });
   }
   if (weighted.length === 0 || candidates.length === 0) return [...candidates];
   const { k1, b } = options;

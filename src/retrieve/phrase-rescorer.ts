@@ -1,4 +1,4 @@
-import { DEFAULT_CHARACTER_RESCORE, type CharacterStatistics } from '../indexing/character-rescorer.js';
+import { characterIdf, DEFAULT_CHARACTER_RESCORE, type CharacterStatistics } from '../indexing/character-rescorer.js';
 import type { Hit } from '../types.js';
 
 /**
@@ -58,11 +58,7 @@ export function rescoreByPhrases(query: string, hits: readonly Hit[], stats: Cha
   const idf = new Map<string, number>();
   const idfOf = (ch: string): number => {
     let v = idf.get(ch);
-    if (v === undefined) {
-      const df = stats.docFrequency(ch);
-      v = df > 0 ? Math.max(1e-6, Math.log((stats.documents - df + 0.5) / (df + 0.5))) : 0;
-      idf.set(ch, v);
-    }
+    if (v === undefined) idf.set(ch, (v = characterIdf(stats, ch)));
     return v;
   };
   const weighted = [...hanBigrams(query)]
