@@ -60,6 +60,33 @@ export interface CharacterCounts {
   length: number;
 }
 
+/** A query term of a BM25 over a text: the key its frequency is looked up by, and its weight (an idf, times repeats). */
+export interface WeightedTerm<K> {
+  key: K;
+  weight: number;
+}
+
+/**
+ * Okapi BM25 of weighted terms over one text (Robertson & Zaragoza): Σ weight · f (k1 + 1) / (f + k1 (1 − b + b ·
+ * length / averageLength)), f the term's frequency in the text. The character re-scoring and the hybrid's phrase
+ * re-scoring (`retrieve/phrase-rescorer.ts`) both score with it.
+ */
+export function okapiBm25<K>(
+  terms: readonly WeightedTerm<K>[],
+  frequency: (key: K) => number,
+  length: number,
+  averageLength: number,
+  params: { k1: number; b: number },
+): number {
+  const norm = params.k1 * (1 - params.b + (params.b * length) / Math.max(1, averageLength));
+  let score = 0;
+  for (const t of terms) {
+    const f = frequency(t.key);
+    if (f > 0) score += (t.weight * f * (params.k1 + 1)) / (f + norm);
+  }
+  return score;
+}
+
 /** Counts a text's Han characters (the caller may keep the result per row: a deep ranking sees rows often). */
 export function characterCounts(text: string): CharacterCounts {
   const counts = new Map<string, number>();
@@ -89,21 +116,15 @@ export function rescoreByCharacters<T extends CharacterCandidate>(
 ): T[] {
   const repeats = new Map<string, number>();
   for (const ch of hanCharacters(query)) repeats.set(ch, Math.min(options.maxRepeat, (repeats.get(ch) ?? 0) + 1));
-  const weighted: { ch: string; weight: number }[] = [];
+  const weighted: WeightedTerm<string>[] = [];
   for (const [ch, n] of repeats) {
     const idf = characterIdf(stats, ch);
-    if (idf > 0) weighted.push({ ch, weight: n * idf });
+    if (idf > 0) weighted.push({ key: ch, weight: n * idf });
   }
   if (weighted.length === 0 || candidates.length === 0) return [...candidates];
-  const { k1, b } = options;
   const head = candidates.slice(0, options.depth).map((candidate, i) => {
     const { counts, length } = countsOf(candidate);
-    const norm = k1 * (1 - b + (b * length) / Math.max(1, stats.averageLength));
-    let score = 0;
-    for (const w of weighted) {
-      const f = counts.get(w.ch);
-      if (f) score += (w.weight * f * (k1 + 1)) / (f + norm);
-    }
+    const score = okapiBm25(weighted, (ch) => counts.get(ch) ?? 0, length, stats.averageLength, options);
     return { candidate: { ...candidate, score: candidate.score + options.weight * score }, i };
   });
   head.sort((x, y) => y.candidate.score - x.candidate.score || x.i - y.i);

@@ -9,13 +9,6 @@ import type { Hit } from '../types.js';
  */
 
 /**
- * Ranks kept in relevance order: the hybrid's phrase-scored head. Measured on 344 lay legal questions over 1,261
- * article units (STARD dev, `node scripts/bench/stard.mjs`): hybrid R@4k .878 → .887 (both halves of the set gain),
- * R@1/5/10 unchanged by construction; a head of 10 measured the same.
- */
-export const BUDGET_HEAD = 20;
-
-/**
  * The hits past `head` re-ordered by 1 / (rrfK + rank) / characters (ties keep the ranking's order); the first `head`
  * hits are returned as they are. The tail's scores continue the head's: the first tail hit scores the head's last
  * score × (rrfK + head) / (rrfK + head + 1), as the next rank would under RRF, and the others that scaled by their

@@ -12,12 +12,10 @@ import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FIL
 import { openReadableRoot } from '../ingest/atomic-swap.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
-import { HybridSearcher } from './hybrid-searcher.js';
+import { HybridSearcher, RELEVANCE_HEAD } from './hybrid-searcher.js';
 import { applyQuotePriority } from './quote-priority.js';
 import { KeywordSearcher, ThreadedKeywordSearcher } from './keyword-searcher.js';
 import { dedupeHits, expandNeighbours, takeEvidence } from './post-process.js';
-import { BUDGET_HEAD } from './budget-tail.js';
-import { PHRASE_RESCORE_DEPTH } from './phrase-rescorer.js';
 import { BUDGET_MAX_HITS, type RetrievalMode, type Retriever, type RetrieveOptions } from './retriever.js';
 import { VectorSearcher } from './vector-searcher.js';
 
@@ -127,9 +125,9 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       depth: config.retrieval.depth,
       keywordDepth: config.retrieval.keywordDepth,
       ...(fts.characterStatistics && config.retrieval.phraseWeight > 0
-        ? { phrases: { stats: fts.characterStatistics, depth: PHRASE_RESCORE_DEPTH, weight: config.retrieval.phraseWeight } }
+        ? { phrases: { stats: fts.characterStatistics, depth: RELEVANCE_HEAD, weight: config.retrieval.phraseWeight } }
         : {}),
-      budgetHead: BUDGET_HEAD,
+      budgetHead: RELEVANCE_HEAD,
     });
     const searchers: Record<RetrievalMode, Searcher> = { keyword, vector, hybrid };
     let all: Chunk[] | null = null;

@@ -1,4 +1,11 @@
-import { characterIdf, DEFAULT_CHARACTER_RESCORE, type CharacterStatistics } from '../indexing/character-rescorer.js';
+import {
+  characterIdf,
+  DEFAULT_CHARACTER_RESCORE,
+  hanCharacters,
+  okapiBm25,
+  type CharacterStatistics,
+  type WeightedTerm,
+} from '../indexing/character-rescorer.js';
 import type { Hit } from '../types.js';
 
 /**
@@ -20,19 +27,7 @@ export interface PhraseRescoreOptions {
   rrfK: number;
 }
 
-/**
- * Fused hits the hybrid re-scores. Measured on 344 lay legal questions (STARD dev, `node scripts/bench/stard.mjs`)
- * with weight 0.5 (`retrieval.phraseWeight`): over 1,261 article units, depth 20 lifts the hybrid's R@1 from .436 to
- * .439, R@10 from .735 to .747 and MRR@10 from .527 to .531, R@4k unchanged; depth 50 lowered R@4k (the evidence an
- * answer reads reaches about 40 units deep, and re-ordering that far moved other evidence out of it), and weights of
- * 1 and more lowered R@1. Over 195 windows of the same book, R@1 .686 → .695 and MRR@10 .754 → .758, but R@10
- * .890 → .878. Counting a bigram's presence without BM25's saturation and length normalisation scored the same on
- * the articles and lower on the windows and the whole law library.
- */
-export const PHRASE_RESCORE_DEPTH = 20;
-
 const HAN_RUN = /\p{Script=Han}{2,}/gu;
-const HAN = /\p{Script=Han}/gu;
 
 /** The distinct Han bigrams of a text (NFKC first, as the character statistics were counted). */
 export function hanBigrams(text: string): Set<string> {
@@ -55,33 +50,24 @@ export function hanBigrams(text: string): Set<string> {
  */
 export function rescoreByPhrases(query: string, hits: readonly Hit[], stats: CharacterStatistics, options: PhraseRescoreOptions): Hit[] {
   if (options.weight <= 0 || options.depth <= 1 || hits.length < 2) return [...hits];
-  const idf = new Map<string, number>();
-  const idfOf = (ch: string): number => {
-    let v = idf.get(ch);
-    if (v === undefined) idf.set(ch, (v = characterIdf(stats, ch)));
-    return v;
-  };
-  const weighted = [...hanBigrams(query)]
+  // Each character's frequency is looked up through the index's own cache (fts-index.ts).
+  const weighted: WeightedTerm<string>[] = [...hanBigrams(query)]
     .map((bigram) => {
       const [a, b] = [...bigram] as [string, string];
-      return { bigram, weight: (idfOf(a) + idfOf(b)) / 2 };
+      return { key: bigram, weight: (characterIdf(stats, a) + characterIdf(stats, b)) / 2 };
     })
     .filter((w) => w.weight > 0);
   if (weighted.length === 0) return [...hits];
   const head = hits.slice(0, options.depth);
-  const { k1, b } = DEFAULT_CHARACTER_RESCORE;
   const phrase = head.map((hit) => {
     // Line breaks and spaces of extracted text may fall inside a phrase.
     const text = hit.chunk.text.normalize('NFKC').replace(/\s+/g, '');
-    const length = text.match(HAN)?.length ?? 0;
-    const norm = k1 * (1 - b + (b * length) / Math.max(1, stats.averageLength));
-    let score = 0;
-    for (const w of weighted) {
+    const occurrences = (bigram: string): number => {
       let f = 0;
-      for (let at = text.indexOf(w.bigram); at >= 0; at = text.indexOf(w.bigram, at + 1)) f++;
-      if (f > 0) score += (w.weight * f * (k1 + 1)) / (f + norm);
-    }
-    return score;
+      for (let at = text.indexOf(bigram); at >= 0; at = text.indexOf(bigram, at + 1)) f++;
+      return f;
+    };
+    return okapiBm25(weighted, occurrences, hanCharacters(text).length, stats.averageLength, DEFAULT_CHARACTER_RESCORE);
   });
   const best = Math.max(...phrase);
   if (best <= 0) return [...hits];

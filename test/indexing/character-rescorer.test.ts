@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { hanCharacters, rescoreByCharacters, type CharacterStatistics } from '../../src/indexing/character-rescorer.js';
+import { hanCharacters, okapiBm25, rescoreByCharacters, type CharacterStatistics } from '../../src/indexing/character-rescorer.js';
 import { openFtsIndex, writeFtsIndex } from '../../src/indexing/fts-index.js';
 import { openFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
 import { KeywordSearcher, ThreadedKeywordSearcher } from '../../src/retrieve/keyword-searcher.js';
@@ -144,5 +144,23 @@ void describe('character re-scoring of the keyword ranking', () => {
     );
     // Compatibility ideographs and Kangxi radicals fold to the standard characters (NFKC); Latin letters are not counted.
     assert.deepEqual(hanCharacters('⺠⽂法 a1，民'), ['⺠', '文', '法', '民']);
+  });
+});
+
+void describe('okapiBm25', () => {
+  void it('sums weight · f (k1 + 1) / (f + k1 (1 − b + b · length / average)) over the terms a text holds (golden value)', () => {
+    const frequency = (key: string): number => ({ a: 2, b: 1 })[key] ?? 0;
+    const terms = [
+      { key: 'a', weight: 1.5 },
+      { key: 'b', weight: 0.5 },
+      { key: 'missing', weight: 9 },
+    ];
+    const norm = 1.2 * (1 - 0.75 + (0.75 * 20) / 10);
+    const expected = (1.5 * 2 * 2.2) / (2 + norm) + (0.5 * 1 * 2.2) / (1 + norm);
+    assert.ok(Math.abs(okapiBm25(terms, frequency, 20, 10, { k1: 1.2, b: 0.75 }) - expected) < 1e-12);
+    assert.equal(
+      okapiBm25(terms, () => 0, 20, 10, { k1: 1.2, b: 0.75 }),
+      0,
+    );
   });
 });
