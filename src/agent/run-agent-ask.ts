@@ -1,7 +1,7 @@
 import type { AnswerResult, EvidenceItem, ParsedQuestion } from '../answer/answer-types.js';
-import { citation, toEvidence } from '../answer/evidence.js';
+import { toEvidence } from '../answer/evidence.js';
 import { LlmError } from '../answer/llm-client.js';
-import { NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from '../answer/offline-answerer.js';
+import { llmReplyResult, replyOutcome } from '../answer/llm-reply-result.js';
 import { parseQuestion } from '../answer/parse-question.js';
 import { openAskSession, type AskResult, type AskSession } from '../answer/run-ask.js';
 import { describeEndpoint, redactSecrets, type ExamCopilotConfig } from '../config/load-config.js';
@@ -68,26 +68,7 @@ function toAnswerResult(
     evidence.push(toEvidence(chunk));
     context.push({ chunk, score: 1 });
   }
-  let fallback: AnswerResult['fallback'] = null;
-  let message: string | undefined = reply.explanation || undefined;
-  if (reply.status === 'no_evidence') [fallback, message] = ['no_evidence', NO_EVIDENCE_MESSAGE];
-  else if (reply.status === 'off_topic') [fallback, message] = ['off_topic', OFF_TOPIC_MESSAGE];
-  else if (reply.status === 'conflict') [fallback, message] = ['conflict', `证据冲突：${evidence.map((e) => citation(e)).join('；')}`];
-  const unanswered = fallback === 'no_evidence' || fallback === 'off_topic';
-  return {
-    question,
-    answer: unanswered ? '' : reply.answer,
-    confidence: unanswered ? Math.min(reply.confidence, 0.1) : reply.confidence,
-    evidence,
-    mode: 'agent',
-    answerer: 'llm',
-    fallback,
-    ...(message ? { message } : {}),
-    context,
-    latencyMs: Date.now() - started,
-    usage: reply.usage,
-    ...(reply.warnings.length > 0 ? { warnings: reply.warnings } : {}),
-  };
+  return llmReplyResult({ question, reply, outcome: replyOutcome(reply, evidence), evidence, context, mode: 'agent', started });
 }
 
 /**

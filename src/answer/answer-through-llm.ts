@@ -6,13 +6,13 @@ import type { Chunk, Hit } from '../types.js';
 import type { AnswerDeps } from './answer-deps.js';
 import type { AnswerResult, EvidenceItem, ParsedQuestion } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
-import { citation, toEvidence } from './evidence.js';
+import { toEvidence } from './evidence.js';
 import type { answerWithLlm } from './llm-answerer.js';
 import { LlmError } from './llm-error.js';
 import { createDeadline } from './llm-deadline.js';
+import { llmReplyResult, replyOutcome } from './llm-reply-result.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
 import { evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
-import type { PromptSet } from './prompt-templates.js';
 import { loadPrompts } from './prompt-templates.js';
 
 /** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
@@ -74,7 +74,7 @@ export async function answerThroughLlm(question: ParsedQuestion, deps: AnswerDep
   if (mode === 'baseline') {
     try {
       const reply = await llmAnswerer.answerWithLlm(question, [], { ...llmOptions, baseline: true });
-      return finishLlm(question, deps, reply, [], started, prompts);
+      return finishLlm(question, deps, reply, [], started);
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
       const message = `${llmFailure(error)}; baseline mode has no retrieval, so there is no offline answer`;
@@ -143,7 +143,7 @@ export async function answerThroughLlm(question: ParsedQuestion, deps: AnswerDep
     reply.warnings.unshift(...warnings);
     reply.usage.promptTokens += usage.promptTokens;
     reply.usage.completionTokens += usage.completionTokens;
-    return finishLlm(question, deps, reply, context, started, prompts, analyzer);
+    return finishLlm(question, deps, reply, context, started, analyzer);
   } catch (error) {
     if (!(error instanceof LlmError)) throw error;
     // The offline answer plus its evidence, clearly marked as such.
@@ -170,7 +170,6 @@ function finishLlm(
   reply: Awaited<ReturnType<typeof answerWithLlm>>,
   context: Hit[],
   started: number,
-  _prompts: PromptSet,
   analyzer?: Analyzer,
 ): AnswerResult {
   const chosenText = question.options
@@ -181,42 +180,22 @@ function finishLlm(
     const chunk = (context[n - 1] as Hit).chunk;
     return toEvidence(chunk, analyzer ? bestQuote(chunk, `${question.stem} ${chosenText}`, analyzer) : undefined);
   });
-  let fallback: AnswerResult['fallback'] = null;
-  let message: string | undefined = reply.explanation || undefined;
-  if (reply.status === 'no_evidence') {
-    fallback = 'no_evidence';
-    message = NO_EVIDENCE_MESSAGE;
-  } else if (reply.status === 'off_topic') {
-    fallback = 'off_topic';
-    message = OFF_TOPIC_MESSAGE;
-  } else if (reply.status === 'conflict') {
-    fallback = 'conflict';
-    message = `证据冲突：${evidence.map((e) => citation(e)).join('；') || '（模型未指明来源）'}`;
-  }
+  let outcome = replyOutcome(reply, evidence);
   // An answer is only as good as its evidence: letters with no valid citation are shown, but marked unbacked.
   const unsupported =
-    deps.mode !== 'baseline' && fallback !== 'no_evidence' && fallback !== 'off_topic' && reply.answer !== '' && evidence.length === 0;
-  let confidence = fallback === 'no_evidence' || fallback === 'off_topic' ? Math.min(reply.confidence, 0.1) : reply.confidence;
+    deps.mode !== 'baseline' &&
+    outcome.fallback !== 'no_evidence' &&
+    outcome.fallback !== 'off_topic' &&
+    reply.answer !== '' &&
+    evidence.length === 0;
   if (unsupported) {
-    fallback = 'unsupported';
-    confidence = Math.min(confidence, UNSUPPORTED_MAX_CONFIDENCE);
     const cited =
       reply.invalidIds.length > 0 ? `cited only evidence that was not shown (${reply.invalidIds.join(', ')})` : 'cited no evidence';
-    message = `unsupported: the LLM answered ${reply.answer} but ${cited}; confidence capped at ${UNSUPPORTED_MAX_CONFIDENCE} (check the passages with --show-context)`;
+    outcome = {
+      fallback: 'unsupported',
+      message: `unsupported: the LLM answered ${reply.answer} but ${cited}; confidence capped at ${UNSUPPORTED_MAX_CONFIDENCE} (check the passages with --show-context)`,
+      confidence: Math.min(outcome.confidence, UNSUPPORTED_MAX_CONFIDENCE),
+    };
   }
-  return {
-    question,
-    answer: fallback === 'no_evidence' || fallback === 'off_topic' ? '' : reply.answer,
-    confidence,
-    evidence,
-    mode: deps.mode,
-    answerer: 'llm',
-    fallback,
-    ...(message ? { message } : {}),
-    context,
-    latencyMs: Date.now() - started,
-    usage: reply.usage,
-    statedConfidence: reply.confidence,
-    ...(reply.warnings.length > 0 ? { warnings: reply.warnings } : {}),
-  };
+  return llmReplyResult({ question, reply, outcome, evidence, context, mode: deps.mode, started, statedConfidence: reply.confidence });
 }

@@ -160,19 +160,7 @@ function failedSource(input: {
     };
   }
   return {
-    record: {
-      source: file.source,
-      kind: file.kind ?? 'txt',
-      sha256: file.sha256,
-      size: file.size,
-      book,
-      pages: 0,
-      chunks: 0,
-      tableRows: 0,
-      status: 'failed',
-      error,
-      warnings: [],
-    },
+    record: sourceRecord(file, book, { kind: file.kind ?? 'txt', pages: 0, chunks: 0, status: 'failed', error, warnings: [] }),
     chunks: [],
     outline: [],
     file: {
@@ -187,6 +175,31 @@ function failedSource(input: {
       error,
       elapsedMs,
     },
+  };
+}
+
+/**
+ * The manifest record of a source read in this run: the file's identity and what reading it gave (only a table
+ * transcription has table rows). Keys keep the manifest's order.
+ */
+function sourceRecord(
+  file: SourceFile,
+  book: string,
+  read: Pick<ManifestSource, 'kind' | 'pages' | 'chunks' | 'status' | 'warnings' | 'error' | 'labels'> & { tableRows?: number },
+): ManifestSource {
+  return {
+    source: file.source,
+    kind: read.kind,
+    sha256: file.sha256,
+    size: file.size,
+    book,
+    pages: read.pages,
+    chunks: read.chunks,
+    tableRows: read.tableRows ?? 0,
+    status: read.status,
+    ...(read.error !== undefined ? { error: read.error } : {}),
+    warnings: read.warnings,
+    ...(read.labels !== undefined ? { labels: read.labels } : {}),
   };
 }
 
@@ -239,35 +252,19 @@ async function readSource(input: {
     const ocr = raw.ocr && raw.ocr.pages > 0 ? { pages: raw.ocr.pages, cached: raw.ocr.cached } : undefined;
     if (chunks.length === 0 && structured.warnings.length === 0)
       structured.warnings.push({ where: file.source, message: 'no body text found' });
-    const record: ManifestSource = {
-      source: file.source,
+    const record = sourceRecord(file, book, {
       kind: 'pdf',
-      sha256: file.sha256,
-      size: file.size,
-      book,
       pages: raw.numPages,
       chunks: chunks.length,
-      tableRows: 0,
       status: 'ok',
       warnings: structured.warnings,
       labels: structured.labels,
-    };
+    });
     return { record, chunks, outline: structured.outline, ...(ocr ? { ocr } : {}) };
   }
   const text = readFileSync(file.file, 'utf8');
   const chunks = segmentsToChunks(noteSegments(text, file.kind === 'md'), { ...meta, chunkType: 'note', labels: [] }, config.chunking);
-  const record: ManifestSource = {
-    source: file.source,
-    kind: file.kind ?? 'txt',
-    sha256: file.sha256,
-    size: file.size,
-    book,
-    pages: 0,
-    chunks: chunks.length,
-    tableRows: 0,
-    status: 'ok',
-    warnings: [],
-  };
+  const record = sourceRecord(file, book, { kind: file.kind ?? 'txt', pages: 0, chunks: chunks.length, status: 'ok', warnings: [] });
   return { record, chunks, outline: [] };
 }
 
@@ -386,18 +383,14 @@ function readTableTranscriptions(input: {
       const { rows, warnings } = loadTableCsv(readFileSync(file.file), file.source);
       const chunks = tableRowChunks(rows, file.source, input.config.chunking, pdfPageOf);
       const books = [...new Set(rows.map((r) => r.book))].join(', ');
-      const record: ManifestSource = {
-        source: file.source,
+      const record = sourceRecord(file, books, {
         kind: 'csv',
-        sha256: file.sha256,
-        size: file.size,
-        book: books,
         pages: 0,
         chunks: chunks.length,
         tableRows: rows.length,
         status: 'ok',
         warnings,
-      };
+      });
       built.push({
         record,
         chunks,
