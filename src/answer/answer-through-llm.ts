@@ -10,7 +10,7 @@ import { toEvidence } from './evidence.js';
 import type { answerWithLlm } from './llm-answerer.js';
 import { LlmError } from './llm-error.js';
 import { createDeadline } from './llm-deadline.js';
-import { llmReplyResult, replyOutcome } from './llm-reply-result.js';
+import { isUnanswered, llmReplyResult, replyOutcome } from './llm-reply-result.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
 import { evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
 import { loadPrompts } from './prompt-templates.js';
@@ -182,12 +182,7 @@ function finishLlm(
   });
   let outcome = replyOutcome(reply, evidence);
   // An answer is only as good as its evidence: letters with no valid citation are shown, but marked unbacked.
-  const unsupported =
-    deps.mode !== 'baseline' &&
-    outcome.fallback !== 'no_evidence' &&
-    outcome.fallback !== 'off_topic' &&
-    reply.answer !== '' &&
-    evidence.length === 0;
+  const unsupported = deps.mode !== 'baseline' && !isUnanswered(outcome.fallback) && reply.answer !== '' && evidence.length === 0;
   if (unsupported) {
     const cited =
       reply.invalidIds.length > 0 ? `cited only evidence that was not shown (${reply.invalidIds.join(', ')})` : 'cited no evidence';

@@ -26,7 +26,7 @@ export interface ReplyOutcome {
 const UNANSWERED_MAX_CONFIDENCE = 0.1;
 
 /** True when the fallback means the LLM gave no answer: its letters are not shown. */
-function isUnanswered(fallback: Fallback): boolean {
+export function isUnanswered(fallback: Fallback): boolean {
   return fallback === 'no_evidence' || fallback === 'off_topic';
 }
 

@@ -476,8 +476,9 @@ export function openFtsIndex(
         docFrequency: (ch: string): number => characterCache.through(ch, () => (characterDf.get(ch) as number | undefined) ?? 0),
       }
     : null;
-  const characterStats = rescore ? characterStatistics : null;
-  const rankDepth = (k: number): number => (characterStats && rescore ? Math.max(k, rescore.depth) : k);
+  // Re-scoring needs both its options and the stored statistics; one value holds both, so each use tests once.
+  const characterRescore = rescore && characterStatistics ? { options: rescore, stats: characterStatistics } : null;
+  const rankDepth = (k: number): number => (characterRescore ? Math.max(k, characterRescore.options.depth) : k);
   const queryTerms = (query: string): QueryTerm[] => selectQueryTerms(analyzer, query, { docFrequency, documents: count, ...selection });
   const hitsOf = (ranked: readonly RankedRow[]): Hit[] =>
     ranked.flatMap(({ row, score }) => {
@@ -501,9 +502,10 @@ export function openFtsIndex(
   };
   const countsOf = (c: RankedRow & { text: string }): CharacterCounts => countsCache.through(c.row, () => characterCounts(c.text));
   const hitsFor = (query: string, ranked: readonly RankedRow[], k: number): Hit[] => {
-    if (!characterStats || !rescore) return hitsOf(ranked.slice(0, k));
-    const head = rescoreByCharacters(query, candidatesOf(ranked.slice(0, rescore.depth)), characterStats, rescore, countsOf);
-    return hitsOf([...head, ...ranked.slice(rescore.depth)].slice(0, k));
+    if (!characterRescore) return hitsOf(ranked.slice(0, k));
+    const { options: r, stats } = characterRescore;
+    const head = rescoreByCharacters(query, candidatesOf(ranked.slice(0, r.depth)), stats, r, countsOf);
+    return hitsOf([...head, ...ranked.slice(r.depth)].slice(0, k));
   };
   return {
     analyzerFingerprint: built,

@@ -1,4 +1,5 @@
 import type { Hit } from '../types.js';
+import { rankPrior } from './fusion.js';
 
 /**
  * Past its head, a ranking is read for its evidence within a budget of characters (an LLM's context; `takeEvidence`
@@ -16,8 +17,8 @@ import type { Hit } from '../types.js';
  */
 export function orderTailByBudget(hits: readonly Hit[], head: number, rrfK: number): Hit[] {
   if (head < 1 || hits.length <= head + 1) return [...hits];
-  const tail = hits.slice(head).map((hit, i) => ({ hit, i, value: 1 / (rrfK + head + i + 1) / Math.max(1, hit.chunk.text.length) }));
+  const tail = hits.slice(head).map((hit, i) => ({ hit, i, value: rankPrior(head + i + 1, rrfK) / Math.max(1, hit.chunk.text.length) }));
   tail.sort((x, y) => y.value - x.value || x.i - y.i);
-  const first = (hits[head - 1]!.score * (rrfK + head)) / (rrfK + head + 1);
+  const first = (hits[head - 1]!.score * rankPrior(head + 1, rrfK)) / rankPrior(head, rrfK);
   return [...hits.slice(0, head), ...tail.map((t) => ({ chunk: t.hit.chunk, score: (first * t.value) / tail[0]!.value }))];
 }

@@ -8,6 +8,16 @@ export interface FusionRun {
 }
 
 /**
+ * What a hit at 1-based `rank` of a run weighing `weight` adds to a fused score under reciprocal rank fusion:
+ * weight / (k + rank). The hybrid's phrase re-scoring and budget-ordered tail start from the same prior. One division,
+ * not weight × 1 / (k + rank): integer weights then give exactly equal sums where ranks balance (3/4 + 1/10 and
+ * 3/5 + 1/4), and such ties keep the order of first appearance.
+ */
+export function rankPrior(rank: number, k: number, weight = 1): number {
+  return weight / (k + rank);
+}
+
+/**
  * Reciprocal rank fusion (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and
  * individual Rank Learning Methods", SIGIR 2009): score(d) = Σ_i w_i / (k + rank_i(d)), ranks 1-based,
  * summed over the runs that retrieved d. It uses ranks only, so BM25 and cosine scales never need
@@ -26,7 +36,7 @@ export function reciprocalRankFusion(runs: readonly FusionRun[], options: { k?: 
       // A run that lists a chunk twice counts it once, at its best rank.
       if (seen.has(id)) return;
       seen.add(id);
-      const add = run.weight / (k + i + 1);
+      const add = rankPrior(i + 1, k, run.weight);
       const entry = fused.get(id);
       if (entry) entry.score += add;
       else fused.set(id, { hit, score: add, order: order++ });

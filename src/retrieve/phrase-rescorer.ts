@@ -7,6 +7,7 @@ import {
   type WeightedTerm,
 } from '../indexing/character-rescorer.js';
 import type { Hit } from '../types.js';
+import { rankPrior } from './fusion.js';
 
 /**
  * Phrase evidence for a fused ranking. Both runs the hybrid fuses see a question as a bag: of jieba words (and, in
@@ -74,7 +75,7 @@ export function rescoreByPhrases(query: string, hits: readonly Hit[], stats: Cha
   const scored = head.map((hit, i) => ({
     hit,
     i,
-    score: 1 / (options.rrfK + i + 1) + (options.weight * (phrase[i]! / best)) / (options.rrfK + 1),
+    score: rankPrior(i + 1, options.rrfK) + rankPrior(1, options.rrfK, options.weight * (phrase[i]! / best)),
   }));
   scored.sort((x, y) => y.score - x.score || x.i - y.i);
   return [...scored.map((s) => ({ chunk: s.hit.chunk, score: s.score })), ...hits.slice(options.depth)];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { reciprocalRankFusion } from '../../src/retrieve/fusion.js';
+import { rankPrior, reciprocalRankFusion } from '../../src/retrieve/fusion.js';
 import type { Hit } from '../../src/types.js';
 import { chunk } from './make-chunk.js';
 
@@ -46,5 +46,22 @@ describe('reciprocalRankFusion', () => {
     );
     assert.ok(Math.abs(fused[0]!.score - (1 / 61 + 1 / 62)) < 1e-12);
     assert.deepEqual(reciprocalRankFusion([]), []);
+  });
+
+  it('keeps ties that integer weights balance exactly, in order of first appearance (the hybrid: 3 and 1, k = 2)', () => {
+    // a: 3/4 + 1/10, b: 3/5 + 1/4. Computed as 3 × (1/5), b's sum would exceed a's by one rounding and jump ahead.
+    const fused = reciprocalRankFusion(
+      [
+        { name: 'keyword', hits: hits('x', 'a', 'b'), weight: 3 },
+        { name: 'vector', hits: hits('y', 'b', 'c', 'd', 'e', 'f', 'g', 'a'), weight: 1 },
+      ],
+      { k: 2 },
+    );
+    const a = fused.find((h) => h.chunk.chunk_id === 'a')!;
+    const b = fused.find((h) => h.chunk.chunk_id === 'b')!;
+    assert.equal(a.score, b.score);
+    assert.ok(fused.indexOf(a) < fused.indexOf(b));
+    assert.equal(rankPrior(2, 2, 3), 3 / 4);
+    assert.equal(rankPrior(1, 60), 1 / 61);
   });
 });
