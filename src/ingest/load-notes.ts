@@ -2,13 +2,26 @@ import { normalizeText } from '../text/normalize-text.js';
 import { pushHeading, type OpenHeading } from './headings.js';
 import type { Segment } from './segment.js';
 
+/** A note read into segments, and its headings in order for the outline (`toc`). */
+export interface ReadNote {
+  segments: Segment[];
+  /** Every Markdown heading, as written (normalised), with its level (`#` = 1); none for plain text. */
+  headings: OpenHeading[];
+}
+
 /**
  * Splits a Markdown or plain-text note into segments. Markdown headings give the path (`headings`, every level) and
  * the compatibility fields: `#` = chapter, `##` = section, `###` and deeper = subsection. Plain text (or Markdown
  * without headings) is one segment. The text is normalised first (`normalizeText`); offsets are into that text.
  */
 export function noteSegments(text: string, markdown: boolean): Segment[] {
+  return readNote(text, markdown).segments;
+}
+
+/** `noteSegments`, with the headings kept for the outline: a library of Markdown laws has a table of contents too. */
+export function readNote(text: string, markdown: boolean): ReadNote {
   const segments: Segment[] = [];
+  const headings: OpenHeading[] = [];
   let chapter = '';
   let section = '';
   let subsection = '';
@@ -31,6 +44,7 @@ export function noteSegments(text: string, markdown: boolean): Segment[] {
       const level = h[1].length;
       const title = h[2].trim();
       path = pushHeading(path, { title, level });
+      headings.push({ title, level });
       if (level === 1) [chapter, section, subsection] = [title, '', ''];
       else if (level === 2) [section, subsection] = [title, ''];
       else subsection = title;
@@ -45,5 +59,5 @@ export function noteSegments(text: string, markdown: boolean): Segment[] {
     if (rawLine.trim() !== '') current.text = body.slice(current.start, lineStart + rawLine.trimEnd().length);
   }
   flush();
-  return segments;
+  return { segments, headings };
 }

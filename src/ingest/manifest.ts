@@ -4,7 +4,7 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import type { Warning } from '../types.js';
 
 /** Bumped whenever parsing or chunking changes output, so old builds are redone. */
-export const PARSER_VERSION = 'ingest-2';
+export const PARSER_VERSION = 'ingest-3';
 
 /** What kind of source a file is. */
 export type SourceKind = 'pdf' | 'md' | 'txt' | 'csv';

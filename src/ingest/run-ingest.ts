@@ -9,7 +9,7 @@ import { bookName } from './book-name.js';
 import { dictionaryHash } from './freshness.js';
 import type { IngestFileResult, IngestOptions, IngestPausePoint, IngestProgress, IngestResult } from './ingest-types.js';
 import { loadTableCsv, TableCsvError } from './load-table-csv.js';
-import { noteSegments } from './load-notes.js';
+import { readNote } from './load-notes.js';
 import { acquireIngestLock } from './lock.js';
 import { indexDocFor, segmentsToChunks } from './make-chunks.js';
 import { configFingerprint, PARSER_VERSION, readManifest, type Manifest, type ManifestSource } from './manifest.js';
@@ -263,9 +263,12 @@ async function readSource(input: {
     return { record, chunks, outline: structured.outline, ...(ocr ? { ocr } : {}) };
   }
   const text = readFileSync(file.file, 'utf8');
-  const chunks = segmentsToChunks(noteSegments(text, file.kind === 'md'), { ...meta, chunkType: 'note', labels: [] }, config.chunking);
+  const note = readNote(text, file.kind === 'md');
+  const chunks = segmentsToChunks(note.segments, { ...meta, chunkType: 'note', labels: [] }, config.chunking);
   const record = sourceRecord(file, book, { kind: file.kind ?? 'txt', pages: 0, chunks: chunks.length, status: 'ok', warnings: [] });
-  return { record, chunks, outline: [] };
+  // A note has headings but no pages.
+  const outline = note.headings.map((h) => ({ ...meta, title: h.title, level: h.level, page: null, pdf_page: null }));
+  return { record, chunks, outline };
 }
 
 /** A source that has nothing to read: a PDF with no pages, or a scanned one that cannot be OCR'd. */

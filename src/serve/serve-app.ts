@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { answerJson, confidenceWords } from '../answer/answer-json.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { NotReadyError, UserError, errorMessage } from '../errors.js';
+import { formatPages } from '../ingest/citation.js';
 import { chunkFilter } from '../retrieve/parse-chunk-filter.js';
 import type { RetrievalMode } from '../retrieve/retriever.js';
 import { searchHitJson } from '../retrieve/run-search.js';
@@ -118,11 +119,6 @@ function webFilter(raw: { book?: string; chapter?: string; pages?: string; type?
   }
 }
 
-function pagesLabel(c: Pick<Chunk, 'page_start' | 'page_end'>): string {
-  if (!c.page_start) return '';
-  return c.page_end && c.page_end !== c.page_start ? `p.${c.page_start}-${c.page_end}` : `p.${c.page_start}`;
-}
-
 function headingsOf(c: Pick<Chunk, 'chapter' | 'section' | 'subsection'>): string[] {
   return [c.chapter, c.section, c.subsection].filter((h) => h !== '');
 }
@@ -205,7 +201,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
           book: e.book,
           headings: chunk ? headingsOf(chunk) : [e.chapter, e.section].filter((h) => h !== ''),
           figureRef: e.figure_ref,
-          pages: pagesLabel(e),
+          pages: formatPages(e.page_start, e.page_end),
           quote: e.quote,
           ...(e.highlights ? { highlights: e.highlights } : {}),
           href: viewHref(chunk, sources, e.quote),
@@ -269,7 +265,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
       rank: i + 1,
       score: h.score,
       where: [h.chunk.book, ...headingsOf(h.chunk), h.chunk.figure_ref].filter((x) => x !== '').join(' › '),
-      pages: pagesLabel(h.chunk) || '(no page)',
+      pages: formatPages(h.chunk.page_start, h.chunk.page_end) || '(no page)',
       text: h.chunk.text.replace(/\s+/gu, ' ').slice(0, 300),
       href: viewHref(h.chunk, sources, h.chunk.text.slice(0, 40)),
     }));
@@ -313,7 +309,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
       if (!chunk) throw new RequestError(404, `no passage ${chunkId} in the current index (it may have been re-ingested); search again`);
       const doc = sources.find((s) => s.source === chunk.source);
       if (!doc) throw new RequestError(404, `the source of this passage (${chunk.source}) is not available to show`);
-      const where = [chunk.book, ...headingsOf(chunk), pagesLabel(chunk)].filter((x) => x !== '').join(' › ');
+      const where = [chunk.book, ...headingsOf(chunk), formatPages(chunk.page_start, chunk.page_end)].filter((x) => x !== '').join(' › ');
       if (doc.kind === 'pdf' && chunk.pdf_page_start !== null) {
         return c.html(
           pdfViewPage({

@@ -34,6 +34,32 @@ describe('search and toc commands', () => {
     assert.match(lines[1]!, /^ {4}表2-1 开放式基金与封闭式基金的比较/);
   });
 
+  it('a Markdown note: search cites it without a page (a note has none), toc lists its headings', () => {
+    const note =
+      '# 货币基金笔记\n\n## 第一章 投资范围\n\n货币市场基金的平均剩余期限不得超过一百二十天。\n\n### 第一节 禁投品种\n\n不得投资于股票。\n';
+    const notes = makeTempRoot({ files: { 'rawdoc/notes.md': note } });
+    try {
+      assert.equal(run(['--root', notes.root, 'ingest']).status, 0);
+      const r = run(['--root', notes.root, 'search', '货币市场基金的平均剩余期限', '--mode', 'keyword']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout.split('\n')[0]!, /^ 1\. \d+\.\d{4} {2}notes \| 货币基金笔记 \| 第一章 投资范围 \[note\]$/);
+      const toc = run(['--root', notes.root, 'toc']);
+      assert.equal(toc.status, 0, toc.stderr);
+      assert.equal(toc.stdout, 'notes  (rawdoc/notes.md)\n  货币基金笔记\n    第一章 投资范围\n      第一节 禁投品种\n');
+      const json = JSON.parse(run(['--root', notes.root, 'toc', '--json']).stdout) as { entries: Record<string, unknown>[] };
+      assert.deepEqual(json.entries[1], {
+        book: 'notes',
+        source: 'rawdoc/notes.md',
+        title: '第一章 投资范围',
+        level: 2,
+        page: null,
+        pdf_page: null,
+      });
+    } finally {
+      notes.cleanup();
+    }
+  });
+
   it('rejects bad options and a missing index with one line', () => {
     const bad = run(['--root', fx.root, 'search', '基金', '--mode', 'fuzzy']);
     assert.equal(bad.status, 2);

@@ -1,4 +1,5 @@
 import type { TocResult } from '../../retrieve/run-toc.js';
+import type { OutlineEntry } from '../../types.js';
 import { printable, type Ui } from './ui.js';
 
 /**
@@ -6,11 +7,17 @@ import { printable, type Ui } from './ui.js';
  * 编 even when no 分编 comes between), with printed pages right after the title; JSON: `{ books, entries }`.
  */
 export function reportToc(ui: Ui, result: TocResult): void {
+  const c = ui.color;
+  /** The printed page, else the physical one; `p.?` where a PDF's page is unknown, nothing for a note (it has none). */
+  const pageOf = (e: OutlineEntry): string => {
+    if (e.page !== null && e.page !== '') return `p.${e.page}`;
+    if (e.pdf_page !== null) return c.dim(`pdf p.${e.pdf_page}`);
+    return /\.pdf$/iu.test(e.source) ? c.dim('p.?') : '';
+  };
   if (ui.json) {
     ui.printJson(result);
     return;
   }
-  const c = ui.color;
   if (result.entries.length === 0) {
     ui.out('the outline is empty: ingest found no chapter or section headings');
     return;
@@ -23,9 +30,9 @@ export function reportToc(ui: Ui, result: TocResult): void {
       while (open.length > 0 && (open[open.length - 1] ?? 0) >= e.level) open.pop();
       open.push(e.level);
       const indent = '  '.repeat(open.length);
-      const page = e.page !== null && e.page !== '' ? `p.${e.page}` : e.pdf_page !== null ? c.dim(`pdf p.${e.pdf_page}`) : c.dim('p.?');
       const title = printable(e.title);
-      ui.out(`${indent}${open.length === 1 ? c.bold(title) : title}  ${page}`);
+      const page = pageOf(e);
+      ui.out(`${indent}${open.length === 1 ? c.bold(title) : title}${page ? `  ${page}` : ''}`);
     }
   }
 }
