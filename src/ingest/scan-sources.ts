@@ -64,7 +64,8 @@ export function scanSources(
       return path.resolve(root);
     }
   })();
-  const visit = (file: string, explicit: boolean): void => {
+  /** `parentReal`: the real path of the folder being walked (none for a path given on the command line). */
+  const visit = (file: string, explicit: boolean, parentReal?: string): void => {
     const abs = path.resolve(file);
     if (found.has(abs) || exclude.has(abs)) return;
     const source = sourceName(root, abs);
@@ -85,7 +86,9 @@ export function scanSources(
       return;
     }
     if (exclude.has(real)) return;
-    if (real !== abs && inside(realRoot, abs) && !inside(realRoot, real)) {
+    // Said once, where the walk leaves the root: not again for every file below a linked folder.
+    const leaves = parentReal === undefined || inside(realRoot, parentReal);
+    if (real !== abs && leaves && inside(realRoot, abs) && !inside(realRoot, real)) {
       warnings.push({ where: source, message: `is a link to ${real}, outside the root; its contents are ingested too` });
     }
     if (stat.isDirectory()) {
@@ -110,7 +113,7 @@ export function scanSources(
         });
         return;
       }
-      for (const name of entries) if (!name.startsWith('.')) visit(path.join(abs, name), false);
+      for (const name of entries) if (!name.startsWith('.')) visit(path.join(abs, name), false, real);
       return;
     }
     const ext = path.extname(abs).toLowerCase();

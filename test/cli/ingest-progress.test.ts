@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ingestProgress, ingestProgressLine, progressBar } from '../../src/cli/report/ingest.js';
-import type { Ui } from '../../src/cli/report/ui.js';
+import { Writable } from 'node:stream';
+import { ingestProgress, ingestProgressLine, progressBar, reportIngest } from '../../src/cli/report/ingest.js';
+import { createUi, type Ui } from '../../src/cli/report/ui.js';
+import type { IngestFileResult, IngestResult } from '../../src/ingest/ingest-types.js';
 
 void describe('ingest progress line', () => {
   void it('shows files with a bar, files/s and the ETA of the parsing phase', () => {
@@ -38,5 +40,63 @@ void describe('ingest progress line', () => {
     p.onProgress({ kind: 'index', stage: 'fts', done: 50, total: 100 });
     assert.match(lines[1]!, /0\.1 files\/s · ETA 10s/);
     assert.match(lines[3]!, /50\/100 chunks · 50 chunks\/s · ETA 1s$/);
+  });
+});
+
+void describe('ingest summary table', () => {
+  /** A library of `n` notes: the first failed, the second warned, the rest unchanged. */
+  function library(n: number): IngestResult {
+    const files: IngestFileResult[] = Array.from({ length: n }, (_, i) => ({
+      source: `rawdoc/law-${String(i).padStart(3, '0')}.md`,
+      kind: 'md',
+      book: `law-${i}`,
+      status: i === 0 ? 'failed' : 'unchanged',
+      pages: 0,
+      chunks: i === 0 ? 0 : 10,
+      tableRows: 0,
+      warnings: i === 1 ? [{ where: 'rawdoc/law-001.md', message: 'no body text found' }] : [],
+      ...(i === 0 ? { error: 'rawdoc/law-000.md: cannot be read (EACCES); check its permissions' } : {}),
+      elapsedMs: 1,
+    }));
+    const totals = { files: n, failed: 1, pages: 0, chunks: 10 * (n - 1), tableRows: 0, warnings: 1 };
+    return { root: '/r', upToDate: false, files, totals, index: null, warnings: [], elapsedMs: 5 };
+  }
+  function printed(result: IngestResult, verbose: boolean): string[] {
+    let out = '';
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const stderr = new Writable({ write: (_chunk, _encoding, done) => done() });
+    const ui = createUi(
+      { json: false, quiet: false, verbose },
+      { stdout: stdout as unknown as NodeJS.WriteStream, stderr: stderr as unknown as NodeJS.WriteStream, env: { NO_COLOR: '1' } },
+    );
+    reportIngest(ui, result);
+    return out.trimEnd().split('\n');
+  }
+
+  void it('lists every file of a small build', () => {
+    const lines = printed(library(40), false);
+    assert.equal(lines.length, 1 + 40 + 1);
+    assert.match(lines[40]!, /^rawdoc\/law-039\.md +unchanged +0 +10 +0 +0 *$/);
+  });
+
+  void it('past 40 files lists only the failed and warned ones and counts the rest; --verbose lists all', () => {
+    const lines = printed(library(1512), false);
+    assert.deepEqual(
+      lines.map((l) => l.split(/\s{2,}/)[0]),
+      [
+        'file',
+        'rawdoc/law-000.md',
+        'rawdoc/law-001.md',
+        '… 1510 other files not listed (1510 unchanged); --verbose lists every file',
+        'total',
+      ],
+    );
+    assert.match(lines[4]!, /^total +1 failed +0 +15110 +0 +1 *$/);
+    assert.equal(printed(library(1512), true).length, 1 + 1512 + 1);
   });
 });

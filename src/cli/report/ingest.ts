@@ -105,6 +105,21 @@ function pad(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - cols));
 }
 
+/** Files listed one per row in full; a larger build lists only the files that need a look (`--verbose`: all). */
+const FILES_LISTED = 40;
+
+function needsALook(f: IngestResult['files'][number]): boolean {
+  return f.status === 'failed' || f.status === 'skipped' || f.kept === true || f.warnings.length > 0;
+}
+
+/** `… 1490 other files not listed (1480 unchanged, 10 ok); --verbose lists every file`. */
+function foldedLine(files: IngestResult['files'], listed: number): string {
+  const byStatus = new Map<string, number>();
+  for (const f of files) if (!needsALook(f)) byStatus.set(f.status, (byStatus.get(f.status) ?? 0) + 1);
+  const counts = [...byStatus].map(([status, n]) => `${n} ${status}`).join(', ');
+  return `… ${files.length - listed} ${listed > 0 ? 'other ' : ''}files not listed (${counts}); --verbose lists every file`;
+}
+
 /** The summary table (file, status, pages, chunks, table rows, warnings), per-file errors and warnings; or JSON. */
 export function reportIngest(ui: Ui, result: IngestResult): void {
   if (ui.json) {
@@ -113,7 +128,10 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   }
   const c = ui.color;
   const header = ['file', 'status', 'pages', 'chunks', 'rows', 'warnings'];
-  const rows = result.files.map((f) => [
+  // A library of a thousand laws would print a thousand rows on every run: past a screenful, only the files that
+  // need a look (failed, kept, warned) are listed, the rest counted.
+  const listed = ui.verbose || result.files.length <= FILES_LISTED ? result.files : result.files.filter(needsALook);
+  const rows = listed.map((f) => [
     printable(f.source),
     f.kept ? 'failed, kept' : f.status,
     String(f.pages),
@@ -134,9 +152,10 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   );
   const line = (cells: string[]): string => cells.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  ');
   ui.out(c.bold(line(header)));
-  for (const r of rows) {
+  for (const [i, r] of rows.entries()) {
     const status = r[1] ?? '';
     const text = line(r);
+    if (i === rows.length - 1 && listed.length < result.files.length) ui.out(c.dim(foldedLine(result.files, listed.length)));
     ui.out(status.startsWith('failed') ? c.red(text) : r[0] === 'total' ? c.bold(text) : text);
   }
   for (const f of result.files) if (f.error) ui.error(f.error);
