@@ -5,7 +5,7 @@ import { projectPaths } from '../paths.js';
 import { readUserDictionary } from '../text/analyzer.js';
 import type { Warning } from '../types.js';
 import { openReadableRoot } from './atomic-swap.js';
-import { configFingerprint, readManifest } from './manifest.js';
+import { configFingerprint, PARSER_VERSION, readManifest } from './manifest.js';
 import { scanSources } from './scan-sources.js';
 
 /** How far the built data is behind `rawdoc/`. */
@@ -42,7 +42,9 @@ export function checkFreshness(options: { root: string; config: ExamCopilotConfi
   const manifest = readManifest(paths.manifest);
   const stale: string[] = [];
   if (!manifest) return Promise.resolve({ stale: ['no data/manifest.json'], sources: 0, chunks: 0, warnings: [] });
-  if (manifest.configFingerprint !== configFingerprint(options.config)) stale.push('chunking or book settings changed');
+  // The fingerprint holds the parser version too: name the cause the user can act on.
+  if (manifest.parserVersion !== PARSER_VERSION) stale.push(`built by an earlier version of ingest (${manifest.parserVersion})`);
+  else if (manifest.configFingerprint !== configFingerprint(options.config)) stale.push('chunking or book settings changed');
   if (manifest.dictionaryHash !== dictionaryHash(paths.root, options.config))
     stale.push('user dictionary changed (rawdoc/userdict.txt or userDict)');
   const exclude = new Set(options.config.userDict.map((f) => path.resolve(paths.root, f)));

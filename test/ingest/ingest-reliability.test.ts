@@ -249,6 +249,21 @@ void describe('freshness', () => {
     assert.equal((await runIngest({ root: tmp.root, config: config(tmp.root) })).upToDate, true);
   });
 
+  void it('names a build by an earlier ingest as the cause, and parses every file again', async () => {
+    const manifestFile = path.join(tmp.root, 'data', 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { parserVersion: string; configFingerprint: string };
+    // What an earlier version wrote: its own parser version, so a fingerprint that no longer matches.
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, parserVersion: 'ingest-1', configFingerprint: '0000000000000000' }));
+    const fresh = await checkFreshness({ root: tmp.root, config: config(tmp.root) });
+    assert.deepEqual(fresh.stale, ['built by an earlier version of ingest (ingest-1)']);
+    const again = await runIngest({ root: tmp.root, config: config(tmp.root) });
+    assert.deepEqual(
+      again.files.map((f) => f.status),
+      ['ok'],
+    );
+    assert.deepEqual((await checkFreshness({ root: tmp.root, config: config(tmp.root) })).stale, []);
+  });
+
   void it('an open ask session (REPL, pipe) answers from the new index after another ingest', async () => {
     const session = await openAskSession({
       root: tmp.root,
