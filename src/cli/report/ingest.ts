@@ -162,7 +162,7 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   for (const f of result.files) {
     if (f.ocr)
       ui.info(
-        `${f.source}: ${f.ocr.pages} pages read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`,
+        `${f.source}: ${f.ocr.pages} ${f.ocr.pages === 1 ? 'page' : 'pages'} read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`,
       );
   }
   for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);
