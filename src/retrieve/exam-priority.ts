@@ -1,4 +1,5 @@
 import type { Hit } from '../types.js';
+import { promoteHits } from './post-process.js';
 
 /**
  * Words that make a question about a figure or table. Single 表/图 are not enough (代表, 表述, 意图),
@@ -32,7 +33,7 @@ export function isTableQuestion(query: string): boolean {
 /**
  * The exam-priority rule, applied after retrieval in every mode:
  * 1. if the question names a figure reference (表2-1) and a hit carries exactly that reference, that hit
- *    goes first (several: in score order);
+ *    goes first (several: in score order; scores lifted to stay falling, `promoteHits`);
  * 2. otherwise, when the question is about a figure or table (`isTableQuestion`), each
  *    `manual_table_rewrite` hit's score is multiplied by 1 + 0.25 × (exam_priority − 1)
  *    (priority 3 → ×1.5; negative scores are divided instead so the boost still helps);
@@ -52,5 +53,8 @@ export function applyExamPriority(query: string, hits: readonly Hit[]): Hit[] {
     return { hit: { chunk: hit.chunk, score }, named, i };
   });
   scored.sort((a, b) => Number(b.named) - Number(a.named) || b.hit.score - a.hit.score || a.i - b.i);
-  return scored.map((s) => s.hit);
+  return promoteHits(
+    scored.filter((s) => s.named).map((s) => s.hit),
+    scored.filter((s) => !s.named).map((s) => s.hit),
+  );
 }

@@ -141,3 +141,24 @@ export function takeEvidence<T extends Hit>(hits: readonly T[], k: number, unitC
   }
   return out;
 }
+
+/** The least step between the score of a promoted hit and the one below it: run files print six decimals. */
+export const PROMOTION_STEP = 1e-6;
+
+/**
+ * A rule that puts some hits first (a quoted passage, a named figure) keeps the order it chose and the scores
+ * falling with rank: each promoted hit scores at least a step above the one after it. Run files are read by score
+ * (trec_eval orders a query's lines by score, not by the rank column), and a score that rises down a list reads as
+ * a bug. The hits that were not promoted keep their scores.
+ */
+export function promoteHits(first: readonly Hit[], rest: readonly Hit[]): Hit[] {
+  let floor = rest.reduce((m, h) => Math.max(m, h.score), Number.NEGATIVE_INFINITY);
+  const lifted: Hit[] = [];
+  for (let i = first.length - 1; i >= 0; i--) {
+    const hit = first[i]!;
+    const score = Number.isFinite(floor) ? Math.max(hit.score, floor + PROMOTION_STEP) : hit.score;
+    lifted.push(score === hit.score ? hit : { chunk: hit.chunk, score });
+    floor = Math.max(floor, score);
+  }
+  return [...lifted.reverse(), ...rest];
+}

@@ -1,5 +1,6 @@
 import { longestRun, plainChars, runPattern } from '../text/longest-common-run.js';
 import type { Chunk, Hit } from '../types.js';
+import { promoteHits } from './post-process.js';
 
 /** Shortest verbatim run, in plain characters, that makes a query a quotation of a passage. */
 export const MIN_QUOTED_RUN = 12;
@@ -18,9 +19,10 @@ function plainOf(chunk: Chunk): string {
 /**
  * The quotation rule, applied after retrieval in every mode: when the query repeats a passage word for word
  * (a run of at least `MIN_QUOTED_RUN` characters and `MIN_QUOTED_SHARE` of the query, punctuation aside), the
- * passages holding the longest such run go first, longest first; the rest keep the retriever's order. A reader
- * looking up a remembered phrase, or a stem that quotes its article, wants that passage, while a ranking of small
- * units can put a neighbour with the same words above it. Lay questions never quote that much, so they are left alone.
+ * passages holding the longest such run go first, longest first (scores lifted to stay falling: `promoteHits`); the
+ * rest keep the retriever's order and scores. A reader looking up a remembered phrase, or a stem that quotes its
+ * article, wants that passage, while a ranking of small units can put a neighbour with the same words above it. Lay
+ * questions never quote that much, so they are left alone.
  */
 export function applyQuotePriority(query: string, hits: readonly Hit[]): Hit[] {
   const q = plainChars(query);
@@ -38,6 +40,9 @@ export function applyQuotePriority(query: string, hits: readonly Hit[]): Hit[] {
     return { hit, run: run >= needed ? run : 0, i };
   });
   if (scored.every((s) => s.run === 0)) return [...hits];
-  scored.sort((a, b) => b.run - a.run || a.i - b.i);
-  return scored.map((s) => s.hit);
+  const quoted = scored.filter((s) => s.run > 0).sort((a, b) => b.run - a.run || a.i - b.i);
+  return promoteHits(
+    quoted.map((s) => s.hit),
+    scored.filter((s) => s.run === 0).map((s) => s.hit),
+  );
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HybridSearcher } from '../../src/retrieve/hybrid-searcher.js';
-import { takeEvidence } from '../../src/retrieve/post-process.js';
+import { PROMOTION_STEP, takeEvidence } from '../../src/retrieve/post-process.js';
 import { applyQuotePriority } from '../../src/retrieve/quote-priority.js';
 import type { Hit, Searcher } from '../../src/types.js';
 import { chunk } from './make-chunk.js';
@@ -40,6 +40,12 @@ void describe('applyQuotePriority', () => {
     assert.deepEqual(
       out.map((h) => h.chunk.chunk_id),
       ['quoted', 'near', 'other'],
+    );
+    // The scores still fall with the rank: the quoted passage scores a step above the best below it.
+    const scored = ranked.map((h, i) => ({ ...h, score: [0.9, 0.5, 0.3][i]! }));
+    assert.deepEqual(
+      applyQuotePriority('违反本条例第十六条第二款规定 私募基金托管人未建立业务隔离机', scored).map((h) => h.score),
+      [0.9 + PROMOTION_STEP, 0.9, 0.3],
     );
   });
   void it('finds a run of just the needed length wherever it starts in the query', () => {

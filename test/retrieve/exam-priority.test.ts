@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyExamPriority, figureRefsIn, isTableQuestion } from '../../src/retrieve/exam-priority.js';
-import { dedupeHits, expandNeighbours } from '../../src/retrieve/post-process.js';
+import { dedupeHits, expandNeighbours, PROMOTION_STEP, promoteHits } from '../../src/retrieve/post-process.js';
 import type { Hit } from '../../src/types.js';
 import { chunk } from './make-chunk.js';
 
@@ -49,7 +49,35 @@ describe('exam priority rule', () => {
       { chunk: table('t21', '表2-1'), score: 0.1 },
       { chunk: table('t22', '表2-2'), score: 5 },
     ];
-    assert.equal(applyExamPriority('表2－1所示的内容', hits)[0]!.chunk.chunk_id, 't21');
+    const named = applyExamPriority('表2－1所示的内容', hits);
+    assert.deepEqual(
+      named.map((h) => [h.chunk.chunk_id, h.score]),
+      // Lifted a step above the best score below it, so the scores fall with the rank (run files are read by score).
+      [
+        ['t21', 9 + PROMOTION_STEP],
+        ['a', 9],
+        ['t22', 7.5], // a table question: the transcription's boost (×1.5)
+      ],
+    );
+  });
+
+  it('promoteHits keeps the chosen order with falling scores and leaves the rest alone', () => {
+    const hit = (id: string, score: number): Hit => ({ chunk: chunk(id), score });
+    const out = promoteHits([hit('p1', 0.2), hit('p2', 0.9), hit('p3', 0.1)], [hit('r1', 0.5), hit('r2', 0.7)]);
+    assert.deepEqual(
+      out.map((h) => [h.chunk.chunk_id, h.score]),
+      [
+        ['p1', 0.9 + PROMOTION_STEP],
+        ['p2', 0.9],
+        ['p3', 0.7 + PROMOTION_STEP],
+        ['r1', 0.5],
+        ['r2', 0.7],
+      ],
+    );
+    assert.deepEqual(
+      promoteHits([hit('only', 0.3)], []).map((h) => h.score),
+      [0.3],
+    );
   });
 });
 
