@@ -248,10 +248,10 @@ const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/i;
 const NEGATIVE_CUES = /不得|不能|不可|不应|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权/;
 
 /**
- * Cuts a chunk into windows (`planWindows`: clauses, sentences and consecutive sentence pairs), so support is local
- * and an option named in the same clause as the stem's words beats one named elsewhere in the sentence. Each piece
- * of the plan is read once through `tokensOf` (the tokens ingest stored for it, else the analyzer's cut); a window's
- * tokens are the union of its pieces' tokens.
+ * Cuts a chunk into windows (`planWindows`: clauses, sentences, consecutive sentence pairs and list items read with
+ * their lead), so support is local and an option named in the same clause as the stem's words beats one named
+ * elsewhere in the sentence. Each piece of the plan is read once through `tokensOf` (the tokens ingest stored for it,
+ * else the analyzer's cut); a window's tokens are the union of its pieces' tokens.
  */
 function windowsOf(chunk: Chunk, tokensOf: (text: string) => readonly string[]): Window[] {
   const plan = planWindows(chunk.text);

@@ -1,7 +1,8 @@
 /**
- * How the offline answerer cuts a passage into windows (clauses, sentences, consecutive sentence pairs), and which
- * separately segmented pieces make up each window's words. Shared by ingest, which segments the pieces once and
- * stores their tokens, and by the answerer, which builds the windows from them at question time.
+ * How the offline answerer cuts a passage into windows (clauses, sentences, consecutive sentence pairs, and each list
+ * item with its lead), and which separately segmented pieces make up each window's words. Shared by ingest, which
+ * segments the pieces once and stores their tokens, and by the answerer, which builds the windows from them at
+ * question time. A list item read with its lead adds no piece, so stored tokens serve it too.
  *
  * Why pieces: jieba cuts, and the width and numeral normalisation reads, only runs of letters, digits and CJK
  * characters, never across punctuation or a line break. So a sentence's words are its clauses' words, and a pair's
@@ -44,6 +45,20 @@ function nonEmptyParts(text: string, boundary: RegExp): string[] {
     .filter((s) => s.length > 0);
 }
 
+/** A list item: `（三）`, `(3)`, `3.` or `3、` at its start. */
+const LIST_ITEM = /^(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．])/u;
+
+/**
+ * The index of the last clause of a list's lead among a sentence's clauses, or -1: a clause ending with a colon that
+ * ends the sentence (the items follow as sentences) or is followed by a list item (`…解除劳动合同：（一）…`).
+ */
+function leadClauseEnd(clauses: readonly string[]): number {
+  for (let i = clauses.length - 1; i >= 0; i--) {
+    if (/[：:]$/u.test(clauses[i] ?? '') && (i === clauses.length - 1 || LIST_ITEM.test(clauses[i + 1] ?? ''))) return i;
+  }
+  return -1;
+}
+
 /** Plans the windows of a passage. A text with no sentence at all (blank) is one window of itself. */
 export function planWindows(text: string): WindowPlan {
   const sentences = nonEmptyParts(text, SENTENCE_END);
@@ -58,9 +73,20 @@ export function planWindows(text: string): WindowPlan {
   });
   const clauses = pieces.length;
   const windows = clauseWindows;
+  // The lead of a list (`…有下列情形之一的，劳动者可以解除劳动合同：`) and the item a question is about may stand
+  // several items apart; each item is also read with the lead, so a window holds both the rule and its case.
+  let lead: { text: string; pieces: number[] } | null = null;
   sentences.forEach((sentence, i) => {
     const own = sentencePieces[i] ?? [];
     windows.push({ text: sentence, pieces: own, bridged: false });
+    if (lead && LIST_ITEM.test(sentence))
+      windows.push({ text: `${lead.text}${sentence}`, pieces: [...lead.pieces, ...own], bridged: false });
+    else lead = null;
+    const leadEnd = leadClauseEnd(own.map((id) => pieces[id] ?? ''));
+    if (leadEnd >= 0) {
+      const leadPieces = own.slice(0, leadEnd + 1);
+      lead = { text: leadPieces.map((id) => pieces[id] ?? '').join(''), pieces: leadPieces };
+    }
     const next = sentences[i + 1];
     const nextPieces = sentencePieces[i + 1];
     if (next === undefined || !nextPieces) return;

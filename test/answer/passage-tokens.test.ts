@@ -39,6 +39,31 @@ describe('window plan', () => {
     );
   });
 
+  it('reads each item of a list with its lead, however many items stand between them', () => {
+    const plan = planWindows(
+      '有下列情形之一的，劳动者可以解除劳动合同：（一）未及时支付劳动报酬的；（二）未缴纳社会保险费的；（三）其他情形。另行约定的除外。',
+    );
+    const withLead = plan.windows
+      .filter((w) => w.text.startsWith('有下列情形之一的，劳动者可以解除劳动合同：（'))
+      .map((w) => [w.text, w.pieces]);
+    assert.deepEqual(withLead, [
+      // The lead's own sentence (it holds item 1), its pair with item 2, then items 2 and 3 each read with the lead.
+      ['有下列情形之一的，劳动者可以解除劳动合同：（一）未及时支付劳动报酬的；', [0, 1, 2]],
+      ['有下列情形之一的，劳动者可以解除劳动合同：（一）未及时支付劳动报酬的；（二）未缴纳社会保险费的；', [0, 1, 2, 3]],
+      ['有下列情形之一的，劳动者可以解除劳动合同：（二）未缴纳社会保险费的；', [0, 1, 3]],
+      ['有下列情形之一的，劳动者可以解除劳动合同：（三）其他情形。', [0, 1, 4]],
+    ]);
+    // A sentence that is not an item ends the list: it is not read with the lead.
+    assert.ok(!plan.windows.some((w) => w.text.includes('：另行约定')));
+    // A lead that is a sentence of its own (items as sentences after it) counts too; text without a list gains nothing.
+    assert.ok(
+      planWindows('基金管理人应当履行下列职责：\n1. 依法募集资金；\n2. 办理基金备案手续。').windows.some(
+        (w) => w.text === '基金管理人应当履行下列职责：2. 办理基金备案手续。',
+      ),
+    );
+    assert.equal(planWindows('基金财产独立于管理人。基金财产独立于托管人。').windows.length, 3);
+  });
+
   it('gives a blank text one window of itself', () => {
     assert.deepEqual(planWindows('  \n'), { pieces: ['  \n'], clauses: 1, windows: [{ text: '  \n', pieces: [0], bridged: false }] });
   });
