@@ -22,6 +22,23 @@ void describe('quote extraction', () => {
     assert.ok(q.text.length >= MIN_QUOTE_CHARS);
   });
 
+  void it('quotes a list item read with its lead as the words from the lead to the item, items between included', () => {
+    // The answerer's window "lead + item 3" is not in the text as one run: the quote spans it, verbatim.
+    const q = extractQuote(passage, '基金托管人应当履行下列职责：（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。', [
+      '分别设置账户',
+    ]);
+    assert.equal(
+      q.text,
+      '第三十六条 基金托管人应当履行下列职责：（一）安全保管基金财产；（二）按照规定开设基金财产的资金账户和证券账户；（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。',
+    );
+    assert.equal(markedQuote({ quote: q.text, highlights: q.highlights }).match(/\*\*(.+?)\*\*/)?.[1], '分别设置账户');
+    // An anchor whose head is not in the text falls back to the sentence with the most matched terms.
+    assert.equal(
+      extractQuote(passage, '别处的话：（三）对所托管', ['分别设置账户']).text,
+      '（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。',
+    );
+  });
+
   void it('widens a too-short sentence with its neighbour to at least the minimum', () => {
     const q = extractQuote(
       '股票不属于货币市场工具。货币市场工具包括银行定期存单、短期国债、商业票据和回购协议。',
