@@ -68,24 +68,6 @@ export function termRanges(text: string, terms: readonly string[]): Array<[numbe
 }
 
 /**
- * Where an anchor stands in the text: `[start, end)`, or `[-1, -1]`. A window read from two parts that are not
- * side by side (a list item with its lead, `planWindows`) is found as its head and its tail in that order, and spans
- * both, so the quote shows the rule and its case with the items between, word for word.
- */
-function anchorSpan(flat: string, anchor: string): [number, number] {
-  if (anchor === '') return [-1, -1];
-  const at = flat.indexOf(anchor);
-  if (at !== -1) return [at, at + anchor.length];
-  for (let cut = anchor.length - 1; cut > 0; cut--) {
-    const head = flat.indexOf(anchor.slice(0, cut));
-    if (head === -1) continue;
-    const tail = flat.indexOf(anchor.slice(cut), head + cut);
-    return tail === -1 ? [-1, -1] : [head, tail + anchor.length - cut];
-  }
-  return [-1, -1];
-}
-
-/**
  * The quote that shows the support: the whole sentence(s) of `text` holding `anchor` (the passage window the
  * answerer matched; without it, the sentence with the most matched terms), widened by neighbouring sentences to
  * at least `min` characters and cut at clause boundaries to at most `max`, with the `terms` marked.
@@ -97,7 +79,8 @@ export function extractQuote(text: string, anchor: string, terms: readonly strin
   if (flat === '') return { text: '', highlights: [] };
   const spans = sentenceSpans(flat);
   const flatAnchor = flattenText(anchor);
-  let [a, aEnd] = anchorSpan(flat, flatAnchor);
+  let a = flatAnchor === '' ? -1 : flat.indexOf(flatAnchor);
+  let aEnd = a === -1 ? -1 : a + flatAnchor.length;
   if (a === -1) {
     // No anchor: the sentence with the most matched term characters.
     let bestScore = -1;

@@ -172,6 +172,8 @@ export interface OfflineContext {
 
 interface Window {
   readonly text: string;
+  /** The passage's own run the window stands in, for the quote (`PlannedWindow.span`; else the text). */
+  readonly span: string;
   readonly tokens: ReadonlySet<string>;
   readonly plain: string;
 }
@@ -235,13 +237,21 @@ function cutPassage(chunk: Chunk, analyzer: Analyzer, stored: ReadonlyMap<string
 interface Support {
   score: number;
   chunk: Chunk | null;
+  /** The best window's text: what the negation and number checks read. */
   window: string;
+  /** …and the run of the passage it stands in, which the quote shows. */
+  span: string;
   /** The claim's own words found in the window (marked in the quote). */
   terms: string[];
   /** Longest verbatim run of the claim in the window, as a share of the claim's length. */
   verbatim: number;
   /** The idf-weighted share of the stem's words in the window (1 when the stem is not asked for). */
   stemCoverage: number;
+}
+
+/** A claim no window supports (in `chunk`, or in no passage). */
+function noSupport(chunk: Chunk | null): Support {
+  return { score: 0, chunk, window: '', span: '', terms: [], verbatim: 0, stemCoverage: 0 };
 }
 
 const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/i;
@@ -263,7 +273,7 @@ function windowsOf(chunk: Chunk, tokensOf: (text: string) => readonly string[]):
     const tokens = only ?? new Set(w.pieces.flatMap((p) => [...(sets[p] ?? [])]));
     // A window joined at a bare line break reads its plain characters whole (a numeral can span the break).
     const plain = w.bridged ? plainChars(w.text) : w.pieces.map(plainOf).join('');
-    return { text: w.text, tokens, plain };
+    return { text: w.text, span: w.span ?? w.text, tokens, plain };
   });
 }
 
@@ -333,7 +343,7 @@ class Solver {
 
   /** Support of a claim (option or statement text) in the pooled evidence: the best window's score. */
   support(claim: string, options: { ignoreStem?: boolean } = {}): Support {
-    return this.supports(claim, options)[0] ?? { score: 0, chunk: null, window: '', terms: [], verbatim: 0, stemCoverage: 0 };
+    return this.supports(claim, options)[0] ?? noSupport(null);
   }
 
   /** The best window of every pooled chunk for a claim, strongest first. */
@@ -354,7 +364,7 @@ class Solver {
     const out: Support[] = [];
     for (const hit of this.pool) {
       const e = this.entry(hit.chunk);
-      let best: Support = { score: 0, chunk: e.chunk, window: '', terms: [], verbatim: 0, stemCoverage: 0 };
+      let best = noSupport(e.chunk);
       const windows = e.cut.windows;
       // Each window's idf sum of the claim's own tokens it holds, added token by token in the claim's order.
       const cover = new Float64Array(windows.length);
@@ -382,6 +392,7 @@ class Solver {
             score,
             chunk: e.chunk,
             window: win.text,
+            span: win.span,
             terms: ownTokens.filter((t) => win.tokens.has(t)),
             verbatim: runCov,
             stemCoverage: stemCov,
@@ -457,7 +468,7 @@ function evidenceFrom(supports: Support[], claims: readonly string[], limit: num
   for (const { s, claim } of order) {
     if (!s.chunk || s.score <= 0 || ids.has(s.chunk.chunk_id)) continue;
     ids.add(s.chunk.chunk_id);
-    out.push(toEvidence(s.chunk, s.window, s.terms.length > 0 ? s.terms : [claim]));
+    out.push(toEvidence(s.chunk, s.span, s.terms.length > 0 ? s.terms : [claim]));
     if (out.length >= limit) break;
   }
   return out;
@@ -702,7 +713,7 @@ function judgeStatement(stem: string): string {
 }
 
 function judgeDecision(question: ParsedQuestion, statement: string, s: Support | undefined, weights: SolverWeights): Decision {
-  const support = s ?? { score: 0, chunk: null, window: '', terms: [], verbatim: 0, stemCoverage: 0 };
+  const support = s ?? noSupport(null);
   const trueOpt = question.options.find((o) => JUDGE_TRUE.test(o.text)) ?? question.options[0];
   const falseOpt = question.options.find((o) => o !== trueOpt) ?? question.options[1];
   // Contradiction: the statement and its best passage disagree on negation, or on the numbers they state.

@@ -10,15 +10,11 @@ export interface ReadNote {
 }
 
 /**
- * Splits a Markdown or plain-text note into segments. Markdown headings give the path (`headings`, every level) and
- * the compatibility fields: `#` = chapter, `##` = section, `###` and deeper = subsection. Plain text (or Markdown
- * without headings) is one segment. The text is normalised first (`normalizeText`); offsets are into that text.
+ * Splits a Markdown or plain-text note into segments, and keeps its headings for the outline (a library of Markdown
+ * laws has a table of contents too). Markdown headings give the path (`headings`, every level) and the compatibility
+ * fields: `#` = chapter, `##` = section, `###` and deeper = subsection. Plain text (or Markdown without headings) is
+ * one segment. The text is normalised first (`normalizeText`); offsets are into that text.
  */
-export function noteSegments(text: string, markdown: boolean): Segment[] {
-  return readNote(text, markdown).segments;
-}
-
-/** `noteSegments`, with the headings kept for the outline: a library of Markdown laws has a table of contents too. */
 export function readNote(text: string, markdown: boolean): ReadNote {
   const segments: Segment[] = [];
   const headings: OpenHeading[] = [];

@@ -23,6 +23,11 @@ export interface PlannedWindow {
   readonly pieces: readonly number[];
   /** Joined at a bare line break: its plain characters are read from the whole text, not concatenated. */
   readonly bridged: boolean;
+  /**
+   * Only where the window's text is not the passage's own run: a list item read with its lead (the run from the lead
+   * to the item, the items between included), or a pair of sentences with blank lines between them. A quote shows it.
+   */
+  readonly span?: string;
 }
 
 /** The windows of one passage, in the answerer's order, and the texts to segment for them. */
@@ -47,6 +52,11 @@ function nonEmptyParts(text: string, boundary: RegExp): string[] {
 
 /** A list item: `（三）`, `(3)`, `3.` or `3、` at its start. */
 const LIST_ITEM = /^(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．])/u;
+
+/** A sentence cut at a bare line break (a PDF line wrapping inside an item): what follows continues it. */
+function wrapped(sentence: string | undefined): boolean {
+  return sentence !== undefined && !/[。；;！？!?]$/u.test(sentence);
+}
 
 /**
  * The index of the last clause of a list's lead among a sentence's clauses, or -1: a clause ending with a colon that
@@ -73,32 +83,47 @@ export function planWindows(text: string): WindowPlan {
   });
   const clauses = pieces.length;
   const windows = clauseWindows;
+  // Where each sentence starts in the text (sentences are trimmed pieces of it, in order).
+  const starts: number[] = [];
+  let cursor = 0;
+  for (const sentence of sentences) {
+    const at = text.indexOf(sentence, cursor);
+    starts.push(at);
+    cursor = at + sentence.length;
+  }
+  const sentenceStart = (i: number): number => starts[i] ?? 0;
   // The lead of a list (`…有下列情形之一的，劳动者可以解除劳动合同：`) and the item a question is about may stand
   // several items apart; each item is also read with the lead, so a window holds both the rule and its case.
-  let lead: { text: string; pieces: number[] } | null = null;
+  // `sentence`: where the lead starts (the start of its sentence). A line wrapping inside an item does not end the list.
+  let lead: { text: string; pieces: number[]; sentence: number } | null = null;
   sentences.forEach((sentence, i) => {
     const own = sentencePieces[i] ?? [];
     windows.push({ text: sentence, pieces: own, bridged: false });
-    if (lead && LIST_ITEM.test(sentence))
-      windows.push({ text: `${lead.text}${sentence}`, pieces: [...lead.pieces, ...own], bridged: false });
-    else lead = null;
+    if (lead && LIST_ITEM.test(sentence)) {
+      // The passage's own characters, line breaks included, so a quote finds them as they stand.
+      const span = text.slice(sentenceStart(lead.sentence), sentenceStart(i) + sentence.length);
+      windows.push({ text: `${lead.text}${sentence}`, pieces: [...lead.pieces, ...own], bridged: false, span });
+    } else if (!wrapped(sentences[i - 1])) lead = null;
     const leadEnd = leadClauseEnd(own.map((id) => pieces[id] ?? ''));
     if (leadEnd >= 0) {
       const leadPieces = own.slice(0, leadEnd + 1);
-      lead = { text: leadPieces.map((id) => pieces[id] ?? '').join(''), pieces: leadPieces };
+      lead = { text: leadPieces.map((id) => pieces[id] ?? '').join(''), pieces: leadPieces, sentence: i };
     }
     const next = sentences[i + 1];
     const nextPieces = sentencePieces[i + 1];
     if (next === undefined || !nextPieces) return;
-    const text = `${sentence}${next}`;
+    const pair = `${sentence}${next}`;
+    // A quote finds the pair as the passage has it, with whatever blank lines stand between the two sentences.
+    const raw = text.slice(sentenceStart(i), sentenceStart(i + 1) + next.length);
+    const span = raw === pair ? {} : { span: raw };
     if (JOINS_CLEANLY.test(sentence)) {
-      windows.push({ text, pieces: [...own, ...nextPieces], bridged: false });
+      windows.push({ text: pair, pieces: [...own, ...nextPieces], bridged: false, ...span });
       return;
     }
     const last = own[own.length - 1] ?? 0;
     const first = nextPieces[0] ?? 0;
     const bridge = pieces.push(`${pieces[last] ?? ''}${pieces[first] ?? ''}`) - 1;
-    windows.push({ text, pieces: [...own.slice(0, -1), bridge, ...nextPieces.slice(1)], bridged: true });
+    windows.push({ text: pair, pieces: [...own.slice(0, -1), bridge, ...nextPieces.slice(1)], bridged: true, ...span });
   });
   if (windows.length === 0) return { pieces: [text], clauses: 1, windows: [{ text, pieces: [0], bridged: false }] };
   return { pieces, clauses, windows };

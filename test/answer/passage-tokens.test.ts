@@ -53,6 +53,14 @@ describe('window plan', () => {
       ['有下列情形之一的，劳动者可以解除劳动合同：（二）未缴纳社会保险费的；', [0, 1, 3]],
       ['有下列情形之一的，劳动者可以解除劳动合同：（三）其他情形。', [0, 1, 4]],
     ]);
+    // Read with its lead, an item quotes the run from the lead to it (`span`); the other windows stand in their own text.
+    assert.deepEqual(
+      plan.windows.filter((w) => w.span !== undefined).map((w) => w.span),
+      [
+        '有下列情形之一的，劳动者可以解除劳动合同：（一）未及时支付劳动报酬的；（二）未缴纳社会保险费的；',
+        '有下列情形之一的，劳动者可以解除劳动合同：（一）未及时支付劳动报酬的；（二）未缴纳社会保险费的；（三）其他情形。',
+      ],
+    );
     // A sentence that is not an item ends the list: it is not read with the lead.
     assert.ok(!plan.windows.some((w) => w.text.includes('：另行约定')));
     // A lead that is a sentence of its own (items as sentences after it) counts too; text without a list gains nothing.

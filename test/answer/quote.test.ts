@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractQuote, markedQuote, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS, quoteSegments, termRanges } from '../../src/answer/evidence.js';
+import { planWindows } from '../../src/text/passage-windows.js';
 
 // A passage as pdf.js gives it: lines wrapped mid-sentence.
 const passage =
@@ -23,19 +24,34 @@ void describe('quote extraction', () => {
   });
 
   void it('quotes a list item read with its lead as the words from the lead to the item, items between included', () => {
-    // The answerer's window "lead + item 3" is not in the text as one run: the quote spans it, verbatim.
-    const q = extractQuote(passage, '基金托管人应当履行下列职责：（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。', [
-      '分别设置账户',
-    ]);
+    // The answerer's window "lead + item 3" is not in the text as one run; the plan gives the run it stands in.
+    const window = planWindows(passage).windows.find((w) => w.text.startsWith('第三十六条') && w.text.includes('（三）'));
+    assert.equal(
+      window?.text,
+      '第三十六条\u3000基金托管人应当履行下列职责：（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。',
+    );
+    const q = extractQuote(passage, window.span ?? window.text, ['分别设置账户']);
     assert.equal(
       q.text,
       '第三十六条 基金托管人应当履行下列职责：（一）安全保管基金财产；（二）按照规定开设基金财产的资金账户和证券账户；（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。',
     );
     assert.equal(markedQuote({ quote: q.text, highlights: q.highlights }).match(/\*\*(.+?)\*\*/)?.[1], '分别设置账户');
-    // An anchor whose head is not in the text falls back to the sentence with the most matched terms.
+    // An anchor not in the text falls back to the sentence with the most matched terms.
     assert.equal(
       extractQuote(passage, '别处的话：（三）对所托管', ['分别设置账户']).text,
       '（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立。',
+    );
+  });
+
+  void it('quotes a pair of sentences with a blank line after ASCII punctuation (Markdown paragraphs) as the pair', () => {
+    // The blank line stays a space after `;` (it is dropped only between CJK characters), so the pair's text as
+    // joined is not in the passage; the plan gives the run as it stands.
+    const note = '基金托管人应当安全保管基金财产，按照规定开设基金财产的资金账户;\n\n基金托管人应当对所托管的不同基金财产分别设置账户。';
+    const pair = planWindows(note).windows.find((w) => w.text.includes('资金账户;基金托管人'));
+    assert.equal(pair?.span, note);
+    assert.equal(
+      extractQuote(note, pair.span ?? pair.text, ['资金账户', '分别设置账户']).text,
+      '基金托管人应当安全保管基金财产，按照规定开设基金财产的资金账户; 基金托管人应当对所托管的不同基金财产分别设置账户。',
     );
   });
 

@@ -11,7 +11,7 @@ import { bookName } from '../../src/ingest/book-name.js';
 import { chunkText } from '../../src/ingest/chunk-text.js';
 import { kindLevelsFromOutline, numberingKind } from '../../src/ingest/headings.js';
 import { loadTableCsv, TableCsvError } from '../../src/ingest/load-table-csv.js';
-import { noteSegments } from '../../src/ingest/load-notes.js';
+import { readNote } from '../../src/ingest/load-notes.js';
 import { acquireIngestLock } from '../../src/ingest/lock.js';
 import { chunkId, segmentsToChunks } from '../../src/ingest/make-chunks.js';
 import { mapPageLabels } from '../../src/ingest/page-labels.js';
@@ -325,7 +325,7 @@ void describe('table_explain.csv', () => {
 void describe('notes and book names', () => {
   void it('takes headings from Markdown # levels, with offsets into the file', () => {
     const md = '# 第一章 总则\n\n第一条 内容一。\n\n## 第一节 细则\n\n第二条 内容二。\n### 一、要点\n要点正文。\n';
-    const segs = noteSegments(md, true);
+    const segs = readNote(md, true).segments;
     assert.deepEqual(
       segs.map((s) => [s.chapter, s.section, s.subsection, s.text]),
       [

@@ -6,7 +6,7 @@ import { citation, toEvidence } from '../../src/answer/evidence.js';
 import { articlesInSpan, articleStarts } from '../../src/ingest/articles.js';
 import { formatCitation, quoteLocation, quotePages } from '../../src/ingest/citation.js';
 import { kindLevelsFromOutline, legacyHeadingFields, numberingKind, pushHeading, type OpenHeading } from '../../src/ingest/headings.js';
-import { noteSegments } from '../../src/ingest/load-notes.js';
+import { readNote } from '../../src/ingest/load-notes.js';
 import { segmentsToChunks } from '../../src/ingest/make-chunks.js';
 import { parsePdf } from '../../src/ingest/parse-pdf.js';
 import { parseToc, tocLevels } from '../../src/ingest/parse-toc.js';
@@ -211,7 +211,10 @@ void describe('heading path', () => {
     assert.deepEqual(legacyHeadingFields(['编', '分编', '章', '节']), { chapter: '编', section: '分编', subsection: '节' });
   });
   void it('gives notes the full path of their Markdown headings', () => {
-    const [seg] = noteSegments('# 证券法\n## 第一章 总则\n### 第一节 通则\n#### 一、目的\n第一条 为了规范证券发行和交易行为。\n', true);
+    const [seg] = readNote(
+      '# 证券法\n## 第一章 总则\n### 第一节 通则\n#### 一、目的\n第一条 为了规范证券发行和交易行为。\n',
+      true,
+    ).segments;
     assert.deepEqual(seg?.headings, ['证券法', '第一章 总则', '第一节 通则', '一、目的']);
     assert.deepEqual([seg?.chapter, seg?.section, seg?.subsection], ['证券法', '第一章 总则', '一、目的']);
   });

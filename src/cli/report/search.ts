@@ -1,6 +1,6 @@
 import { batchReportJson, type BatchSearchReport } from '../../evaluate/run-batch-search.js';
 import type { SearchResult } from '../../retrieve/run-search.js';
-import { formatCitation, formatPages } from '../../ingest/citation.js';
+import { formatCitation } from '../../ingest/citation.js';
 import type { Colors } from './colors.js';
 import type { Ui } from './ui.js';
 
@@ -41,11 +41,6 @@ export function snippet(text: string, query: string, color: Colors, width = SNIP
   return `${prefix}${piece}${suffix}`;
 }
 
-/** The printed pages; `p.?` where a book's page label is unknown, nothing for notes, which have no pages. */
-function pages(hit: SearchResult['hits'][number]): string {
-  return formatPages(hit.page_start, hit.page_end) || (hit.chunk_type === 'note' ? '' : 'p.?');
-}
-
 /** Ranked hits: rank, score, `book | chapter | section | figure | p.N-M`, type, snippet; or the issue's JSON shape. */
 export function reportSearch(ui: Ui, result: SearchResult): void {
   for (const w of result.warnings) ui.warn(`${w.where}: ${w.message}`);
@@ -59,7 +54,8 @@ export function reportSearch(ui: Ui, result: SearchResult): void {
     return;
   }
   result.hits.forEach((h, i) => {
-    const where = [formatCitation({ ...h, page_start: '', page_end: '' }), pages(h)].filter((p) => p !== '').join(' | ');
+    // The one citation format `ask` shows: an unknown page (a note has none) is left out, not written as p.?.
+    const where = formatCitation(h);
     const type = h.chunk_type === 'text' ? '' : c.magenta(` [${h.chunk_type}]`);
     ui.out(`${c.bold(String(i + 1).padStart(2))}. ${c.cyan(h.score.toFixed(4))}  ${where}${type}`);
     ui.out(`    ${snippet(h.text, result.query, c)}`);

@@ -1,5 +1,4 @@
 import type { TocResult } from '../../retrieve/run-toc.js';
-import type { OutlineEntry } from '../../types.js';
 import { printable, type Ui } from './ui.js';
 
 /**
@@ -7,17 +6,11 @@ import { printable, type Ui } from './ui.js';
  * 编 even when no 分编 comes between), with printed pages right after the title; JSON: `{ books, entries }`.
  */
 export function reportToc(ui: Ui, result: TocResult): void {
-  const c = ui.color;
-  /** The printed page, else the physical one; `p.?` where a PDF's page is unknown, nothing for a note (it has none). */
-  const pageOf = (e: OutlineEntry): string => {
-    if (e.page !== null && e.page !== '') return `p.${e.page}`;
-    if (e.pdf_page !== null) return c.dim(`pdf p.${e.pdf_page}`);
-    return /\.pdf$/iu.test(e.source) ? c.dim('p.?') : '';
-  };
   if (ui.json) {
     ui.printJson(result);
     return;
   }
+  const c = ui.color;
   if (result.entries.length === 0) {
     ui.out('the outline is empty: ingest found no chapter or section headings');
     return;
@@ -31,7 +24,8 @@ export function reportToc(ui: Ui, result: TocResult): void {
       open.push(e.level);
       const indent = '  '.repeat(open.length);
       const title = printable(e.title);
-      const page = pageOf(e);
+      // The printed page, else the physical one; none where neither is known (a note has no pages), as on the web page.
+      const page = e.page !== null && e.page !== '' ? `p.${e.page}` : e.pdf_page !== null ? c.dim(`pdf p.${e.pdf_page}`) : '';
       ui.out(`${indent}${open.length === 1 ? c.bold(title) : title}${page ? `  ${page}` : ''}`);
     }
   }
