@@ -62,7 +62,9 @@ function scanInputs(input: { root: string; paths: ProjectPaths; config: ExamCopi
       ? input.explicit.map((p) => ({ path: path.resolve(root, p), explicit: true }))
       : [{ path: paths.rawdoc, explicit: false }];
   if (!input.explicit?.length && !existsSync(paths.rawdoc)) {
-    throw new UserError(`${paths.rawdoc} does not exist; put your textbook PDFs (and table_explain.csv) there, or pass files to ingest`);
+    throw new UserError(
+      `${paths.rawdoc} does not exist; put your textbook PDFs or .md/.txt notes (and table_explain.csv) there, or pass files to ingest`,
+    );
   }
   const exclude = new Set(config.userDict.map((f) => path.resolve(root, f)));
   const scanned = scanSources(root, inputs, exclude);

@@ -90,7 +90,7 @@ export function ingestProgress(
         spinner.fail(`ingest: ${result.totals.failed} of ${result.totals.files} files failed; the rest is indexed`);
       else
         spinner.succeed(
-          `ingest: ${result.totals.chunks} chunks from ${result.totals.files} files in ${(result.elapsedMs / 1000).toFixed(1)} s`,
+          `ingest: ${result.totals.chunks} chunks from ${result.totals.files} file${result.totals.files === 1 ? '' : 's'} in ${(result.elapsedMs / 1000).toFixed(1)} s`,
         );
     },
     fail: () => {
@@ -162,7 +162,7 @@ export function reportIngest(ui: Ui, result: IngestResult): void {
   for (const f of result.files) {
     if (f.ocr)
       ui.info(
-        `${f.source}: ${f.ocr.pages} ${f.ocr.pages === 1 ? 'page' : 'pages'} read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`,
+        `${f.source}: ${f.ocr.pages} page${f.ocr.pages === 1 ? '' : 's'} read by OCR (${f.ocr.cached} from the cache), ${(f.pages / Math.max(0.001, f.elapsedMs / 1000)).toFixed(2)} pages/s`,
       );
   }
   for (const f of result.files) for (const w of f.warnings) ui.warn(`${w.where}: ${w.message}`);
