@@ -10,14 +10,22 @@ import { rescoreByPhrases } from './phrase-rescorer.js';
  * article units (STARD dev, `node scripts/bench/stard.mjs`), phrase weight 0.5 (`retrieval.phraseWeight`):
  * - phrases over the first 20 lift the hybrid's R@1 from .436 to .439, R@10 from .735 to .747 and MRR@10 from .527 to
  *   .531; over the first 50 they lowered R@4k (the evidence an answer reads reaches about 40 units deep, and
- *   re-ordering that far moved other evidence out of it); weights of 1 and more lowered R@1. Over 195 windows of the
- *   same book: R@1 .686 → .695 and MRR@10 .754 → .758, but R@10 .890 → .878. Counting a bigram's presence, without
- *   BM25's saturation and length normalisation, scored the same on the articles and lower on the windows and on the
- *   whole law library;
+ *   re-ordering that far moved other evidence out of it); weights of 1 and more lowered R@1. Counting a bigram's
+ *   presence, without BM25's saturation and length normalisation, scored the same on the articles and lower on the
+ *   windows and on the whole law library;
+ * - the head re-scored is also cut at `PHRASE_HEAD_CHARACTERS` of text, within the 4,000 an answer reads, so its depth
+ *   follows the units' size: 20 articles average 1,700 characters, 20 of the same book's 195 windows
+ *   (`chunking.articleUnits: false`) 12,000, and phrases that deep lifted long windows with scattered matches into the
+ *   top 10. Over the windows, hybrid R@10 is .890 without phrases, .878 with 20 re-scored, and .890 with the cut at
+ *   3,000 (MRR@10 .759; R@10 the same from 1,000 on, both halves of the set gaining; at 4,000 R@4k fell below the
+ *   vector run's). The articles are unchanged; on the sample's 300–800-character chunks a cut at 2,000 moved the
+ *   offline answerer's confidences (ECE .106 → .116), at 3,000 not;
  * - the budget-ordered tail past 20 lifts R@4k from .878 to .887 (both halves of the set gain), R@1/5/10 unchanged by
  *   construction; past 10 it measured the same.
  */
 export const RELEVANCE_HEAD = 20;
+/** Characters of ranked text the phrase re-scoring reaches at most (see `RELEVANCE_HEAD`). */
+export const PHRASE_HEAD_CHARACTERS = 3_000;
 
 export interface HybridOptions {
   /** RRF constant (60 in Cormack et al. for deep TREC runs; 2 by default here, fitted on lay questions: two short candidate lists). */
@@ -32,10 +40,11 @@ export interface HybridOptions {
    */
   keywordDepth: number;
   /**
-   * The fused ranking's first `depth` hits re-scored by the question's adjacent characters (`phrase-rescorer.ts`),
-   * with the index's character statistics; absent (an index without them) or weight 0: the fused order stands.
+   * The fused ranking's first `depth` hits, cut at `characters` of text, re-scored by the question's adjacent
+   * characters (`phrase-rescorer.ts`), with the index's character statistics; absent (an index without them) or
+   * weight 0: the fused order stands.
    */
-  phrases?: { stats: CharacterStatistics; depth: number; weight: number };
+  phrases?: { stats: CharacterStatistics; depth: number; characters?: number; weight: number };
   /**
    * Ranks after which the fused ranking is ordered by its rank prior per character (`budget-tail.ts`): the evidence
    * read within a character budget; absent: the fused order throughout.

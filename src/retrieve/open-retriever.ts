@@ -12,7 +12,7 @@ import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FIL
 import { openReadableRoot } from '../ingest/atomic-swap.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
-import { HybridSearcher, RELEVANCE_HEAD } from './hybrid-searcher.js';
+import { HybridSearcher, PHRASE_HEAD_CHARACTERS, RELEVANCE_HEAD } from './hybrid-searcher.js';
 import { applyQuotePriority } from './quote-priority.js';
 import { KeywordSearcher, ThreadedKeywordSearcher } from './keyword-searcher.js';
 import { dedupeHits, expandNeighbours, takeEvidence } from './post-process.js';
@@ -125,7 +125,14 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       depth: config.retrieval.depth,
       keywordDepth: config.retrieval.keywordDepth,
       ...(fts.characterStatistics && config.retrieval.phraseWeight > 0
-        ? { phrases: { stats: fts.characterStatistics, depth: RELEVANCE_HEAD, weight: config.retrieval.phraseWeight } }
+        ? {
+            phrases: {
+              stats: fts.characterStatistics,
+              depth: RELEVANCE_HEAD,
+              characters: PHRASE_HEAD_CHARACTERS,
+              weight: config.retrieval.phraseWeight,
+            },
+          }
         : {}),
       budgetHead: RELEVANCE_HEAD,
     });

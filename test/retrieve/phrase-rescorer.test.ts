@@ -38,6 +38,26 @@ void describe('rescoreByPhrases', () => {
     assert.deepEqual(ids(out), ['a', 'b', 'phrase']);
   });
 
+  void it('continues the head’s scores after it, so they keep descending (golden scores)', () => {
+    const input = hits(['a', '其他'], ['phrase', '禁止抛掷物品'], ['c', '文字'], ['d', '更多']);
+    const out = rescoreByPhrases('抛掷物品', input, stats, { ...options, depth: 2 });
+    assert.deepEqual(ids(out), ['phrase', 'a', 'c', 'd']);
+    // The head's last (a, rank 1, no phrase) scores 1 / 3; the next rank would score 1 / 3 × (2 + 2) / (2 + 3), and d
+    // keeps its ratio to c (the fused scores were 1 / 5 and 1 / 6).
+    assert.ok(Math.abs(out[1]!.score - 1 / 3) < 1e-12);
+    assert.ok(Math.abs(out[2]!.score - 4 / 15) < 1e-12);
+    assert.ok(Math.abs(out[3]!.score - ((4 / 15) * 5) / 6) < 1e-12);
+  });
+
+  void it('cuts the head at the hit whose text reaches `characters`, so long units are re-scored less deep', () => {
+    const input = hits(['short', '其他文字其他文字其他'], ['long', '其他文字'.repeat(10)], ['phrase', '禁止抛掷物品']);
+    // 10 characters, then 40: the head ends with the long hit once 15 are reached, and the phrase stays third.
+    assert.deepEqual(ids(rescoreByPhrases('抛掷物品', input, stats, { ...options, characters: 15 })), ['short', 'long', 'phrase']);
+    assert.deepEqual(ids(rescoreByPhrases('抛掷物品', input, stats, { ...options, characters: 51 })), ['phrase', 'short', 'long']);
+    // A first hit as long as the budget leaves a head of one: nothing to re-order.
+    assert.deepEqual(ids(rescoreByPhrases('抛掷物品', input, stats, { ...options, characters: 10 })), ['short', 'long', 'phrase']);
+  });
+
   void it('normalises the phrase score by length: the same phrase in a short text counts more than in a long one', () => {
     const out = rescoreByPhrases(
       '抛掷物品',
