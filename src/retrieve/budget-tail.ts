@@ -1,5 +1,5 @@
 import type { Hit } from '../types.js';
-import { rankPrior } from './fusion.js';
+import { continueScores, rankPrior } from './fusion.js';
 
 /**
  * Past its head, a ranking is read for its evidence within a budget of characters (an LLM's context; `takeEvidence`
@@ -11,14 +11,18 @@ import { rankPrior } from './fusion.js';
 
 /**
  * The hits past `head` re-ordered by 1 / (rrfK + rank) / characters (ties keep the ranking's order); the first `head`
- * hits are returned as they are. The tail's scores continue the head's: the first tail hit scores the head's last
- * score × (rrfK + head) / (rrfK + head + 1), as the next rank would under RRF, and the others that scaled by their
- * value per character against its, so the scores a user reads keep descending down the list.
+ * hits are returned as they are. The tail's scores continue the head's (`continueScores`, by value per character),
+ * so the scores a user reads keep descending down the list.
  */
 export function orderTailByBudget(hits: readonly Hit[], head: number, rrfK: number): Hit[] {
   if (head < 1 || hits.length <= head + 1) return [...hits];
   const tail = hits.slice(head).map((hit, i) => ({ hit, i, value: rankPrior(head + i + 1, rrfK) / Math.max(1, hit.chunk.text.length) }));
   tail.sort((x, y) => y.value - x.value || x.i - y.i);
-  const first = (hits[head - 1]!.score * rankPrior(head + 1, rrfK)) / rankPrior(head, rrfK);
-  return [...hits.slice(0, head), ...tail.map((t) => ({ chunk: t.hit.chunk, score: (first * t.value) / tail[0]!.value }))];
+  const scored = continueScores(
+    hits[head - 1]!.score,
+    head,
+    rrfK,
+    tail.map((t) => ({ chunk: t.hit.chunk, value: t.value })),
+  );
+  return [...hits.slice(0, head), ...scored];
 }

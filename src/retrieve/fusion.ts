@@ -1,4 +1,4 @@
-import type { Hit } from '../types.js';
+import type { Chunk, Hit } from '../types.js';
 
 /** One ranked list to fuse, with its weight. */
 export interface FusionRun {
@@ -15,6 +15,19 @@ export interface FusionRun {
  */
 export function rankPrior(rank: number, k: number, weight = 1): number {
   return weight / (k + rank);
+}
+
+/**
+ * Scores for hits placed after rank `after` of a ranking whose score there is `last`, so the scores a user (or
+ * trec_eval, which orders a run file's lines by score) reads keep falling after a head was re-scored or a tail
+ * re-ordered. The first scores last × (k + after) / (k + after + 1), what the next rank would under the prior, and
+ * the others keep their value's ratio to the first's. `tail`: in the order placed, each with its worth on a scale of
+ * its own (a fused score, a value per character), falling and positive.
+ */
+export function continueScores(last: number, after: number, k: number, tail: readonly { chunk: Chunk; value: number }[]): Hit[] {
+  const first = (last * rankPrior(after + 1, k)) / rankPrior(after, k);
+  const top = tail[0]?.value ?? 0;
+  return tail.map((t) => ({ chunk: t.chunk, score: top > 0 ? (first * t.value) / top : first }));
 }
 
 /**

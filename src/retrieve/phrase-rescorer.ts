@@ -7,7 +7,7 @@ import {
   type WeightedTerm,
 } from '../indexing/character-rescorer.js';
 import type { Hit } from '../types.js';
-import { rankPrior } from './fusion.js';
+import { continueScores, rankPrior } from './fusion.js';
 
 /**
  * Phrase evidence for a fused ranking. Both runs the hybrid fuses see a question as a bag: of jieba words (and, in
@@ -52,9 +52,9 @@ export function hanBigrams(text: string): Set<string> {
  * idf, floored as the character re-scoring floors it: bigram frequencies are not stored, and a bigram of common
  * characters is a common phrase), its occurrences saturate and the text's Han characters against the corpus mean
  * normalise its length, with the character re-scoring's k1 and b (a long window holds more of a question's bigrams
- * by chance than an article does). Ties keep the fused order. The hits after the head keep their order, their scores scaled to continue the head's (the first scores the
- * head's last × (rrfK + n) / (rrfK + n + 1), as the next rank would), so scores keep descending down the ranking
- * (`applyExamPriority` orders by score). Returns the input when the question has no Han bigram or no hit holds one.
+ * by chance than an article does). Ties keep the fused order. The hits after the head keep their order, their scores
+ * scaled to continue the head's (`continueScores`), so scores keep falling down the ranking (`applyExamPriority`
+ * orders by score). Returns the input when the question has no Han bigram or no hit holds one.
  */
 export function rescoreByPhrases(query: string, hits: readonly Hit[], stats: CharacterStatistics, options: PhraseRescoreOptions): Hit[] {
   const depth = headSize(hits, options);
@@ -86,15 +86,10 @@ export function rescoreByPhrases(query: string, hits: readonly Hit[], stats: Cha
     score: rankPrior(i + 1, options.rrfK) + rankPrior(1, options.rrfK, options.weight * (phrase[i]! / best)),
   }));
   scored.sort((x, y) => y.score - x.score || x.i - y.i);
-  const rest = hits.slice(depth);
-  const last = scored[scored.length - 1]!.score;
-  const scale =
-    rest.length > 0 && rest[0]!.score > 0
-      ? (last * rankPrior(depth + 1, options.rrfK)) / rankPrior(depth, options.rrfK) / rest[0]!.score
-      : 0;
+  const rest = hits.slice(depth).map((hit) => ({ chunk: hit.chunk, value: hit.score }));
   return [
     ...scored.map((s) => ({ chunk: s.hit.chunk, score: s.score })),
-    ...rest.map((hit) => ({ chunk: hit.chunk, score: hit.score * scale })),
+    ...continueScores(scored[scored.length - 1]!.score, depth, options.rrfK, rest),
   ];
 }
 

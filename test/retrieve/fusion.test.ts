@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rankPrior, reciprocalRankFusion } from '../../src/retrieve/fusion.js';
+import { continueScores, rankPrior, reciprocalRankFusion } from '../../src/retrieve/fusion.js';
 import type { Hit } from '../../src/types.js';
 import { chunk } from './make-chunk.js';
 
@@ -63,5 +63,22 @@ describe('reciprocalRankFusion', () => {
     assert.ok(fused.indexOf(a) < fused.indexOf(b));
     assert.equal(rankPrior(2, 2, 3), 3 / 4);
     assert.equal(rankPrior(1, 60), 1 / 61);
+  });
+});
+
+describe('continueScores', () => {
+  it('scores the first placed hit as the next rank would, the rest by their ratio to it (golden values)', () => {
+    // After rank 3 scoring 0.5, k = 2: the next rank scores 0.5 × 5 / 6; values 4 and 1 keep their ratio.
+    const out = continueScores(0.5, 3, 2, [
+      { chunk: chunk('a'), value: 4 },
+      { chunk: chunk('b'), value: 1 },
+    ]);
+    assert.deepEqual(
+      out.map((h) => h.chunk.chunk_id),
+      ['a', 'b'],
+    );
+    assert.ok(Math.abs(out[0]!.score - (0.5 * 5) / 6) < 1e-12);
+    assert.ok(Math.abs(out[1]!.score - (0.5 * 5) / 6 / 4) < 1e-12);
+    assert.deepEqual(continueScores(0.5, 3, 2, []), []);
   });
 });
