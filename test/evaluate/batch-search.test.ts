@@ -205,10 +205,17 @@ describe('runBatchSearch on a real index', () => {
     const r = cli(['--root', fx.root, 'search', '--queries', queries, '--modes', 'keyword,vector', '-k', '5']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /cli\.jsonl:2: no query; row skipped/);
-    assert.match(r.stdout, /1 queries \(1 judged, 1 skipped\), k = 5/);
+    assert.match(r.stdout, /: 1 query \(1 judged, 1 skipped\), k = 5/);
     assert.match(r.stdout, /^mode +R@1 +R@5 +R@10 +MRR@10 +nDCG@10 +R@4k +p50 ms +p95 ms$/m);
     // The table transcription comparing both fund types ranks first, the defining sentence second.
     assert.match(r.stdout, /^keyword +0\.000 +1\.000 +1\.000 +0\.500 +0\.631 +1\.000 /m);
+    // A `relevant` column left empty judges nothing: latency only, said of the rows.
+    const unjudged = path.join(fx.root, 'unjudged.tsv');
+    writeFileSync(unjudged, 'query_id\tquery\trelevant\nq1\t封闭式基金份额固定\t\nq2\t开放式基金\t\n');
+    const u = cli(['--root', fx.root, 'search', '--queries', unjudged, '--modes', 'keyword']);
+    assert.equal(u.status, 0, u.stderr);
+    assert.match(u.stdout, /: 2 queries \(0 judged\), k = 10/);
+    assert.match(u.stdout, /^no query gives gold strings: latency only/m);
     const j = cli(['--root', fx.root, '--json', 'search', '--queries', queries, '--modes', 'vector']);
     assert.equal(j.status, 0, j.stderr);
     const out = JSON.parse(j.stdout) as { total: number; modes: { mode: string }[] };

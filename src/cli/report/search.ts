@@ -73,7 +73,7 @@ export function reportBatchSearch(ui: Ui, report: BatchSearchReport): void {
   }
   const skipped = report.skipped > 0 ? `, ${report.skipped} skipped` : '';
   ui.out(
-    `${report.dataset}: ${report.total} queries (${report.judged} judged${skipped}), k = ${report.k}, embedder ${report.config.embedder}`,
+    `${report.dataset}: ${report.total} quer${report.total === 1 ? 'y' : 'ies'} (${report.judged} judged${skipped}), k = ${report.k}, embedder ${report.config.embedder}`,
   );
   const pct = (x: number): string => x.toFixed(3);
   const header = ['mode', 'R@1', 'R@5', 'R@10', 'MRR@10', 'nDCG@10', 'R@4k', 'p50 ms', 'p95 ms'];
@@ -88,7 +88,9 @@ export function reportBatchSearch(ui: Ui, report: BatchSearchReport): void {
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   ui.out(line(header));
   for (const r of rows) ui.out(line(r));
-  if (report.judged === 0) ui.out('no relevant column: latency only (add `relevant`, gold strings separated by ";", for Recall/MRR/nDCG)');
+  // Said of the rows, not the header: a `relevant` column left empty judges nothing either.
+  if (report.judged === 0)
+    ui.out('no query gives gold strings: latency only (fill a `relevant` column, strings separated by ";", for Recall/MRR/nDCG)');
   for (const m of report.modes) if (m.runFile) ui.out(`run file: ${m.runFile}`);
   if (report.reportJson) ui.out(`report: ${report.reportJson}`);
 }
