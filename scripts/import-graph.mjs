@@ -82,6 +82,56 @@ export function findCycles(graph) {
   return cycles;
 }
 
+/**
+ * The layer order, highest first. A file may import its own folder or any folder of a strictly lower rank, never one
+ * of the same or a higher rank: readers sit above the store they read, and the pipeline's stages import downwards only
+ * (`ingest → indexing → retrieve → answer → evaluate` is the data flow; each stage reads what the one before wrote
+ * through `store/`, never through the stage that wrote it). `ingest` (the writer) is reachable from `cli` and `doctor`
+ * alone (it writes through `indexing`); top-level modules (`errors.ts`, `paths.ts`, …) are the floor.
+ */
+export const RANKS = {
+  cli: 90,
+  serve: 80,
+  evaluate: 80,
+  doctor: 80,
+  agent: 70,
+  answer: 60,
+  retrieve: 50,
+  indexing: 40,
+  ingest: 45,
+  store: 30,
+  text: 20,
+  config: 15,
+};
+/** Folders only these may import (the write pipeline is reached from the command line and its checks, never from a reader). */
+export const ONLY_FROM = { ingest: ['cli', 'doctor'] };
+
+/** The rank of a file's folder; top-level modules rank 0. */
+function rankOf(file) {
+  const folder = folderOf(file);
+  if (!file.includes('/')) return 0;
+  const rank = RANKS[folder];
+  if (rank === undefined) throw new Error(`src/${folder}/ has no rank in scripts/import-graph.mjs RANKS: add it`);
+  return rank;
+}
+
+/** Cross-folder imports that break the layer order (`RANKS`, `ONLY_FROM`), with the reason. */
+export function layerViolations(graph) {
+  const out = [];
+  for (const e of graph.edges) {
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
+    if (a === b || !e.to.includes('/')) continue;
+    const allowed = ONLY_FROM[b];
+    if (allowed && !allowed.includes(a)) {
+      out.push({ ...e, why: `${b}/ may be imported only from ${allowed.join(', ')}` });
+    } else if (!allowed && rankOf(e.to) >= rankOf(e.from)) {
+      out.push({ ...e, why: `${a} (rank ${rankOf(e.from)}) may import only lower layers, not ${b} (rank ${rankOf(e.to)})` });
+    }
+  }
+  return out;
+}
+
 /** Imports from answer/, evaluate/ or retrieve/ into the index builder. */
 export function builderImports(graph) {
   return graph.edges.filter((e) => e.to === BUILDER && READERS.some((r) => e.from.startsWith(r)));
@@ -133,11 +183,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const cycles = findCycles(graph);
     const wrong = builderImports(graph);
     for (const c of cycles) console.log(`cycle: ${c.join(' → ')}`);
+    const layers = layerViolations(graph);
     for (const e of wrong) console.log(`src/${e.from} imports src/${BUILDER}: reading and answering must not depend on the index builder`);
+    for (const e of layers) console.log(`src/${e.from} imports src/${e.to}: ${e.why}`);
     console.log(
-      `${graph.files.length} files, ${graph.edges.length} imports, ${cycles.length} cycles, ${wrong.length} imports of the index builder from ${READERS.join(', ')}`,
+      `${graph.files.length} files, ${graph.edges.length} imports, ${cycles.length} cycles, ${wrong.length} imports of the index builder from ${READERS.join(', ')}, ${layers.length} imports against the layer order`,
     );
-    process.exitCode = cycles.length + wrong.length > 0 ? 1 : 0;
+    process.exitCode = cycles.length + wrong.length + layers.length > 0 ? 1 : 0;
   } else {
     console.log(renderCrossFolder(graph));
   }

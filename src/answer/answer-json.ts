@@ -1,5 +1,5 @@
-import { formatCitation } from '../ingest/citation.js';
-import type { AnswerResult } from './answer-types.js';
+import { formatCitation } from '../text/citation.js';
+import type { AnswerResult, EvidenceItem, OptionVerdict } from './answer-types.js';
 
 /** What a caller knows about an answer beyond the result itself. */
 export interface AnswerJsonInput {
@@ -22,20 +22,9 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
     confidence_words: confidenceWords(r),
     negated: r.question.negated,
     ...(r.guess ? { guess: r.guess } : {}),
-    evidence: r.evidence.map((e) => ({
-      chunk_id: e.chunk_id,
-      book: e.book,
-      headings: e.headings ?? [],
-      chapter: e.chapter,
-      section: e.section,
-      articles: e.articles ?? [],
-      figure_ref: e.figure_ref,
-      page_start: e.page_start,
-      page_end: e.page_end,
-      citation: formatCitation(e),
-      quote: e.quote,
-      ...(e.highlights ? { highlights: e.highlights } : {}),
-    })),
+    evidence: r.evidence.map(evidenceJson),
+    ...(r.verdicts ? { verdicts: r.verdicts.map(verdictJson) } : {}),
+    ...(r.verdictConflict ? { verdict_conflict: true } : {}),
     mode: r.mode,
     answerer: r.answerer,
     fallback: r.fallback,
@@ -55,4 +44,34 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
 export function confidenceWords(r: Pick<AnswerResult, 'confidence' | 'guess'>): 'high' | 'medium' | 'low' | 'guess' {
   if (r.guess) return 'guess';
   return r.confidence >= 0.75 ? 'high' : r.confidence >= 0.5 ? 'medium' : 'low';
+}
+
+/** One evidence item as JSON: its location, its citation line and its quote. */
+export function evidenceJson(e: EvidenceItem): Record<string, unknown> {
+  return {
+    chunk_id: e.chunk_id,
+    book: e.book,
+    headings: e.headings ?? [],
+    chapter: e.chapter,
+    section: e.section,
+    articles: e.articles ?? [],
+    figure_ref: e.figure_ref,
+    page_start: e.page_start,
+    page_end: e.page_end,
+    citation: formatCitation(e),
+    quote: e.quote,
+    ...(e.highlights ? { highlights: e.highlights } : {}),
+  };
+}
+
+/** One option's verdict as JSON (`label`, `target`, `text`, `verdict`, and `reason` / `evidence` where set). */
+export function verdictJson(v: OptionVerdict): Record<string, unknown> {
+  return {
+    label: v.label,
+    target: v.target,
+    text: v.text,
+    verdict: v.verdict,
+    ...(v.reason ? { reason: v.reason } : {}),
+    ...(v.evidence ? { evidence: evidenceJson(v.evidence) } : {}),
+  };
 }

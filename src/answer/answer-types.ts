@@ -43,6 +43,30 @@ export interface EvidenceItem extends ChunkLocation {
   highlights?: Array<[number, number]>;
 }
 
+/** What the passages the answerer read say of one option or statement. */
+export type VerdictKind = 'supported' | 'contradicted' | 'not_found';
+
+/**
+ * The verdict on one option (or one Ⅰ/Ⅱ/Ⅲ/Ⅳ statement of a combination question), with the clause that settles it.
+ * `evidence` is set exactly when `verdict` is not `not_found`: a verdict is never given without a passage.
+ */
+export interface OptionVerdict {
+  /** The option's letter (`A`) or the statement's label (`Ⅱ`). */
+  label: string;
+  /** Whether `label` names an option or a statement of the stem. */
+  target: 'option' | 'statement';
+  /** The option's (or statement's) own text. */
+  text: string;
+  verdict: VerdictKind;
+  /**
+   * The clause that settles it: whole sentences verbatim from a passage the answerer read (with the list lead when the
+   * clause is a list item), its citation parts, chunk id and the quote's own pages.
+   */
+  evidence?: EvidenceItem;
+  /** Why, in a few words (`数字不同：三十日 ≠ 60日`, `主体不同：基金托管人`, `否定`), where the quote alone does not say it. */
+  reason?: string;
+}
+
 /**
  * Why the answer is not a normal evidence-backed one:
  * `no_evidence` nothing relevant was retrieved (未在教材中找到明确依据); `off_topic` the question is outside the indexed books
@@ -65,6 +89,13 @@ export interface AnswerResult {
   fallback: Fallback;
   /** Human-readable note for fallbacks (e.g. the LLM error, the competing sources). */
   message?: string;
+  /**
+   * One verdict per option (and per statement of a combination question), in order: why each is right or wrong, with
+   * the clause that settles it. Absent only in results written before verdicts existed.
+   */
+  verdicts?: OptionVerdict[];
+  /** Set when the letter disagrees with the verdicts of its own evidence (said in `message`, confidence lowered). */
+  verdictConflict?: boolean;
   /** Per-option support scores of the offline answerer (for transparency and eval). */
   optionScores?: Record<string, number>;
   /** The reranked context the answer was produced from (for `--show-context`). */

@@ -1,6 +1,6 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
-import { indexGeneration } from '../ingest/index-generation.js';
+import { indexGeneration } from '../store/index-generation.js';
 import { projectPaths } from '../paths.js';
 import type { OpenedRetriever } from '../retrieve/open-retriever.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';

@@ -1,4 +1,4 @@
-import { formatCitation, quoteLocation, type CitationParts } from '../ingest/citation.js';
+import { formatCitation, quoteLocation, type CitationParts } from '../text/citation.js';
 import { normalizeText, normalizeWithSpans } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';

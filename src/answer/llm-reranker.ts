@@ -1,5 +1,5 @@
 import { applyExamPriority } from '../retrieve/exam-priority.js';
-import { formatCitation } from '../ingest/citation.js';
+import { formatCitation } from '../text/citation.js';
 import type { Analyzer } from '../text/analyzer.js';
 import type { Hit } from '../types.js';
 import type { LlmClient } from './llm-client.js';

@@ -158,7 +158,7 @@ const checkIndex: Check = async ({ root, config }) => {
     return { name: 'index', status: 'warn', message: `no index under ${paths.index}`, fix: 'run `exam-copilot ingest`' };
   }
   try {
-    const { checkFreshness } = await import('../ingest/freshness.js');
+    const { checkFreshness } = await import('../store/freshness.js');
     const freshness = await checkFreshness({ root, config });
     if (freshness.stale.length === 0)
       return {
@@ -273,7 +273,7 @@ export const DOCTOR_CHECKS: readonly Check[] = [
 /** Runs every check; never throws for a failing check (each becomes a `fail` line). */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   // A missing root fails outright, and an interrupted ingest is repaired first, as every reader does.
-  const { openReadableRoot } = await import('../ingest/atomic-swap.js');
+  const { openReadableRoot } = await import('../store/atomic-swap.js');
   openReadableRoot(options.root);
   const checks: DoctorCheck[] = [];
   for (const check of DOCTOR_CHECKS) checks.push(await check(options));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { quoteSegments } from '../answer/evidence.js';
-import { formatCitation } from '../ingest/citation.js';
+import { formatCitation } from '../text/citation.js';
 import type { EvalReport, ModeReport, ReliabilityBin, RunRecord } from './eval-types.js';
 import {
   chanceNote,

@@ -6,7 +6,7 @@ import type { AnswerMode, AnswerResult, ParsedQuestion } from '../answer/answer-
 import type { AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
-import { formatCitation } from '../ingest/citation.js';
+import { formatCitation } from '../text/citation.js';
 import { createLimiter } from '../limiter.js';
 import { projectPaths } from '../paths.js';
 import { loadQuestionSet, type QuestionSet } from './load-dataset.js';

@@ -174,7 +174,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
 
   const runDir = path.resolve(options.runDir ?? path.join(projectPaths(options.root).state, 'runs'));
   // Two evals appending to the same run files would interleave their rows: the second one stops here.
-  const { acquireLock } = await import('../ingest/lock.js');
+  const { acquireLock } = await import('../store/lock.js');
   let runLock: { release(): void };
   try {
     runLock = acquireLock({

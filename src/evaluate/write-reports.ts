@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatCitation } from '../ingest/citation.js';
+import { formatCitation } from '../text/citation.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { quoteSegments } from '../answer/evidence.js';
 import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';

@@ -1,6 +1,6 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import type { Warning } from '../types.js';
-import type { SourceKind } from './manifest.js';
+import type { SourceKind } from '../store/manifest.js';
 
 /** Options of `runIngest`. */
 export interface IngestOptions {

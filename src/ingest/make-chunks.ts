@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Chunk, ChunkType, IndexDoc, PageBreak } from '../types.js';
-import { articlesInSpan, articleStarts } from './articles.js';
+import { articlesInSpan, articleStarts } from '../text/articles.js';
 import { chunkText, type ChunkingOptions, type TextSpan } from './chunk-text.js';
 import { pageAt, type Segment } from './segment.js';
 

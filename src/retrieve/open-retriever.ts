@@ -9,7 +9,7 @@ import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
 import { readVectorIndex } from '../indexing/vector-index.js';
 import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
-import { openReadableRoot } from '../ingest/atomic-swap.js';
+import { openReadableRoot } from '../store/atomic-swap.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
 import { HybridSearcher, PHRASE_HEAD_CHARACTERS, RELEVANCE_HEAD } from './hybrid-searcher.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { NotReadyError, UserError } from '../errors.js';
-import { openReadableRoot } from '../ingest/atomic-swap.js';
+import { openReadableRoot } from '../store/atomic-swap.js';
 import type { OutlineEntry } from '../types.js';
 
 export interface RunTocOptions {

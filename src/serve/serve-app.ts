@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { answerJson, confidenceWords } from '../answer/answer-json.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { NotReadyError, UserError, errorMessage } from '../errors.js';
-import { formatPages } from '../ingest/citation.js';
+import { formatPages } from '../text/citation.js';
 import { chunkFilter } from '../retrieve/parse-chunk-filter.js';
 import type { RetrievalMode } from '../retrieve/retriever.js';
 import { searchHitJson } from '../retrieve/run-search.js';

@@ -2,7 +2,7 @@ import type { AnswerMode } from '../answer/answer-types.js';
 import type { AskResult, AskSession } from '../answer/run-ask.js';
 import { openAskSession } from '../answer/run-ask.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
-import { indexGeneration } from '../ingest/index-generation.js';
+import { indexGeneration } from '../store/index-generation.js';
 import { openRetriever, type OpenedRetriever } from '../retrieve/open-retriever.js';
 import type { RetrieveOptions } from '../retrieve/retriever.js';
 import type { Chunk, Hit } from '../types.js';

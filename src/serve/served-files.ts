@@ -1,7 +1,7 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { readManifest, type SourceKind } from '../ingest/manifest.js';
+import { readManifest, type SourceKind } from '../store/manifest.js';
 import { projectPaths } from '../paths.js';
 
 /** A source document the page may show: its id in URLs is a digest prefix, never a path. */

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { acquireIngestLock } from '../../src/ingest/lock.js';
+import { acquireIngestLock } from '../../src/store/lock.js';
 import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config/load-config.js';
-import { recoverInterruptedSwap } from '../../src/ingest/atomic-swap.js';
+import { recoverInterruptedSwap } from '../../src/store/atomic-swap.js';
 import { titleKey } from '../../src/ingest/headings.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import type { IngestResult } from '../../src/ingest/ingest-types.js';

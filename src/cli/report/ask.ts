@@ -3,7 +3,7 @@ import { answerJson, confidenceWords } from '../../answer/answer-json.js';
 import type { AnswerResult } from '../../answer/answer-types.js';
 import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
-import { formatCitation } from '../../ingest/citation.js';
+import { formatCitation } from '../../text/citation.js';
 import type { Ui } from './ui.js';
 
 /** The `--json` shape of one answer (stable: eval and scripts read it; the agent adds its steps). */

@@ -1,6 +1,6 @@
 import { batchReportJson, type BatchSearchReport } from '../../evaluate/run-batch-search.js';
 import type { SearchResult } from '../../retrieve/run-search.js';
-import { formatCitation } from '../../ingest/citation.js';
+import { formatCitation } from '../../text/citation.js';
 import type { Colors } from './colors.js';
 import type { Ui } from './ui.js';
 
