@@ -18,7 +18,7 @@
 // `--weighting set` gives the two sets equal total weight instead. The sample is the tuning set of the solver's
 // weights, so its accuracy at a given support is optimistic; counting each of its questions six times would let
 // that optimism set the confidence where the two sets overlap.
-// Output: the model (paste it into FITTED_CALIBRATION in src/answer/offline-answerer.ts); per set the metrics before
+// Output: the model (paste it into FITTED_CALIBRATION in src/answer/solver-weights.ts); per set the metrics before
 // (the confidence the current build gives), after in-fit, and after cross-validated (each question predicted by a
 // model fitted on the other two folds: what new questions see) as mean ± standard deviation over the repeats; and
 // the share answered per abstention threshold. "ECE floor" is the ECE a perfectly calibrated confidence would show

@@ -3,7 +3,7 @@ import type { Analyzer } from '../text/analyzer.js';
 import type { AnswerMode } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
 import type { LlmClient } from './llm-client.js';
-import type { PassageCache } from './offline-answerer.js';
+import type { PassageCache } from './passage-cache.js';
 import type { PromptSet } from './prompt-templates.js';
 
 /** What `answerQuestion` needs; shared by `ask` and `eval` (the LLM client may be shared across concurrent calls). */

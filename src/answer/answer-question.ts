@@ -5,7 +5,8 @@ import type { AnswerDeps } from './answer-deps.js';
 import type { AnswerResult, ParsedQuestion } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { buildCorpusStats } from './corpus-stats.js';
-import { answerOffline, type PassageCache } from './offline-answerer.js';
+import { answerOffline } from './offline-answerer.js';
+import type { PassageCache } from './passage-cache.js';
 
 export type { AnswerDeps } from './answer-deps.js';
 

@@ -12,7 +12,7 @@ import { LlmError } from './llm-error.js';
 import { createDeadline } from './llm-deadline.js';
 import { isUnanswered, llmReplyResult, replyOutcome } from './llm-reply-result.js';
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
-import { evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
+import { evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './evidence-verdict.js';
 import { loadPrompts } from './prompt-templates.js';
 
 /** Confidence ceiling of an LLM answer that cites no evidence that was shown. */

@@ -4,7 +4,7 @@
  * that turns what the solver measured about one question into the probability that its chosen letter is
  * right. The features say how strongly the best passage supports a claim and, where it does, how clearly it
  * separates the options. The parameters are fitted by `scripts/fit-calibration.mjs` and shipped
- * in `offline-answerer.ts`.
+ * in `solver-weights.ts`.
  */
 import { seededRandom } from '../seeded-random.js';
 

@@ -12,7 +12,7 @@ import { chooseAnswerer, type AnswererKind } from './choose-answerer.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { buildCorpusStats, corpusStatsFromIndex } from './corpus-stats.js';
 import type { LlmClient } from './llm-client.js';
-import { createPassageCache } from './offline-answerer.js';
+import { createPassageCache } from './passage-cache.js';
 
 /** Options of `createAnswerer`. */
 export interface CreateAnswererOptions {

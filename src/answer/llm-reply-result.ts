@@ -2,7 +2,7 @@ import type { Hit } from '../types.js';
 import type { AnswerMode, AnswerResult, EvidenceItem, Fallback, ParsedQuestion } from './answer-types.js';
 import { citation } from './evidence.js';
 import type { LlmStatus } from './llm-answerer.js';
-import { NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './offline-answerer.js';
+import { NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './evidence-verdict.js';
 
 /** What an LLM's final reply says, from the one-shot answer (`answerWithLlm`) or the agent (`runAgent`). */
 export interface LlmReply {

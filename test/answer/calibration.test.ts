@@ -11,7 +11,7 @@ import {
   stratifiedFolds,
   STRONG_SUPPORT_KNOT,
 } from '../../src/answer/calibration.js';
-import { DEFAULT_WEIGHTS, FITTED_CALIBRATION } from '../../src/answer/offline-answerer.js';
+import { DEFAULT_WEIGHTS, FITTED_CALIBRATION } from '../../src/answer/solver-weights.js';
 import { expectedCalibrationError } from '../../src/evaluate/metrics.js';
 import { seededRandom } from '../../src/seeded-random.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toEvidence } from '../../src/answer/evidence.js';
 import { llmReplyResult, replyOutcome, type LlmReply } from '../../src/answer/llm-reply-result.js';
-import { NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from '../../src/answer/offline-answerer.js';
+import { NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from '../../src/answer/evidence-verdict.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
 import { chunk } from '../retrieve/make-chunk.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answerQuestion, type AnswerDeps } from '../../src/answer/answer-question.js';
 import type { AnswerResult } from '../../src/answer/answer-types.js';
-import { createPassageCache, type PassageCache } from '../../src/answer/offline-answerer.js';
+import { createPassageCache, type PassageCache } from '../../src/answer/passage-cache.js';
 import { longestCommonRun } from '../../src/text/longest-common-run.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
 import { projectPaths } from '../../src/paths.js';
