@@ -44,6 +44,15 @@ export interface CalibrationFeatures {
   multi: number;
   /** 1 for true/false questions. */
   judge: number;
+  /**
+   * 1 when every chosen option has the verdict a right answer has: a clause of the passages states it (`supported`),
+   * or, for a negated stem, states otherwise (`contradicted`). Absent in features recorded before verdicts (read as 0).
+   */
+  agrees?: number;
+  /** Options not chosen with that same verdict: rivals the clauses do not rule out. */
+  rivals?: number;
+  /** 1 when a chosen option has the opposite verdict: the letter against its own evidence. */
+  against?: number;
 }
 
 /**
@@ -82,6 +91,9 @@ export const FEATURE_NAMES = [
   'combinationXstrong',
   'multi',
   'judge',
+  'verdictAgrees',
+  'verdictUnique',
+  'verdictRivals',
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
@@ -96,6 +108,11 @@ export function modelTerms(f: CalibrationFeatures, knot: number = STRONG_SUPPORT
     combinationXstrong: f.combination * strong,
     multi: f.multi,
     judge: f.judge,
+    // Verdicts are not gated by the support knot: a clause that states the option is evidence however the window
+    // scored, and it transfers across books (it does not depend on how often a book holds its answers).
+    verdictAgrees: f.agrees ?? 0,
+    verdictUnique: (f.agrees ?? 0) === 1 && (f.rivals ?? 0) === 0 ? 1 : 0,
+    verdictRivals: Math.min(3, f.rivals ?? 0),
   };
 }
 

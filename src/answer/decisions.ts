@@ -1,5 +1,5 @@
 import { normalizeText } from '../text/analyzer.js';
-import type { EvidenceItem, ParsedQuestion, QuestionOption } from './answer-types.js';
+import type { EvidenceItem, ParsedQuestion, QuestionOption, VerdictKind } from './answer-types.js';
 import { noSupport, type Support } from './claim-support.js';
 import { citation, toEvidence } from './evidence.js';
 import { statementsInOption } from './parse-question.js';
@@ -39,7 +39,25 @@ function optionScoresOf(labels: readonly string[], supports: readonly Support[])
   return Object.fromEntries(labels.map((l, i) => [l, round(supports[i]?.score ?? 0)]));
 }
 
-export function singleDecision(question: ParsedQuestion, supports: Support[], weights: SolverWeights): Decision {
+/**
+ * The option the verdicts point to instead of the support ranking's `ranked`, or -1 to keep it. The verdicts overrule
+ * the ranking only when they single out one option: exactly one option has the verdict a right answer has
+ * (`supported`; `contradicted` for a negated stem). Where the clauses leave several options open, or settle none,
+ * the support ranking stands (and its evidence is shown with it).
+ */
+function verdictChoice(verdicts: readonly VerdictKind[], ranked: number, negated: boolean): number {
+  const wanted: VerdictKind = negated ? 'contradicted' : 'supported';
+  const hits = verdicts.map((_, i) => i).filter((i) => verdicts[i] === wanted);
+  if (hits.length !== 1 || hits[0] === ranked) return -1;
+  return hits[0] ?? -1;
+}
+
+export function singleDecision(
+  question: ParsedQuestion,
+  supports: Support[],
+  weights: SolverWeights,
+  verdicts: readonly VerdictKind[] = [],
+): Decision {
   const claims = question.options.map((o) => o.text);
   const scores = supports.map((s) => s.score);
   // A negated stem asks for the statement the book contradicts. An option whose best passage matches it as well as a
@@ -49,7 +67,8 @@ export function singleDecision(question: ParsedQuestion, supports: Support[], we
     (s, i) => s.score >= weights.judgeTrueSupport && NEGATIVE_CUES.test(claims[i] ?? '') !== NEGATIVE_CUES.test(s.window),
   );
   const signed = question.negated ? scores.map((s, i) => (contradicted[i] ? s : -s)) : scores;
-  const idx = argmax(signed);
+  const byVerdict = verdictChoice(verdicts, argmax(signed), question.negated);
+  const idx = byVerdict >= 0 ? byVerdict : argmax(signed);
   const runnerUp = Math.max(...signed.filter((_, i) => i !== idx));
   const others = supports.map((_, i) => i).filter((i) => i !== idx);
   // For a negated stem the chosen option is the contradicted one, shown with the passage that contradicts it, or else
@@ -71,7 +90,7 @@ export function singleDecision(question: ParsedQuestion, supports: Support[], we
       supports,
     ),
   };
-  if (!question.negated) {
+  if (!question.negated && byVerdict < 0) {
     const conflict = detectConflict(question.options, supports, weights);
     if (conflict) {
       decision.fallback = 'conflict';
@@ -82,13 +101,25 @@ export function singleDecision(question: ParsedQuestion, supports: Support[], we
   return decision;
 }
 
-export function multiDecision(question: ParsedQuestion, supports: Support[], weights: SolverWeights): Decision {
+export function multiDecision(
+  question: ParsedQuestion,
+  supports: Support[],
+  weights: SolverWeights,
+  verdicts: readonly VerdictKind[] = [],
+): Decision {
   const claims = question.options.map((o) => o.text);
   const scores = supports.map((s) => s.score);
   const threshold = weights.multiRatio * Math.max(...scores);
+  // A verdict decides its option; the support threshold decides the options no clause settles.
+  const wanted: VerdictKind = question.negated ? 'contradicted' : 'supported';
+  const ruledOut: VerdictKind = question.negated ? 'supported' : 'contradicted';
   const pickedIdx = scores
     .map((_, i) => i)
-    .filter((i) => (question.negated ? (scores[i] ?? 0) < threshold : (scores[i] ?? 0) >= threshold));
+    .filter(
+      (i) =>
+        verdicts[i] === wanted ||
+        (verdicts[i] !== ruledOut && (question.negated ? (scores[i] ?? 0) < threshold : (scores[i] ?? 0) >= threshold)),
+    );
   const supported = scores.map((_, i) => i).filter((i) => (scores[i] ?? 0) >= threshold);
   return {
     answer: pickedIdx.map((i) => question.options[i]?.letter ?? '').join(''),
@@ -129,7 +160,13 @@ export function judgeStatement(stem: string): string {
   return stem.replace(/^[\s\S]*?(判断题|判断)[:：]?/, '').replace(/[（(]\s*[)）]\s*$/, '');
 }
 
-export function judgeDecision(question: ParsedQuestion, statement: string, s: Support | undefined, weights: SolverWeights): Decision {
+export function judgeDecision(
+  question: ParsedQuestion,
+  statement: string,
+  s: Support | undefined,
+  weights: SolverWeights,
+  verdict: VerdictKind = 'not_found',
+): Decision {
   const support = s ?? noSupport(null);
   const trueOpt = question.options.find((o) => JUDGE_TRUE.test(o.text)) ?? question.options[0];
   const falseOpt = question.options.find((o) => o !== trueOpt) ?? question.options[1];
@@ -141,8 +178,9 @@ export function judgeDecision(question: ParsedQuestion, statement: string, s: Su
   const numMismatch = stNums.length > 0 && winNums.length > 0 && stNums.some((n) => !winNums.includes(n));
   // True: most of the statement is found in one window, with no contradiction cue. A contradiction in the
   // passage that matches the statement best makes it false, as surely as that passage matches.
-  const contradicted = negMismatch || numMismatch;
-  const isTrue = !contradicted && support.score > weights.judgeTrueSupport;
+  // A clause that settles the statement decides; the support and the cues decide where none does.
+  const contradicted = verdict === 'contradicted' || (verdict === 'not_found' && (negMismatch || numMismatch));
+  const isTrue = verdict === 'supported' || (!contradicted && support.score > weights.judgeTrueSupport);
   const message = !isTrue && contradicted ? `教材原文与题干不一致（${negMismatch ? '肯定/否定相反' : '数字不同'}）` : undefined;
   return {
     answer: (isTrue ? trueOpt : falseOpt)?.letter ?? '',
@@ -154,13 +192,20 @@ export function judgeDecision(question: ParsedQuestion, statement: string, s: Su
   };
 }
 
-export function combinationDecision(question: ParsedQuestion, supports: Support[], weights: SolverWeights): Decision | null {
+export function combinationDecision(
+  question: ParsedQuestion,
+  supports: Support[],
+  weights: SolverWeights,
+  verdicts: readonly VerdictKind[] = [],
+): Decision | null {
   const claims = question.statements.map((s) => s.text);
   const scores = supports.map((s) => s.score);
-  // A statement counts as supported relative to the others: above the mean support of all statements.
-  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  // A statement counts as supported relative to the others: above the mean support of all statements; a clause that
+  // settles it outweighs any difference in support (scores stay under about 1.5).
+  const meanScore = scores.reduce((a, b) => a + b, 0) / scores.length;
   const sign = question.negated ? -1 : 1;
-  const z = new Map(question.statements.map((st, i) => [st.label, sign * ((scores[i] ?? 0) - mean)]));
+  const settled = (i: number): number => (verdicts[i] === 'supported' ? 2 : verdicts[i] === 'contradicted' ? -2 : 0);
+  const z = new Map(question.statements.map((st, i) => [st.label, sign * ((scores[i] ?? 0) - meanScore + settled(i))]));
   const optionFit = question.options.map((o) => {
     const set = new Set(statementsInOption(o.text, question.statements));
     if (set.size === 0) return -Infinity;

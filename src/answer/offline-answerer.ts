@@ -1,7 +1,9 @@
-import type { AnswerResult, ParsedQuestion } from './answer-types.js';
+import type { AnswerResult, OptionVerdict, ParsedQuestion } from './answer-types.js';
 import type { CalibrationFeatures } from './calibration.js';
 import { calibratedConfidence } from './calibration.js';
-import { Solver, type OfflineContext } from './claim-support.js';
+import { noSupport, Solver, type OfflineContext } from './claim-support.js';
+import { optionVerdicts, questionVerdicts, verdictStanding } from './option-verdicts.js';
+import type { Chunk } from '../types.js';
 import {
   combinationDecision,
   evidenceFrom,
@@ -57,9 +59,12 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   // Topic is judged on the question itself (stem and statements), not the options: unknown option words
   // mean "no evidence", an unknown stem means "not about these books".
   const vocab = solver.vocabularyCoverage([question.stem, ...(combination ? claims : [])].join(' '));
+  // Set once the claims are weighed; every result from then on carries them.
+  const shown: { verdicts?: OptionVerdict[] } = {};
   const finish = (r: Pick<AnswerResult, 'answer' | 'confidence' | 'evidence' | 'fallback'> & Partial<AnswerResult>): AnswerResult => ({
     ...base(question, ctx, started),
     context: solver.pool,
+    ...(shown.verdicts ? { verdicts: shown.verdicts } : {}),
     ...r,
     latencyMs: Date.now() - started,
   });
@@ -81,16 +86,39 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
 
   // The claims weighed: the judge statement, the combination statements, or the options.
   const judged = judge ? [judgeStatement(question.stem)] : claims;
-  const supports = judged.map((c) => solver.support(c, { ignoreStem: judge }));
+  const ranked = judged.map((c) => solver.supports(c, { ignoreStem: judge }));
+  const supports = ranked.map((list) => list[0] ?? noSupport(null));
+  // What the passages say of each claim, clause by clause: the decisions follow these verdicts.
+  const claimVerdicts = optionVerdicts({
+    stem: judge ? '' : question.stem,
+    claims: judged.map((text, i) => ({
+      label: combination
+        ? (question.statements[i]?.label ?? '')
+        : judge
+          ? (question.options[0]?.letter ?? 'A')
+          : (question.options[i]?.letter ?? ''),
+      target: combination ? ('statement' as const) : ('option' as const),
+      text,
+    })),
+    fillsStem: !combination && !judge,
+    // One option fills a single-choice blank, so a clause that names another option in its place rules this one out.
+    exclusive: question.kind === 'single',
+    passages: ranked.map((list) => list.filter((s) => s.chunk && s.score > 0).map((s) => s.chunk as Chunk)),
+    analyzer: ctx.analyzer,
+    stats: ctx.stats,
+  });
+  const kinds = claimVerdicts.map((v) => v.verdict);
   const best = Math.max(0, ...supports.map((s) => s.score));
   const verdict = evidenceVerdict({ vocabulary: vocab, passages: solver.pool.length, support: best }, weights);
   const decision = judge
-    ? judgeDecision(question, judged[0] ?? '', supports[0], weights)
+    ? judgeDecision(question, judged[0] ?? '', supports[0], weights, kinds[0])
     : combination
-      ? combinationDecision(question, supports, weights)
+      ? combinationDecision(question, supports, weights, kinds)
       : question.kind === 'multi'
-        ? multiDecision(question, supports, weights)
-        : singleDecision(question, supports, weights);
+        ? multiDecision(question, supports, weights, kinds)
+        : singleDecision(question, supports, weights, kinds);
+  const verdicts = questionVerdicts(question, claimVerdicts);
+  shown.verdicts = verdicts;
   const chance = 1 / Math.max(2, question.options.length);
 
   if (verdict || !decision) {
@@ -132,8 +160,26 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     combination: combination ? 1 : 0,
     multi: question.kind === 'multi' ? 1 : 0,
     judge: judge ? 1 : 0,
+    ...verdictStanding(question, verdicts, decision.answer),
   };
-  const confidence = round(calibratedConfidence(features, weights.calibration));
+  // The letter against the clause its own evidence holds: said, and the confidence lowered by a fixed share
+  // (`verdictConflictFactor`), not to chance: the clause reading is itself wrong on some questions.
+  const conflict = features.against === 1;
+  const calibrated = round(calibratedConfidence(features, weights.calibration));
+  const confidence = conflict ? round(calibrated * weights.verdictConflictFactor) : calibrated;
+  const chosenClause = verdicts.find(
+    (v) => v.target === 'option' && decision.answer.includes(v.label) && v.evidence && v.verdict !== 'not_found',
+  );
+  if (chosenClause?.evidence && !conflict) {
+    // The clause that settles the chosen option is shown first, so the letter never stands beside a passage that
+    // says otherwise.
+    const first = chosenClause.evidence;
+    decision.evidence = [first, ...decision.evidence.filter((e) => e.chunk_id !== first.chunk_id)].slice(0, weights.evidenceShown);
+  }
+  if (conflict) {
+    const against = verdicts.find((v) => v.target === 'option' && decision.answer.includes(v.label));
+    decision.message = `答案与其证据不一致：${against?.reason ?? '教材原文与该选项不符'}（The letter disagrees with its own evidence）`;
+  }
   const abstainBelow = ctx.abstainBelow ?? weights.abstainBelow;
   if (confidence < abstainBelow) {
     // Selective answering: the evidence does not single out an option beyond chance. Say so, show the closest
@@ -147,6 +193,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   return finish({
     answer: decision.answer,
     confidence,
+    ...(conflict ? { verdictConflict: true } : {}),
     evidence: decision.evidence,
     fallback: decision.fallback ?? null,
     ...(decision.message ? { message: decision.message } : {}),

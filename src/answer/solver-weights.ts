@@ -50,6 +50,12 @@ export interface SolverWeights {
    * σ(intercept) of the fitted model, or weak evidence is presented as an answer again.
    */
   abstainBelow: number;
+  /**
+   * The share of its confidence an answer keeps when a clause of its own evidence contradicts the chosen letter (or,
+   * for a negated stem, states it). Hand-set: on the sample, answers the ranking chose against their verdicts were
+   * still right about two times in three, so the letter is kept and flagged rather than withheld.
+   */
+  verdictConflictFactor: number;
   /** The logistic calibration turning margins, support and evidence coverage into p(correct). */
   calibration: CalibrationModel;
 }
@@ -77,6 +83,9 @@ export const FITTED_CALIBRATION: CalibrationModel = {
     combinationXstrong: -2.3589,
     multi: 0,
     judge: 0,
+    verdictAgrees: 0,
+    verdictUnique: 0,
+    verdictRivals: 0,
   },
 };
 
@@ -97,5 +106,6 @@ export const DEFAULT_WEIGHTS: SolverWeights = {
   conflictGap: 0.03,
   evidenceShown: 3,
   abstainBelow: 0.31,
+  verdictConflictFactor: 0.6,
   calibration: FITTED_CALIBRATION,
 };

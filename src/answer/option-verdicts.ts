@@ -1,0 +1,583 @@
+import type { Analyzer } from '../text/analyzer.js';
+import { normalizeText } from '../text/analyzer.js';
+import { planWindows } from '../text/passage-windows.js';
+import type { Chunk } from '../types.js';
+import type { EvidenceItem, OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
+import { statementsInOption } from './parse-question.js';
+import type { CorpusStats } from './corpus-stats.js';
+import { flattenText, termRanges } from './evidence.js';
+import { quoteLocation } from '../text/citation.js';
+
+/**
+ * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
+ * read say of it — `supported`, `contradicted` or `not_found` — and the clause that settles it.
+ *
+ * The passages are cut into sentences (and list items read with their lead), the sentences into clauses at `，；`.
+ * A clause speaks of the question when it holds most of the question's words (idf-weighted, the claim's own values
+ * left out): the stem's words for an option that fills the stem, the claim's words for a statement. Of the clauses
+ * that speak of the question, the one holding the most of its words decides:
+ * - it states the claim's value (a number with its unit, `T+1`, a percentage), its exact form (a formula, with its
+ *   operators), or the claim's words with the same polarity: `supported`;
+ * - it states another value of the same unit, another form of the same formula, the opposite polarity (a negation
+ *   such as 不得 before the claim's words on one side only, or 只能 against 既可…又可), or, for a list item, another
+ *   party as the list's lead (基金托管人应当履行下列职责：…（八）…): `contradicted`.
+ * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
+ * those of how a book states a rule, and a verdict is never given without the clause that gives it.
+ */
+
+/**
+ * Words that frame a question rather than name its subject (下列关于…的说法，正确的是): a clause need not hold them.
+ * Generic to exam Chinese, not to any one book.
+ */
+const FRAME = new Set([
+  '下列',
+  '以下',
+  '关于',
+  '说法',
+  '表述',
+  '描述',
+  '叙述',
+  '正确',
+  '错误',
+  '不正确',
+  '属于',
+  '不属于',
+  '包括',
+  '不包括',
+  '符合',
+  '不符合',
+  '哪些',
+  '哪个',
+  '哪项',
+  '选项',
+  '的是',
+  '是',
+  '的',
+  '中',
+  '有',
+  '为',
+]);
+
+/** How a clause must cover the question's words (idf-weighted share) to speak of it. */
+const ON_QUESTION = 0.5;
+/**
+ * A sentence speaks of the question when it (with its passage's headings) holds most of the question's words, or a
+ * good part of them including the most specific one: 永续年金 under a heading, or 申购、赎回…确认 without 时限.
+ */
+const ON_QUESTION_ALONE = 0.6;
+const ON_QUESTION_WITH_KEY = 1 / 3;
+/** Passages (best first) of each claim whose clauses are read. */
+const PASSAGES_PER_CLAIM = 4;
+
+const NEGATIVE = /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权|不予|不超过|不少于/u;
+const ONLY = /只能|仅能|只可|仅可|只有|仅限|仅/u;
+const BOTH = /既可|又可|也可|均可|都可|或者|以及/u;
+/** The verb that ends a list lead's subject (基金托管人|应当履行下列职责：). */
+const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承担|履行|有下列|下列|包括|如下|以下|的职责|的义务/u;
+const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
+/** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
+const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
+const WRAP = /(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu;
+const FORMULA = /[=＝+＋×*/÷^]/u;
+
+/** A number with its unit, in one normal form: `30日` for 三十日 / 30天, `t+1`, `80%`, `12月` for 12个月. */
+export function valuesOf(text: string): string[] {
+  const out: string[] = [];
+  const normal = normalizeText(text).toLowerCase();
+  const re =
+    /t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
+  for (const m of normal.matchAll(re)) {
+    if (m[0] === 't') out.push('t+0');
+    else if (m[1] !== undefined) out.push(`t+${m[1]}`);
+    else out.push(`${Number(m[2])}${unitOf(m[3] ?? '')}`);
+  }
+  return out;
+}
+
+function unitOf(unit: string): string {
+  if (unit === '天') return '日';
+  if (unit === '个月') return '月';
+  if (unit === '个工作日') return '工作日';
+  if (unit === '个交易日') return '交易日';
+  return unit;
+}
+
+/** The unit of a normal-form value (`t+` for T+n). */
+function unitOfValue(v: string): string {
+  return v.startsWith('t+') ? 't+' : v.replace(/^[\d.]+/u, '');
+}
+
+/** Text compared character for character: the analyzer's normal form without whitespace, symbols kept. */
+function exactForm(text: string): string {
+  return normalizeText(text)
+    .toLowerCase()
+    .replace(/[\s*`]+/gu, '')
+    .replace(/[（]/gu, '(')
+    .replace(/[）]/gu, ')');
+}
+
+/** A claim and the names it goes by: `有限合伙人（LP）` is also `有限合伙人` and `LP`. */
+function aliasesOf(claim: string): string[] {
+  const out = [claim];
+  // A formula's brackets group terms; only a name's brackets hold another name.
+  const m = FORMULA.test(claim) ? null : /^(.+?)[（(]([^（）()]+)[）)]$/u.exec(claim.trim());
+  if (m?.[1] && m[2]) out.push(m[1], m[2]);
+  return out.map(exactForm).filter((a) => a.length >= 2);
+}
+
+/** One sentence (or list item read with its lead) of a passage: its own run for the quote, and its clauses. */
+interface Unit {
+  chunk: Chunk;
+  /** The text read (lead + item for a list item). */
+  text: string;
+  /** The passage's own run, for the quote. */
+  span: string;
+  /** The list's lead and the item, when the unit is a list item read with its lead. */
+  lead?: string;
+  item?: string;
+  /** Rank of its passage among the claim's passages (0 = best). */
+  rank: number;
+}
+
+/** The units of a passage: every sentence, and every list item read with its lead. */
+function unitsOf(chunk: Chunk, rank: number): Unit[] {
+  const sentences = chunk.text
+    .split(/(?<=[。；;！？!?\n])/u)
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  // Sentences of the text as a reader reads it: a PDF line that wraps between two CJK characters does not end one.
+  const out: Unit[] = chunk.text
+    .replace(WRAP, '')
+    .split(/(?<=[。；;！？!?\n])/u)
+    .map((x) => x.trim())
+    .filter((x) => x !== '')
+    .map((text) => ({ chunk, text, span: text, rank }));
+  // The plan's list items read with their lead (`…职责：` + `（八）…`): a window whose text is a lead ending in a
+  // colon followed by one of the passage's sentences.
+  for (const w of planWindows(chunk.text).windows) {
+    if (w.span === undefined) continue;
+    const item = sentences.find((x) => w.text.length > x.length && w.text.endsWith(x) && LIST_ITEM.test(x));
+    if (!item) continue;
+    const lead = w.text.slice(0, w.text.length - item.length);
+    if (!/[：:]\s*$/u.test(lead)) continue;
+    out.push({ chunk, text: w.text, span: w.span, lead, item, rank });
+  }
+  return out;
+}
+
+/** Clauses of a unit at `，；` (a `：` binds a label to its value, and `、` lists, so neither cuts). */
+function clausesOf(text: string): string[] {
+  return text
+    .split(/(?<=[，,；;。])/u)
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
+}
+
+/** What one clause says of a claim. */
+interface Reading {
+  verdict: Exclude<VerdictKind, 'not_found'>;
+  unit: Unit;
+  /** How much of the question's words the unit holds (the deciding clause's coverage). */
+  coverage: number;
+  reason?: string;
+  /** Words to mark in the quote. */
+  marks: string[];
+}
+
+/** The question a set of claims answers, and what reading it needs. */
+export interface VerdictInput {
+  /** The stem (without statements); empty for true/false questions. */
+  stem: string;
+  /** Claims in order: option texts, or statement texts. */
+  claims: readonly { label: string; target: 'option' | 'statement'; text: string }[];
+  /** Whether each claim fills the stem (options of a fill-in question) or stands alone (statements). */
+  fillsStem: boolean;
+  /** The passages each claim's retrieval ranked best, strongest first (parallel to `claims`). */
+  passages: readonly (readonly Chunk[])[];
+  analyzer: Analyzer;
+  stats: CorpusStats;
+}
+
+/** What a claim is read for: its forms, values and words, and the question words a clause must hold. */
+interface ClaimReading {
+  text: string;
+  aliases: readonly string[];
+  /** The other options' forms (alternatives a clause may state in its place); empty for multi-select. */
+  others: readonly (readonly string[])[];
+  values: readonly string[];
+  /** The claim's own words (not the stem's, not its values). */
+  words: readonly string[];
+  /** Values the stem itself states: a clause repeating them states no other value. */
+  stemValues: ReadonlySet<string>;
+  topic: Topic;
+  /** Statement-like claim: most of its words must stand in one clause. */
+  statement: boolean;
+  /** The stem, for words whose opposite a clause may state (最高 against 最低). */
+  stem: string;
+}
+
+/** The question's own words (idf-weighted) and its most specific one. */
+interface Topic {
+  weights: ReadonlyMap<string, number>;
+  total: number;
+  /** The highest-idf word: a clause that speaks of the question names it. */
+  key: string | null;
+}
+
+function topicOf(tokens: readonly string[], stats: CorpusStats): Topic {
+  // Words the books never use cannot be looked for in them (and would be the rarest, so the key, of every question).
+  const weights = new Map(tokens.filter((t) => stats.df(t) > 0).map((t) => [t, stats.idf(t)]));
+  const total = [...weights.values()].reduce((x, y) => x + y, 0);
+  let key: string | null = null;
+  for (const [t, w] of weights) if (key === null || w > (weights.get(key) ?? 0)) key = t;
+  return { weights, total, key };
+}
+
+/** Reads the passages for every claim and gives each its verdict with the clause that settles it. */
+export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): OptionVerdict[] {
+  const { analyzer, stats } = input;
+  // Every claim is read against the passages of all claims: the clause that contradicts option A is often the one
+  // retrieved for option C (控股股东36个月，其他股东12个月).
+  const seen = new Set<string>();
+  const units: Unit[] = [];
+  for (let rank = 0; rank < PASSAGES_PER_CLAIM; rank++) {
+    for (const list of input.passages) {
+      const chunk = list[rank];
+      if (!chunk || seen.has(chunk.chunk_id)) continue;
+      seen.add(chunk.chunk_id);
+      units.push(...unitsOf(chunk, rank));
+    }
+  }
+  const stemTokens =
+    input.stem.trim() === '' ? [] : [...new Set(analyzer.tokens(input.stem).filter((t) => !FRAME.has(t) && !/^[\d.]+$/u.test(t)))];
+  const stemValues = new Set(valuesOf(input.stem));
+  const exacts = input.claims.map((c) => aliasesOf(c.text));
+  return input.claims.map((claim, i) => {
+    const values = valuesOf(claim.text);
+    const stemSet = new Set(stemTokens);
+    const words = [...new Set(analyzer.tokens(claim.text))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t) && !stemSet.has(t));
+    // A formula is a form, however long; a long option or one with a predicate asserts something.
+    const statement = !FORMULA.test(claim.text) && (!input.fillsStem || [...claim.text].length >= 12 || PREDICATE.test(claim.text));
+    // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
+    const topic = topicOf(input.fillsStem ? stemTokens : words, stats);
+    const reading: ClaimReading = {
+      text: claim.text,
+      aliases: exacts[i] ?? [],
+      others: input.exclusive === false ? [] : exacts.filter((_, j) => j !== i),
+      values,
+      words: words.filter((t) => !values.some((v) => v.includes(t))),
+      stemValues,
+      topic,
+      statement,
+      stem: input.stem,
+    };
+    let best: Reading | null = null;
+    for (const unit of units) {
+      const r = readUnit(unit, reading);
+      if (r && (!best || better(r, best))) best = r;
+    }
+    if (!best) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
+    return {
+      label: claim.label,
+      target: claim.target,
+      text: claim.text,
+      verdict: best.verdict,
+      evidence: verdictEvidence(best.unit, best.marks),
+      ...(best.reason ? { reason: best.reason } : {}),
+    };
+  });
+}
+
+function better(a: Reading, b: Reading): boolean {
+  if (Math.abs(a.coverage - b.coverage) > 1e-9) return a.coverage > b.coverage;
+  if (a.unit.rank !== b.unit.rank) return a.unit.rank < b.unit.rank;
+  // At equal coverage and rank, a clause that states the claim outweighs one that states another value.
+  return a.verdict === 'supported' && b.verdict === 'contradicted';
+}
+
+/** Idf-weighted share of the topic's words found in `text`. */
+function coverageOf(text: string, topic: Topic): number {
+  if (topic.total <= 0) return 1;
+  const normal = normalizeText(text).toLowerCase();
+  let s = 0;
+  for (const [t, w] of topic.weights) if (normal.includes(t)) s += w;
+  return s / topic.total;
+}
+
+function holds(text: string, token: string | null): boolean {
+  return token === null || normalizeText(text).toLowerCase().includes(token);
+}
+
+function headingsOf(chunk: Chunk): string {
+  return [chunk.chapter, chunk.section, ...(chunk.headings ?? [])].join(' ');
+}
+
+function readUnit(unit: Unit, c: ClaimReading): Reading | null {
+  // The unit speaks of the question: most of its words (the passage's headings count), and its most specific one.
+  const framed = `${headingsOf(unit.chunk)} ${unit.text}`;
+  const gate = coverageOf(framed, c.topic);
+  if (gate < ON_QUESTION_ALONE && !(gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key))) return null;
+  // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
+  const coverage = coverageOf(unit.text, c.topic) + gate / 100;
+  const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);
+  const clauseCoverage = (clause: string): number => coverageOf(clause, c.topic);
+
+  // A list item's subject is its lead: 基金托管人应当履行下列职责：…（八）复核…
+  if (unit.lead) {
+    const subject = leadSubject(unit.lead);
+    const exactSubject = exactForm(subject);
+    if (exactSubject.length >= 2 && clauseCoverage(unit.item ?? '') >= ON_QUESTION / 2) {
+      if (c.aliases.some((a) => exactSubject.includes(a))) return { verdict: 'supported', unit, coverage, marks: [c.text, subject] };
+      if (c.others.some((o) => o.some((a) => exactSubject.includes(a)))) {
+        return { verdict: 'contradicted', unit, coverage, marks: [subject], reason: `主体不同：${subject}` };
+      }
+    }
+  }
+
+  // Values: of the clauses that state a value of the claim's unit (other than the stem's own), the one that speaks
+  // most of the question (and holds the claim's own words, 下跌 in 下跌4%) decides.
+  if (c.values.length > 0) {
+    const units = new Set(c.values.map(unitOfValue));
+    const candidates = clauses
+      .map((clause) => ({ clause, stated: valuesOf(clause).filter((v) => units.has(unitOfValue(v)) && !c.stemValues.has(v)) }))
+      .filter((x) => x.stated.length > 0 && c.words.every((w) => holds(x.clause, w)))
+      .sort((x, y) => clauseCoverage(y.clause) - clauseCoverage(x.clause));
+    const top = candidates[0];
+    if (!top) return null;
+    if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)))
+      return { verdict: 'supported', unit, coverage, marks: [c.text] };
+    const other = top.stated.find((v) => !c.values.includes(v));
+    if (other === undefined) return null;
+    const raw = rawValue(top.clause, other);
+    return { verdict: 'contradicted', unit, coverage, marks: [raw], reason: `数字不同：${raw}` };
+  }
+
+  // Forms (names, formulas): of the clauses that state this option or another, the one that speaks most of the
+  // question decides (美国通常称之为共同基金，英国…称之为单位信托基金).
+  const formula = FORMULA.test(c.text);
+  const named = clauses
+    .map((clause) => {
+      const form = exactForm(clause);
+      // A name is stated by its written form, or (not a formula) by all of its own words (IPO退出 in 首次公开发行(IPO)).
+      const words = c.words.filter((w) => [...w].length >= 2);
+      const own = c.aliases.some((a) => form.includes(a)) || (!formula && words.length > 0 && words.every((w) => holds(clause, w)));
+      const others = c.others.filter((o) => o.some((a) => form.includes(a))).length;
+      return { clause, own, others };
+    })
+    .filter((x) => x.own || x.others > 0);
+  if (named.length > 0 && !c.statement) {
+    const top = named.sort((x, y) => clauseCoverage(y.clause) - clauseCoverage(x.clause) || Number(y.own) - Number(x.own))[0];
+    if (!top) return null;
+    if (top.own) {
+      const opposite = oppositeOf(top.clause, c.stem);
+      if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
+      // A clause that names other options too is a list: it places the option among them, and binds it to the
+      // question less than a clause that names it alone (首次公开发行(IPO)：收益最高 against 退出方式：IPO、M&A…).
+      return { verdict: 'supported', unit, coverage: top.others > 0 ? coverage / 2 : coverage, marks: [c.text] };
+    }
+    if (formula) return { verdict: 'contradicted', unit, coverage, marks: [], reason: '公式不同' };
+    // A clause listing choices (上市、并购或管理层回购) names one of them without ruling out the others.
+    const listing = /[、]|或者?|以及|和|及/u.test(top.clause);
+    if (clauseCoverage(top.clause) >= ON_QUESTION / 2 && (top.others > 1 || !listing)) {
+      // One other option where the question's words are: it stands in this one's place. Several: a list without it.
+      const reason = top.others > 1 ? '教材所列不含此项' : '教材此处为另一选项';
+      return { verdict: 'contradicted', unit, coverage, marks: [], reason };
+    }
+    return null;
+  }
+  if (formula) return null;
+
+  // Statements: most of the claim's words in one clause, with the same polarity.
+  if (c.words.length >= 2 || (c.statement && c.words.length >= 1)) {
+    const scored = clauses.map((clause) => ({ clause, share: tokenShare(clause, c.words) })).sort((x, y) => y.share - x.share);
+    const top = scored[0];
+    const exact = named.some((x) => x.own);
+    const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
+    if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
+    const negation = polarityClash([top.clause], c.text, c.words);
+    if (negation) return { verdict: 'contradicted', unit, coverage, marks: [negation], reason: `肯定/否定相反：${negation}` };
+    if (narrower) {
+      return { verdict: 'contradicted', unit, coverage, marks: [BOTH.exec(unit.text)?.[0] ?? ''], reason: '范围不同：教材为“既可…又可”' };
+    }
+    return { verdict: 'supported', unit, coverage, marks: c.words.filter((w) => holds(top.clause, w)) };
+  }
+  return null;
+}
+
+/** Pairs of words of opposite sense: a clause stating one where the question says the other states the opposite. */
+const OPPOSITES: ReadonlyArray<readonly [string, string]> = [
+  ['最高', '最低'],
+  ['最大', '最小'],
+  ['最多', '最少'],
+  ['最长', '最短'],
+  ['越高', '越低'],
+  ['越大', '越小'],
+  ['上升', '下降'],
+  ['上涨', '下跌'],
+  ['增加', '减少'],
+  ['提高', '降低'],
+  ['高于', '低于'],
+  ['多于', '少于'],
+  ['有限', '无限'],
+  ['增大', '减小'],
+];
+
+/** The word of `clause` opposite to one the question states (and the clause does not), or null. */
+function oppositeOf(clause: string, question: string): string | null {
+  for (const [a, b] of OPPOSITES) {
+    if (question.includes(a) && clause.includes(b) && !clause.includes(a)) return b;
+    if (question.includes(b) && clause.includes(a) && !clause.includes(b)) return a;
+  }
+  return null;
+}
+
+/** The subject of a list's lead: the words before its verb (基金托管人 in 基金托管人应当履行下列职责：). */
+function leadSubject(lead: string): string {
+  const text =
+    lead
+      .trim()
+      .replace(/^第[一二三四五六七八九十百零\d]+条\s*/u, '')
+      .split(/[，,]/u)
+      .at(-1) ?? '';
+  const m = LEAD_VERB.exec(text);
+  return (m ? text.slice(0, m.index) : '').trim();
+}
+
+/** Share of the tokens found in the text. */
+function tokenShare(text: string, tokens: readonly string[]): number {
+  if (tokens.length === 0) return 0;
+  const normal = normalizeText(text).toLowerCase();
+  return tokens.filter((t) => normal.includes(t)).length / tokens.length;
+}
+
+/**
+ * A negation on one side only, placed before the claim's words in the clause (Chinese negation scopes forward:
+ * 不得将基金财产用于抵押): the cue, or null. A cue after the claim's words (守法合规的禁止行为) does not negate it.
+ */
+function polarityClash(clauses: readonly string[], claim: string, claimTokens: readonly string[]): string | null {
+  const claimNegated = NEGATIVE.test(claim);
+  for (const clause of clauses) {
+    const normal = normalizeText(clause).toLowerCase();
+    const first = Math.min(...claimTokens.map((t) => normal.indexOf(t)).filter((i) => i >= 0));
+    if (!Number.isFinite(first)) continue;
+    const cue = NEGATIVE.exec(normal);
+    const clauseNegated = cue !== null && cue.index < first + 12;
+    if (claimNegated !== clauseNegated) {
+      if (clauseNegated && cue) return cue[0];
+      if (claimNegated) return NEGATIVE.exec(claim)?.[0] ?? null;
+    }
+  }
+  return null;
+}
+
+/** The value as the clause writes it (三十日 for 30日), for the reason. */
+function rawValue(clause: string, value: string): string {
+  const m = value.startsWith('t+') ? new RegExp(`[tT]\\s*\\+\\s*${value.slice(2)}`, 'u').exec(clause) : null;
+  if (m) return m[0];
+  clause = clause.replace(/[*`]/gu, '');
+  for (const piece of clause.split(/[，,；;。：:\s]/u)) if (valuesOf(piece).includes(value)) return piece.trim().slice(0, 24);
+  return value;
+}
+
+/**
+ * The evidence of a verdict: its unit quoted whole, verbatim from the passage (a list item with its lead, the items
+ * between left out as `…`), with its citation, chunk id and the quote's own pages.
+ */
+function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceItem {
+  const chunk = unit.chunk;
+  let quote: string;
+  if (unit.lead) {
+    const lead = flattenText(unit.lead);
+    const item = flattenText(unit.item ?? '');
+    const whole = flattenText(unit.span);
+    quote = whole === `${lead}${item}` || whole.length <= lead.length + item.length + 1 ? whole : `${lead}…${item}`;
+  } else {
+    quote = flattenText(unit.span);
+  }
+  const at = quoteLocation(chunk, quote.split('…')[0] ?? quote);
+  const end = quoteLocation(chunk, quote.split('…').at(-1) ?? quote);
+  const highlights = termRanges(
+    quote,
+    marks.filter((m) => m.trim() !== ''),
+  );
+  return {
+    chunk_id: chunk.chunk_id,
+    book: chunk.book,
+    headings: chunk.headings,
+    chapter: chunk.chapter,
+    section: chunk.section,
+    articles: [...new Set([...at.articles, ...end.articles])],
+    figure_ref: chunk.figure_ref,
+    page_start: at.page_start,
+    page_end: end.page_end,
+    quote,
+    ...(highlights.length > 0 ? { highlights } : {}),
+  };
+}
+
+const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/iu;
+
+/**
+ * The verdicts shown for a question: one per option, in order, and for a combination question first one per
+ * statement. An option of a combination question is `supported` when every statement it names is supported and every
+ * other one contradicted, `contradicted` when it names a contradicted statement or leaves out a supported one, with
+ * the clause of that statement; a true/false question's 正确 takes the statement's verdict and 错误 its opposite.
+ */
+export function questionVerdicts(question: ParsedQuestion, claims: readonly OptionVerdict[]): OptionVerdict[] {
+  if (question.kind === 'combination') {
+    const byLabel = new Map(claims.map((v) => [v.label, v]));
+    const options = question.options.map((o): OptionVerdict => {
+      const named = new Set(statementsInOption(o.text, question.statements));
+      const wrong = question.statements.find((st) => {
+        const v = byLabel.get(st.label)?.verdict;
+        return named.has(st.label) ? v === 'contradicted' : v === 'supported';
+      });
+      const base = { label: o.letter, target: 'option' as const, text: o.text };
+      if (wrong) {
+        const v = byLabel.get(wrong.label);
+        const reason = named.has(wrong.label) ? `${wrong.label} 与教材不符` : `遗漏 ${wrong.label}（教材支持）`;
+        return { ...base, verdict: 'contradicted', ...(v?.evidence ? { evidence: v.evidence } : {}), reason };
+      }
+      const all = question.statements.every((st) => byLabel.get(st.label)?.verdict !== 'not_found');
+      const first = question.statements.find((st) => named.has(st.label));
+      const evidence = first ? byLabel.get(first.label)?.evidence : undefined;
+      return all && evidence ? { ...base, verdict: 'supported', evidence } : { ...base, verdict: 'not_found' };
+    });
+    return [...claims, ...options];
+  }
+  if (question.kind === 'judge') {
+    const statement = claims[0];
+    return question.options.map((o): OptionVerdict => {
+      const base = { label: o.letter, target: 'option' as const, text: o.text };
+      if (!statement || statement.verdict === 'not_found' || !statement.evidence) return { ...base, verdict: 'not_found' };
+      const saysTrue = JUDGE_TRUE.test(o.text.trim());
+      const verdict = saysTrue === (statement.verdict === 'supported') ? 'supported' : 'contradicted';
+      return { ...base, verdict, evidence: statement.evidence, ...(statement.reason ? { reason: statement.reason } : {}) };
+    });
+  }
+  return [...claims];
+}
+
+/** How the verdicts of the chosen letters stand: for the confidence, and to say when letter and evidence disagree. */
+export interface VerdictStanding {
+  /** Every chosen option has the verdict a right answer has (`supported`; `contradicted` for a negated stem). */
+  agrees: number;
+  /** Options not chosen that have that verdict too (rivals the clauses do not rule out). */
+  rivals: number;
+  /** A chosen option has the opposite verdict: the letter contradicts its own evidence. */
+  against: number;
+}
+
+/** Where the chosen letters stand among the option verdicts. */
+export function verdictStanding(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): VerdictStanding {
+  const wanted: VerdictKind = question.negated ? 'contradicted' : 'supported';
+  const ruledOut: VerdictKind = question.negated ? 'supported' : 'contradicted';
+  const options = verdicts.filter((v) => v.target === 'option');
+  const chosen = options.filter((v) => answer.includes(v.label));
+  const others = options.filter((v) => !answer.includes(v.label));
+  return {
+    agrees: chosen.length > 0 && chosen.every((v) => v.verdict === wanted) ? 1 : 0,
+    rivals: others.filter((v) => v.verdict === wanted).length,
+    against: chosen.some((v) => v.verdict === ruledOut) ? 1 : 0,
+  };
+}
