@@ -4,9 +4,11 @@
 //   npx tsc -p tsconfig.json && node scripts/fit-calibration.mjs ../shared/bench [--keep DIR] [--top-k 8] [--mode hybrid]
 //     [--knot K] [--l2 L] [--repeats 20] [--weighting question|set] [--dump F.json] [--features F.json]
 //
-// Data: the sample validation set (rawdoc/validation.csv over rawdoc/) and FinanceIQ fund dev
-// (<bench>/financeiq-fund/dev.csv over <bench>/fund-laws/pdf-combined/fund-laws-combined.pdf), each ingested
-// into a fresh temp root (or into DIR/sample and DIR/fiq with --keep, reused when already there: drop DIR after
+// Data: the sample validation set (rawdoc/validation.csv over rawdoc/), FinanceIQ fund dev
+// (<bench>/financeiq-fund/dev.csv over <bench>/fund-laws/pdf-combined/fund-laws-combined.pdf), a set whose book rarely
+// holds the answer, and meta-cert-fund dev (<bench>/meta-cert-fund/dev.csv over its notes/), whose book covers its
+// questions, each ingested into a fresh temp root (or into DIR/sample, DIR/fiq and DIR/meta with --keep, reused when
+// already there: drop DIR after
 // a change to ingest or chunking). Every question is answered offline through the same answerer `eval` uses,
 // with abstention off; each answer's calibration features and correctness are collected (--dump writes them,
 // --features refits from such a file without answering again).
@@ -77,6 +79,18 @@ const sets = [
     csv: path.join(bench, 'financeiq-fund', 'dev.csv'),
     sources: [
       [path.join(bench, 'fund-laws', 'pdf-combined', 'fund-laws-combined.pdf'), 'fund-laws-combined.pdf'],
+      [path.join(repo, 'rawdoc', 'userdict.txt'), 'userdict.txt'],
+    ],
+  },
+  {
+    // A book that covers its questions: the confidence must be honest there too, not only where answers are rare.
+    name: 'meta',
+    csv: path.join(bench, 'meta-cert-fund', 'dev.csv'),
+    sources: [
+      ...['基金法律法规.md', '证券投资基金基础知识.md', '私募股权投资基金基础知识.md'].map((f) => [
+        path.join(bench, 'meta-cert-fund', 'notes', f),
+        f,
+      ]),
       [path.join(repo, 'rawdoc', 'userdict.txt'), 'userdict.txt'],
     ],
   },
@@ -187,6 +201,7 @@ function metrics(rows, conf, groupOf = () => 0) {
   return {
     n: items.length,
     acc: items.filter((x) => x.correct).length / items.length,
+    'mean conf': items.reduce((sum, x) => sum + x.confidence, 0) / items.length,
     ECE15: expectedCalibrationError(items, 15),
     'ECE floor': expectedCalibrationErrorFloor(
       items.map((x) => x.confidence),
@@ -202,7 +217,7 @@ function metrics(rows, conf, groupOf = () => 0) {
     'top10% stated': top.stated,
   };
 }
-const isShare = (k) => k === 'acc' || k.startsWith('acc@') || k.startsWith('top10%');
+const isShare = (k) => k === 'acc' || k === 'mean conf' || k.startsWith('acc@') || k.startsWith('top10%');
 function formatted(m) {
   return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, k === 'n' ? v : isShare(k) ? pct(v) : v.toFixed(3)]));
 }

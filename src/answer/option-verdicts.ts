@@ -70,6 +70,8 @@ const ON_QUESTION_WITH_KEY = 1 / 3;
 const PASSAGES_PER_CLAIM = 4;
 
 const NEGATIVE = /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权|不予|不超过|不少于/u;
+/** Words that deny an act (并不经手, 不负责, 无权). */
+const DENIAL = /并不|并非|不负责|不得|不能|无权|不参与|不承担/u;
 const ONLY = /只能|仅能|只可|仅可|只有|仅限|仅/u;
 const BOTH = /既可|又可|也可|均可|都可|或者|以及/u;
 /** The verb that ends a list lead's subject (基金托管人|应当履行下列职责：). */
@@ -204,6 +206,8 @@ interface ClaimReading {
   aliases: readonly string[];
   /** The other options' forms (alternatives a clause may state in its place); empty for multi-select. */
   others: readonly (readonly string[])[];
+  /** The other options' texts, parallel to `others`, to name them in a reason. */
+  otherTexts: readonly string[];
   values: readonly string[];
   /** The claim's own words (not the stem's, not its values). */
   words: readonly string[];
@@ -264,6 +268,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       text: claim.text,
       aliases: exacts[i] ?? [],
       others: input.exclusive === false ? [] : exacts.filter((_, j) => j !== i),
+      otherTexts: input.exclusive === false ? [] : input.claims.filter((_, j) => j !== i).map((o) => o.text),
       values,
       words: words.filter((t) => !values.some((v) => v.includes(t))),
       stemValues,
@@ -361,8 +366,8 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       // A name is stated by its written form, or (not a formula) by all of its own words (IPO退出 in 首次公开发行(IPO)).
       const words = c.words.filter((w) => [...w].length >= 2);
       const own = c.aliases.some((a) => form.includes(a)) || (!formula && words.length > 0 && words.every((w) => holds(clause, w)));
-      const others = c.others.filter((o) => o.some((a) => form.includes(a))).length;
-      return { clause, own, others };
+      const named = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
+      return { clause, own, others: named.length, names: named };
     })
     .filter((x) => x.own || x.others > 0);
   if (named.length > 0 && !c.statement) {
@@ -371,6 +376,9 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     if (top.own) {
       const opposite = oppositeOf(top.clause, c.stem);
       if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
+      // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.
+      const denied = deniedAfter(unit.text, top.clause, c);
+      if (denied) return { verdict: 'contradicted', unit, coverage, marks: [denied], reason: `否定：${denied}` };
       // A clause that names other options too is a list: it places the option among them, and binds it to the
       // question less than a clause that names it alone (首次公开发行(IPO)：收益最高 against 退出方式：IPO、M&A…).
       return { verdict: 'supported', unit, coverage: top.others > 0 ? coverage / 2 : coverage, marks: [c.text] };
@@ -380,7 +388,7 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     const listing = /[、]|或者?|以及|和|及/u.test(top.clause);
     if (clauseCoverage(top.clause) >= ON_QUESTION / 2 && (top.others > 1 || !listing)) {
       // One other option where the question's words are: it stands in this one's place. Several: a list without it.
-      const reason = top.others > 1 ? '教材所列不含此项' : '教材此处为另一选项';
+      const reason = `教材此处为：${top.names.join('、')}`;
       return { verdict: 'contradicted', unit, coverage, marks: [], reason };
     }
     return null;
@@ -402,6 +410,22 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     return { verdict: 'supported', unit, coverage, marks: c.words.filter((w) => holds(top.clause, w)) };
   }
   return null;
+}
+
+/**
+ * A negation after the clause that names the option, before the question's most specific words, in the same
+ * sentence, that the stem does not have: the sentence names the option and then denies it the question's act.
+ */
+function deniedAfter(sentence: string, clause: string, c: ClaimReading): string | null {
+  const normal = normalizeText(sentence).toLowerCase();
+  const from = normal.indexOf(normalizeText(clause).toLowerCase()) + normalizeText(clause).length;
+  if (from <= 0) return null;
+  const rest = normal.slice(from);
+  const cue = DENIAL.exec(rest);
+  if (!cue || DENIAL.test(normalizeText(c.stem))) return null;
+  const after = rest.slice(cue.index);
+  const topicAfter = [...c.topic.weights.keys()].some((t) => after.includes(t));
+  return topicAfter ? cue[0] : null;
 }
 
 /** Pairs of words of opposite sense: a clause stating one where the question says the other states the opposite. */

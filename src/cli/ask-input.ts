@@ -178,7 +178,7 @@ export async function askFromPipe(
   ui: Ui,
   session: AskSession,
   input: NodeJS.ReadableStream,
-  options: { showContext: boolean; one?: boolean },
+  options: { showContext: boolean; showVerdicts?: boolean; one?: boolean },
 ): Promise<{ answered: number; failed: number }> {
   let answered = 0;
   let failed = 0;
@@ -191,7 +191,12 @@ export async function askFromPipe(
     const q = item.question;
     try {
       const out = await session.ask(q.question, q.options);
-      reportAsk(ui, out, { showContext: options.showContext, jsonLines: true, echo: echoOf(q) });
+      reportAsk(ui, out, {
+        showContext: options.showContext,
+        showVerdicts: options.showVerdicts !== false,
+        jsonLines: true,
+        echo: echoOf(q),
+      });
       if (!ui.json) ui.out('');
       answered++;
     } catch (error) {
@@ -212,7 +217,7 @@ export async function askRepl(
   ui: Ui,
   session: AskSession,
   streams: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
-  showContext: boolean,
+  shown: { showContext: boolean; showVerdicts?: boolean },
 ): Promise<void> {
   const rl = readline.createInterface({
     input: streams.input,
@@ -224,7 +229,7 @@ export async function askRepl(
   const grouper = new QuestionGrouper(true);
   const answer = async (text: string): Promise<void> => {
     try {
-      reportAsk(ui, await session.ask(text), { showContext });
+      reportAsk(ui, await session.ask(text), shown);
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
       ui.warn(error.message);

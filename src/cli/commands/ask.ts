@@ -17,6 +17,7 @@ interface AskFlags {
   tools?: string;
   showSteps?: boolean;
   guess?: boolean;
+  verdicts: boolean;
 }
 
 /** `--options`: JSON `{"A":"…"}` / `["…","…"]`, or `A=…;B=…` / `A.… B.…` text. */
@@ -63,6 +64,7 @@ export function registerAsk(program: Command): Command {
       'with --agent: native, simulated (text protocol for models without tool calls) or auto (config llm.tools)',
     )
     .option('--show-steps', 'with --agent: print the tool calls the agent made')
+    .option('--no-verdicts', 'hide the per-option lines (why each option is right or wrong, with its clause)')
     .option('--guess', 'always give a letter: when no option is supported beyond chance, the best guess (marked as a guess)')
     .addHelpText(
       'after',
@@ -85,6 +87,7 @@ A question without options is answered as an open question (cited passages, no l
       const showContext = flags.showContext === true;
       const toolsFlag = flags.tools === undefined ? undefined : oneOf('--tools', flags.tools, ['native', 'simulated', 'auto'] as const);
       const showSteps = flags.showSteps === true;
+      const showVerdicts = flags.verdicts;
       const [{ loadConfig }, run, { createUi }, report] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../answer/run-ask.js'),
@@ -111,7 +114,7 @@ A question without options is answered as an open question (cited passages, no l
         const out = agent
           ? await agent.runAgentAsk({ ...agentOptions, question, ...(options ? { options } : {}) })
           : await run.runAsk({ ...base, showContext, question, ...(options ? { options } : {}) });
-        report.reportAsk(ui, out, { showContext, showSteps });
+        report.reportAsk(ui, out, { showContext, showSteps, showVerdicts });
         return;
       }
       // Questions from stdin or a prompt: the line reader loads only here, not for a question given as an argument.
@@ -120,9 +123,13 @@ A question without options is answered as an open question (cited passages, no l
       try {
         for (const w of session.warnings) ui.warn(`${w.where}: ${w.message}`);
         if (process.stdin.isTTY && flags.one !== true) {
-          await input.askRepl(ui, session, { input: process.stdin, output: process.stderr }, showContext);
+          await input.askRepl(ui, session, { input: process.stdin, output: process.stderr }, { showContext, showVerdicts });
         } else {
-          const { answered, failed } = await input.askFromPipe(ui, session, process.stdin, { showContext, one: flags.one === true });
+          const { answered, failed } = await input.askFromPipe(ui, session, process.stdin, {
+            showContext,
+            showVerdicts,
+            one: flags.one === true,
+          });
           if (answered === 0 && failed === 0) throw new UsageError('no question: pass one as an argument, or pipe questions on stdin');
           if (failed > 0) process.exitCode = ExitCode.partial;
         }

@@ -1,6 +1,6 @@
 import type { AgentReport } from '../../agent/run-agent-ask.js';
 import { answerJson, confidenceWords } from '../../answer/answer-json.js';
-import type { AnswerResult } from '../../answer/answer-types.js';
+import type { AnswerResult, OptionVerdict } from '../../answer/answer-types.js';
 import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
 import { formatCitation } from '../../text/citation.js';
@@ -14,17 +14,22 @@ export function askJson(out: AskResult & { agent?: AgentReport }): Record<string
 /** The human answer in the seed format: Answer / Confidence / Evidence (citation line, quote line). */
 export function formatAnswer(
   out: AskResult & { agent?: AgentReport },
-  options: { showContext: boolean; showSteps?: boolean; color?: Ui['color'] },
+  options: { showContext: boolean; showSteps?: boolean; showVerdicts?: boolean; color?: Ui['color'] },
 ): string {
   const r: AnswerResult = out.result;
   const c = options.color;
   const bold = (t: string): string => (c ? c.bold(t) : t);
   const dim = (t: string): string => (c ? c.dim(t) : t);
   const lines: string[] = [];
-  const answer = r.answer !== '' ? r.answer : r.question.kind === 'open' ? '（问答题，无选项：见下方依据）' : `（无）${r.message ?? ''}`;
+  const answer =
+    r.answer !== ''
+      ? lettersWithText(r, r.answer)
+      : r.question.kind === 'open'
+        ? '（问答题，无选项：见下方依据）'
+        : `（无）${r.message ?? ''}`;
   const guessed = r.guess && r.answer !== '' ? '（猜测）' : '';
   lines.push(`${bold('Answer:')} ${answer}${guessed}`);
-  if (r.guess && r.answer === '') lines.push(`${bold('Best guess:')} ${r.guess.answer}（猜测，非教材依据）`);
+  if (r.guess && r.answer === '') lines.push(`${bold('Best guess:')} ${lettersWithText(r, r.guess.answer)}（猜测，非教材依据）`);
   if (r.question.negated) lines.push(dim('读作：选错误的一项'));
   lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)})`);
   lines.push(`${bold(r.guess ? 'Closest passages:' : 'Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
@@ -32,6 +37,14 @@ export function formatAnswer(
     lines.push(`- ${citation(e)}`);
     lines.push(`  "${markedQuote(e)}"`);
   }
+  if (options.showVerdicts !== false && r.verdicts && r.verdicts.length > 0) {
+    const statements = r.verdicts.filter((v) => v.target === 'statement');
+    if (statements.length > 0) lines.push(bold('Statements:'));
+    for (const v of statements) lines.push(...verdictLines(v, dim));
+    lines.push(bold('Options:'));
+    for (const v of r.verdicts.filter((x) => x.target === 'option')) lines.push(...verdictLines(v, dim));
+  }
+  if (r.verdictConflict) lines.push(dim('⚠ 答案与其证据不一致，置信度已降低（the letter disagrees with its own evidence）'));
   const how = `mode: ${r.mode} | answerer: ${r.answerer === 'llm' ? `llm${out.endpoint ? ` (${out.endpoint})` : ''}` : 'offline (retrieval-based IR solver)'}${r.fallback ? ` | fallback: ${r.fallback}` : ''}`;
   lines.push(dim(how));
   // A message already shown as the answer is not repeated.
@@ -57,6 +70,22 @@ export function formatAnswer(
   return lines.join('\n');
 }
 
+const MARK: Record<OptionVerdict['verdict'], string> = { supported: '✓', contradicted: '✗', not_found: '?' };
+const WORD: Record<OptionVerdict['verdict'], string> = { supported: '教材支持', contradicted: '与教材不符', not_found: '未找到依据' };
+
+/** The letters with their options' text: `B 基金管理人`, `AC 甲；丙`. */
+function lettersWithText(r: AnswerResult, letters: string): string {
+  const texts = [...letters].map((l) => r.question.options.find((o) => o.letter === l)?.text).filter((t): t is string => !!t);
+  return texts.length === 0 ? letters : `${letters} ${texts.join('；')}`;
+}
+
+/** One option's verdict: `✓ A 基金托管人 — 教材支持`, then its clause and citation, indented. */
+function verdictLines(v: OptionVerdict, dim: (t: string) => string): string[] {
+  const head = `  ${MARK[v.verdict]} ${v.label} ${v.text} — ${v.reason ?? WORD[v.verdict]}`;
+  if (!v.evidence) return [head];
+  return [head, dim(`      "${markedQuote(v.evidence)}"`), dim(`      ${citation(v.evidence)}`)];
+}
+
 /** What an answer to a piped question echoes of its input: the JSONL `id`, or the question's number, and its text. */
 export interface AskEcho {
   id?: string;
@@ -72,7 +101,7 @@ function echoFields(echo: AskEcho): Record<string, unknown> {
 export function reportAsk(
   ui: Ui,
   out: AskResult & { agent?: AgentReport },
-  options: { showContext: boolean; showSteps?: boolean; jsonLines?: boolean; echo?: AskEcho },
+  options: { showContext: boolean; showSteps?: boolean; showVerdicts?: boolean; jsonLines?: boolean; echo?: AskEcho },
 ): void {
   for (const w of out.warnings) ui.warn(`${w.where}: ${w.message}`);
   for (const w of out.result.warnings ?? []) ui.warn(w);
@@ -82,7 +111,14 @@ export function reportAsk(
     else ui.printJson(json);
     return;
   }
-  ui.out(formatAnswer(out, { showContext: options.showContext, showSteps: options.showSteps === true, color: ui.color }));
+  ui.out(
+    formatAnswer(out, {
+      showContext: options.showContext,
+      showSteps: options.showSteps === true,
+      showVerdicts: options.showVerdicts !== false,
+      color: ui.color,
+    }),
+  );
 }
 
 /** The output of a piped question that failed: its JSONL line `{"id"|"n", "question", "error"}`, or a warning. */
