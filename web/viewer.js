@@ -16,7 +16,7 @@ function flat(text) {
 
 /**
  * Which text items hold the quote: the items are concatenated (whitespace removed), the quote is searched there,
- * and every item overlapping the match is returned. When the whole quote is not on the page, its longest leading part
+ * and every item overlapping the match is returned with the part of it that the match covers. When the whole quote is not on the page, its longest leading part
  * found is used (the quote continues on the next page), else its longest trailing part (it began on the page before).
  */
 function itemsForQuote(items, quote) {
@@ -29,7 +29,16 @@ function itemsForQuote(items, quote) {
     joined += flat(item.str);
     spans.push({ item, start, end: joined.length });
   }
-  const overlapping = (at, len) => spans.filter((s) => s.end > at && s.start < at + len && s.end > s.start).map((s) => s.item);
+  // Each item overlapping the match, with the share of its characters the match covers (from, to in 0–1), so a box
+  // covers the quote's part of a line rather than the whole line.
+  const overlapping = (at, len) =>
+    spans
+      .filter((s) => s.end > at && s.start < at + len && s.end > s.start)
+      .map((s) => ({
+        item: s.item,
+        from: Math.max(0, at - s.start) / (s.end - s.start),
+        to: Math.min(1, (at + len - s.start) / (s.end - s.start)),
+      }));
   for (let len = needle.length; len >= Math.min(needle.length, 6); len = len > 12 ? Math.floor(len * 0.7) : len - 1) {
     const head = joined.indexOf(needle.slice(0, len));
     if (head >= 0) return overlapping(head, len);
@@ -74,14 +83,15 @@ async function render(number) {
     quote,
   );
   layer.replaceChildren();
-  for (const item of hits) {
+  for (const { item, from, to } of hits) {
     const tx = pdfjs.Util.transform(viewport.transform, item.transform);
     const height = Math.hypot(tx[2], tx[3]);
+    const width = item.width * viewport.scale;
     const box = document.createElement('div');
     box.className = 'hl';
-    box.style.left = `${tx[4]}px`;
+    box.style.left = `${tx[4] + from * width}px`;
     box.style.top = `${tx[5] - height}px`;
-    box.style.width = `${item.width * viewport.scale}px`;
+    box.style.width = `${(to - from) * width}px`;
     box.style.height = `${height * 1.15}px`;
     layer.appendChild(box);
   }
