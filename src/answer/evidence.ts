@@ -1,5 +1,6 @@
 import { formatCitation, quoteLocation, type CitationParts } from '../text/citation.js';
 import { normalizeText, normalizeWithSpans } from '../text/analyzer.js';
+import { isMarkdownSource, markdownPlain, plainSpan } from '../text/markdown-plain.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
@@ -157,14 +158,34 @@ export function markedQuote(item: Pick<EvidenceItem, 'quote' | 'highlights'>): s
 }
 
 /**
+ * The text a quote is taken from: a Markdown note's text as its reader sees it (emphasis, container fences, table pipes
+ * and heading hashes dropped, so a quote never tangles the note's `**` with the highlight marks), with the anchor
+ * carried over to that text; any other chunk's text as it is.
+ */
+function readerText(chunk: Chunk, anchor: string | undefined): { text: string; anchor: string | undefined } {
+  if (chunk.chunk_type !== 'note' || !isMarkdownSource(chunk.source)) return { text: chunk.text, anchor };
+  const plain = markdownPlain(chunk.text);
+  if (anchor === undefined) return { text: plain.text, anchor };
+  // The anchor is a run of the chunk's own text: its span there is its span in the plain text. An anchor not found
+  // as it stands (a window joined across a list) is made plain on its own.
+  const at = chunk.text.indexOf(anchor);
+  if (at < 0) return { text: plain.text, anchor: markdownPlain(anchor).text };
+  const [start, end] = plainSpan(plain, at, at + anchor.length);
+  return { text: plain.text, anchor: plain.text.slice(start, end) };
+}
+
+/**
  * The cited form of a chunk: where it is (book | heading path | figure | articles | pages) and a quote. With an
  * `anchor` (the matched window or sentence) the quote is its whole sentence with `terms` marked; without, the chunk's
  * start. The pages and articles are those of the quote itself, so a student opens the right page at the right article.
+ * A Markdown note is quoted as its reader sees it, without the note's markup.
  */
 export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string[] = []): EvidenceItem {
-  const quote = anchor === undefined ? { text: shortQuote(chunk.text), highlights: [] } : extractQuote(chunk.text, anchor, terms);
+  const source = readerText(chunk, anchor);
+  const quote =
+    source.anchor === undefined ? { text: shortQuote(source.text), highlights: [] } : extractQuote(source.text, source.anchor, terms);
   // Ellipses mark a cut quote; the rest is located in the chunk to find its page and article.
-  const at = quoteLocation(chunk, quote.text.replace(/^…|…$/gu, ''));
+  const at = quoteLocation({ ...chunk, text: source.text }, quote.text.replace(/^…|…$/gu, ''));
   return {
     chunk_id: chunk.chunk_id,
     book: chunk.book,

@@ -1,5 +1,5 @@
 import { quoteSegments } from '../answer/evidence.js';
-import type { AnswerMode } from '../answer/answer-types.js';
+import type { AnswerMode, Fallback, QuestionOption, Statement, VerdictKind } from '../answer/answer-types.js';
 import type { OutlineEntry } from '../types.js';
 import type { ServedReport } from './served-files.js';
 
@@ -75,23 +75,35 @@ ${error}
 
 /** An evidence card as the page shows it. */
 export interface EvidenceCard {
-  book: string;
-  headings: string[];
-  figureRef: string;
+  /** The citation as the CLI prints it (`book | heading path | 表2-1 | 第X条`), without the pages. */
+  citation: string;
+  /** The quote's pages (`p.7`), or empty. */
   pages: string;
   quote: string;
   /** Character ranges of the option's words inside the quote, marked on the page. */
   highlights?: Array<[number, number]>;
-  /** Link to the source at the cited page, or null when the source cannot be shown. */
+  /** Link to the source at the quote's page, or null when the source cannot be shown. */
   href: string | null;
 }
 
-/** `/ask`: the answer, the confidence with words, and evidence cards linking to the page of the source. */
-export function answerPage(options: {
-  q: string;
-  mode: string;
-  answerer: string;
-  llmAvailable: boolean;
+/** One option (or Ⅰ/Ⅱ statement) with what the books say of it, as the page shows it. */
+export interface VerdictCard {
+  label: string;
+  text: string;
+  verdict: VerdictKind;
+  reason?: string;
+  /** The clause that settles it; null when nothing was found. */
+  evidence: EvidenceCard | null;
+}
+
+/** Everything the answer page shows of one answer. */
+export interface AnswerView {
+  /** The stem without the options, or the whole question when no options were read. */
+  stem: string;
+  options: QuestionOption[];
+  /** The Ⅰ/Ⅱ/Ⅲ statements a combination question lists in its stem. */
+  statements: Statement[];
+  /** Letters in order (`B`, `ABD`), or empty when no answer is given. */
   answer: string;
   confidence: number;
   /** `high` / `medium` / `low` / `guess`, as in the answer JSON. */
@@ -100,40 +112,113 @@ export function answerPage(options: {
   negated: boolean;
   /** The best letter when the answerer abstained and a guess was asked for. */
   guess?: string;
-  fallback: string | null;
+  fallback: Fallback;
   message?: string;
   evidence: EvidenceCard[];
-}): string {
-  const answered = options.answer !== '';
-  const cards = options.evidence
-    .map((e, i) => {
-      const where = [e.book, ...e.headings, e.figureRef]
-        .filter((x) => x !== '')
-        .map(escapeHtml)
-        .join(' › ');
-      const link = e.href
-        ? `<a class="open" href="${escapeHtml(e.href)}">查看原文 ${escapeHtml(e.pages)}</a>`
-        : `<span class="pages">${escapeHtml(e.pages)}</span>`;
-      const quote = quoteSegments(e.quote, e.highlights)
-        .map((q) => (q.marked ? `<mark>${escapeHtml(q.text)}</mark>` : escapeHtml(q.text)))
-        .join('');
-      return `<li class="evidence"><div class="where">[${i + 1}] ${where}</div><blockquote>${quote}</blockquote>${link}</li>`;
+  verdicts: VerdictCard[];
+}
+
+/** Why an answer is not a normal evidence-backed one, in the page's words (Chinese first), never the internal label. */
+const FALLBACK_WORDS: Readonly<Record<Exclude<Fallback, null>, string>> = {
+  no_evidence: '未在教材中找到明确依据 No clear basis found in your books',
+  off_topic: '与本知识库内容不符，无法回答 The question is outside your books',
+  conflict: '教材中的依据相互矛盾 The passages found disagree',
+  llm_failed: '大模型调用失败，显示离线答案 The LLM failed; the offline answer is shown',
+  unsupported: '大模型的答案未引用教材依据 The LLM’s answer cites none of your books',
+  agent_failed: '智能体未给出可用答案，改用一次作答 The agent gave no usable answer; a one-shot answer is shown',
+};
+
+const VERDICT_WORDS: Readonly<Record<VerdictKind, string>> = {
+  supported: '✓ 支持 supported',
+  contradicted: '✗ 矛盾 contradicted',
+  not_found: '? 未找到 not found',
+};
+
+/** `B 基金管理人`; letters without a known option stay as they are. */
+function lettersWithText(letters: string, options: readonly QuestionOption[]): string {
+  return [...letters]
+    .map((l) => {
+      const text = options.find((o) => o.letter === l)?.text;
+      return text ? `<span class="letter">${escapeHtml(l)}</span> ${escapeHtml(text)}` : `<span class="letter">${escapeHtml(l)}</span>`;
     })
+    .join('；');
+}
+
+/** A quote with its highlighted words. */
+function quoteHtml(e: Pick<EvidenceCard, 'quote' | 'highlights'>): string {
+  return quoteSegments(e.quote, e.highlights)
+    .map((q) => (q.marked ? `<mark>${escapeHtml(q.text)}</mark>` : escapeHtml(q.text)))
+    .join('');
+}
+
+/** The citation line and the link to the page (or the bare pages when the source cannot be shown). */
+function sourceLine(e: EvidenceCard, prefix = ''): string {
+  const link = e.href
+    ? `<a class="open" href="${escapeHtml(e.href)}">查看原文${e.pages ? ` ${escapeHtml(e.pages)}` : ''}</a>`
+    : `<span class="pages">${escapeHtml(e.pages)}</span>`;
+  return `<div class="where">${prefix}<span class="citation">${escapeHtml(e.citation)}</span> ${link}</div>`;
+}
+
+function verdictItem(v: VerdictCard): string {
+  const e = v.evidence;
+  // The quote itself opens the cited page, highlighted: it is what a student wants to check.
+  const quote = e
+    ? `<blockquote class="verdict-quote">${e.href ? `<a class="quote-link" href="${escapeHtml(e.href)}">${quoteHtml(e)}</a>` : quoteHtml(e)}</blockquote>${sourceLine(e)}`
+    : '';
+  const reason = v.reason ? `<p class="reason">${escapeHtml(v.reason)}</p>` : '';
+  return `<li class="verdict ${v.verdict}"><div class="verdict-head"><span class="letter">${escapeHtml(v.label)}</span> <span class="option-text">${escapeHtml(v.text)}</span> <span class="verdict-word">${VERDICT_WORDS[v.verdict]}</span></div>${reason}${quote}</li>`;
+}
+
+/** `/ask`: the question with its options, the answer with its option's text, each option's verdict and the evidence cards. */
+export function answerPage(options: { q: string; mode: string; answerer: string; llmAvailable: boolean } & AnswerView): string {
+  const answered = options.answer !== '';
+  const chosen = new Set(options.answer);
+  const statements =
+    options.statements.length > 0
+      ? `<ul class="statements">${options.statements.map((st) => `<li><span class="letter">${escapeHtml(st.label)}</span> ${escapeHtml(st.text)}</li>`).join('')}</ul>`
+      : '';
+  const question =
+    options.options.length > 0
+      ? `<div class="question"><p class="stem">${escapeHtml(options.stem)}</p>${statements}
+<ol class="options">${options.options
+          .map(
+            (o) =>
+              `<li${chosen.has(o.letter) ? ' class="chosen"' : ''}><span class="letter">${escapeHtml(o.letter)}</span> ${escapeHtml(o.text)}</li>`,
+          )
+          .join('')}</ol></div>`
+      : `<pre class="question">${escapeHtml(options.q)}</pre>`;
+  const cards = options.evidence
+    .map((e, i) => `<li class="evidence">${sourceLine(e, `[${i + 1}] `)}<blockquote>${quoteHtml(e)}</blockquote></li>`)
     .join('\n');
-  const note = options.message ? `<p class="note">${escapeHtml(options.message)}</p>` : '';
-  const fallback = options.fallback ? `<p class="fallback">fallback: ${escapeHtml(options.fallback)}</p>` : '';
+  const verdicts =
+    options.verdicts.length > 0
+      ? `<h2>逐项判断 Option by option</h2>\n<ol class="verdicts">${options.verdicts.map(verdictItem).join('\n')}</ol>\n`
+      : '';
+  const fallbackWords = options.fallback ? FALLBACK_WORDS[options.fallback] : '';
+  const fallback = fallbackWords ? `<p class="fallback">${escapeHtml(fallbackWords)}</p>` : '';
+  // The message often repeats the fallback's words (未在教材中找到明确依据); it is shown when it says more.
+  const note = options.message && !fallbackWords.includes(options.message) ? `<p class="note">${escapeHtml(options.message)}</p>` : '';
+  // One letter: its option's text; several: each letter with its text.
+  const single = options.options.find((o) => o.letter === options.answer);
+  const answerText = single ? escapeHtml(single.text) : lettersWithText(options.answer, options.options);
+  const answer = answered
+    ? `<strong id="answer">${escapeHtml(options.answer)}</strong> <span class="answer-text">${answerText}</span>`
+    : '<strong id="answer">（无）</strong>';
+  const guess = options.guess
+    ? `<p class="guess">猜测 Guess: ${lettersWithText(options.guess, options.options)}（非教材依据 not backed by your books）</p>`
+    : '';
   return layout(
     '回答',
     `<h1>回答 Answer</h1>
-<pre class="question">${escapeHtml(options.q)}</pre>
+${question}
 <section class="result">
-<p class="answer">答案 Answer: <strong id="answer">${escapeHtml(answered ? options.answer : '（无）')}</strong>${options.guess ? ` <span class="guess">最可能 best guess: ${escapeHtml(options.guess)}（猜测，非教材依据）</span>` : ''}</p>
-${options.negated ? '<p class="reading">读作：选错误的一项 (asks for the incorrect option)</p>\n' : ''}<p class="confidence">置信度 Confidence: <span id="confidence">${options.confidence.toFixed(2)}</span> · <span class="label">${escapeHtml(confidenceLabel(options.words, answered))}</span></p>
+<p class="answer">答案 Answer: ${answer}</p>
+${guess}${options.negated ? '<p class="reading">读作：选错误的一项 (asks for the incorrect option)</p>\n' : ''}<p class="confidence">置信度 Confidence: <span id="confidence">${options.confidence.toFixed(2)}</span> · <span class="label">${escapeHtml(confidenceLabel(options.words, answered))}</span></p>
 ${fallback}${note}
 </section>
-<h2>依据 Evidence</h2>
+${verdicts}<h2>依据 Evidence</h2>
 <ol class="evidence-list">${cards || '<li>（无）</li>'}</ol>
-<p class="how">mode: ${escapeHtml(options.mode)} · answerer: ${escapeHtml(options.answerer)}</p>
+<p class="how">检索 ${escapeHtml(options.mode)} · 作答 ${escapeHtml(options.answerer)}</p>
 <details><summary>再问一题 Ask again</summary>
 <form method="get" action="/ask" class="ask-form"><textarea name="q" rows="5" maxlength="4000">${escapeHtml(options.q)}</textarea>
 <div class="row">${choices(options.mode, options.answerer, options.llmAvailable)}<button type="submit">回答 Answer</button></div></form></details>`,
@@ -225,58 +310,6 @@ export function reportsPage(reports: readonly ServedReport[], folder: string): s
     `<h1>报告 Reports</h1>
 ${items ? `<ul class="reports">${items}</ul>` : `<p class="empty">No reports in <code>${escapeHtml(folder)}</code> yet. Write one with <code>exam-copilot eval rawdoc/validation.csv --report-html ${escapeHtml(folder)}/eval.html</code>.</p>`}`,
   );
-}
-
-/** `/view` for a PDF: pdf.js renders the physical page and highlights the quote; without JavaScript, the passage text stays readable. */
-export function pdfViewPage(options: {
-  title: string;
-  fileUrl: string;
-  pdfPage: number;
-  quote: string;
-  passage: string;
-  where: string;
-}): string {
-  return layout(
-    options.title,
-    `<h1>${escapeHtml(options.title)}</h1>
-<p class="where">${escapeHtml(options.where)} · 第 ${options.pdfPage} 页 (PDF page)</p>
-<div id="viewer" class="viewer" data-url="${escapeHtml(options.fileUrl)}" data-page="${options.pdfPage}" data-quote="${escapeHtml(options.quote)}">
-<div class="page-box"><canvas id="page-canvas"></canvas><div id="highlights" class="highlights"></div></div>
-<p id="viewer-status" class="status">正在加载 Loading the page…</p>
-</div>
-<section class="passage"><h2>原文 Passage</h2><p>${markQuote(options.passage, options.quote)}</p>
-<p><a href="${escapeHtml(options.fileUrl)}#page=${options.pdfPage}">打开 PDF Open the PDF</a></p></section>`,
-    { script: '/assets/viewer.js' },
-  );
-}
-
-/** `/view` for Markdown and text notes: the file's text with the passage marked, scrolled to by its anchor. */
-export function textViewPage(options: { title: string; text: string; quote: string }): string {
-  return layout(
-    options.title,
-    `<h1>${escapeHtml(options.title)}</h1>\n<pre class="note-text">${markQuote(options.text, options.quote, 'hl')}</pre>`,
-  );
-}
-
-/** Escapes `text` and wraps the first occurrence of `quote` (compared without whitespace) in `<mark>`. */
-export function markQuote(text: string, quote: string, id?: string): string {
-  const needle = quote.replace(/^…|…$/gu, '').replace(/\s+/gu, '');
-  if (needle === '') return escapeHtml(text);
-  // Map positions of the whitespace-free text back to the original, so the mark spans the right characters.
-  const positions: number[] = [];
-  let flat = '';
-  for (let i = 0; i < text.length; i++) {
-    if (!/\s/u.test(text[i] ?? '')) {
-      positions.push(i);
-      flat += text[i];
-    }
-  }
-  const at = flat.indexOf(needle);
-  if (at < 0) return escapeHtml(text);
-  const start = positions[at] ?? 0;
-  const end = (positions[at + needle.length - 1] ?? start) + 1;
-  const idAttr = id ? ` id="${id}"` : '';
-  return `${escapeHtml(text.slice(0, start))}<mark${idAttr}>${escapeHtml(text.slice(start, end))}</mark>${escapeHtml(text.slice(end))}`;
 }
 
 /** A plain error page with the status's meaning and what to do. */

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
-import { answerJson, confidenceWords } from '../answer/answer-json.js';
+import { answerJson } from '../answer/answer-json.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { NotReadyError, UserError, errorMessage } from '../errors.js';
 import { formatPages } from '../text/citation.js';
@@ -11,19 +11,10 @@ import type { RetrievalMode } from '../retrieve/retriever.js';
 import { searchHitJson } from '../retrieve/run-search.js';
 import { runToc, type TocResult } from '../retrieve/run-toc.js';
 import type { Chunk, ChunkFilter, Hit } from '../types.js';
-import {
-  answerPage,
-  errorPage,
-  homePage,
-  pdfViewPage,
-  query,
-  reportsPage,
-  searchPage,
-  textViewPage,
-  tocPage,
-  type EvidenceCard,
-} from './html-pages.js';
-import { pdfjsFile, REPORTS_FOLDER, servedReports, servedSources, webAsset, type ServedSource } from './served-files.js';
+import { answerView } from './answer-view.js';
+import { answerPage, errorPage, homePage, query, reportsPage, searchPage, tocPage } from './html-pages.js';
+import { pdfjsFile, REPORTS_FOLDER, servedReports, servedSources, webAsset } from './served-files.js';
+import { chunkViewPage, docViewPage, viewHref } from './view-pages.js';
 import type { ServeContext, WebAnswerer } from './serve-context.js';
 
 /** Largest request body accepted (a question with options is a few hundred bytes). */
@@ -123,14 +114,6 @@ function headingsOf(c: Pick<Chunk, 'chapter' | 'section' | 'subsection'>): strin
   return [c.chapter, c.section, c.subsection].filter((h) => h !== '');
 }
 
-/** The link that opens a chunk's source at its page with the quote highlighted, when the source may be shown. */
-function viewHref(chunk: Chunk | undefined, sources: readonly ServedSource[], quote: string): string | null {
-  const doc = chunk ? sources.find((s) => s.source === chunk.source) : undefined;
-  if (!chunk || !doc) return null;
-  // A note opens as text scrolled to the marked passage (its anchor); a PDF page is scrolled by the viewer script.
-  return `/view${query({ chunk: chunk.chunk_id, quote })}${doc.kind === 'pdf' ? '' : '#hl'}`;
-}
-
 /**
  * The web application: server-rendered pages that work without JavaScript, a JSON API, and the allow-listed
  * source and report files. Every handler validates its input; no path from a URL reaches the file system.
@@ -193,38 +176,8 @@ export function createServeApp(options: ServeAppOptions): Hono {
       return c.html(homePage({ ...form, q: '', error: `The question is longer than ${MAX_QUESTION_CHARS} characters.` }), 400);
     const choice = answerChoice(context, mode, answererRaw);
     const out = await context.ask(q, choice);
-    const sources = servedSources(context.root);
-    const evidence: EvidenceCard[] = await Promise.all(
-      out.result.evidence.map(async (e) => {
-        const chunk = await context.chunk(e.chunk_id);
-        return {
-          book: e.book,
-          headings: chunk ? headingsOf(chunk) : [e.chapter, e.section].filter((h) => h !== ''),
-          figureRef: e.figure_ref,
-          pages: formatPages(e.page_start, e.page_end),
-          quote: e.quote,
-          ...(e.highlights ? { highlights: e.highlights } : {}),
-          href: viewHref(chunk, sources, e.quote),
-        };
-      }),
-    );
-    const r = out.result;
-    return c.html(
-      answerPage({
-        q,
-        mode: choice.mode,
-        answerer: choice.answerer,
-        llmAvailable: context.llmAvailable,
-        answer: r.answer,
-        confidence: r.confidence,
-        words: confidenceWords(r),
-        negated: r.question.negated,
-        ...(r.guess && r.answer === '' ? { guess: r.guess.answer } : {}),
-        fallback: r.fallback,
-        ...(r.message ? { message: r.message } : {}),
-        evidence,
-      }),
-    );
+    const view = await answerView(out.result, { chunk: (id) => context.chunk(id), sources: servedSources(context.root) });
+    return c.html(answerPage({ q, mode: choice.mode, answerer: choice.answerer, llmAvailable: context.llmAvailable, ...view }));
   });
 
   app.get('/search', async (c) => {
@@ -309,30 +262,15 @@ export function createServeApp(options: ServeAppOptions): Hono {
       if (!chunk) throw new RequestError(404, `no passage ${chunkId} in the current index (it may have been re-ingested); search again`);
       const doc = sources.find((s) => s.source === chunk.source);
       if (!doc) throw new RequestError(404, `the source of this passage (${chunk.source}) is not available to show`);
-      const where = [chunk.book, ...headingsOf(chunk), formatPages(chunk.page_start, chunk.page_end)].filter((x) => x !== '').join(' › ');
-      if (doc.kind === 'pdf' && chunk.pdf_page_start !== null) {
-        return c.html(
-          pdfViewPage({
-            title: chunk.book,
-            fileUrl: `/files/${doc.id}`,
-            pdfPage: chunk.pdf_page_start,
-            quote: quote || chunk.text.slice(0, 60),
-            passage: chunk.text,
-            where,
-          }),
-        );
-      }
-      const text = await readFile(doc.file, 'utf8');
-      return c.html(textViewPage({ title: `${chunk.book} · ${where}`, text, quote: quote || chunk.text.slice(0, 60) }));
+      return c.html(await chunkViewPage(chunk, doc, quote));
     }
     const docId = c.req.query('doc') ?? '';
     const doc = sources.find((s) => s.id === docId);
     if (!doc) throw new RequestError(404, `no document "${docId}"; open one from the table of contents`);
-    if (doc.kind !== 'pdf') return c.html(textViewPage({ title: doc.book, text: await readFile(doc.file, 'utf8'), quote: '' }));
     const page = Number(c.req.query('page') ?? '1');
     if (!Number.isInteger(page) || page < 1)
       throw new RequestError(400, `page must be a whole number from 1, got "${c.req.query('page')}"`);
-    return c.html(pdfViewPage({ title: doc.book, fileUrl: `/files/${doc.id}`, pdfPage: page, quote: '', passage: '', where: doc.source }));
+    return c.html(await docViewPage(doc, page, quote));
   });
 
   // --- files -------------------------------------------------------------------------------------------------

@@ -97,6 +97,7 @@ export function pdfjsFile(rel: string): string | null {
 const WEB_ASSETS: Readonly<Record<string, string>> = {
   'style.css': 'text/css; charset=utf-8',
   'viewer.js': 'text/javascript; charset=utf-8',
+  'note.js': 'text/javascript; charset=utf-8',
 };
 
 /** Resolves `/assets/<name>` to a file of the package's `web/` folder with its content type, or null. */

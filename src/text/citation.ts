@@ -47,7 +47,7 @@ export function pageAtOffset(
 
 /**
  * Where a quote from a chunk lies: its printed pages (`page_start`/`page_end`, equal when it sits on one page) and the
- * articles it quotes from. The quote is found by its text with whitespace ignored and a trailing ellipsis dropped;
+ * articles it quotes from. The quote is found by its text with whitespace ignored and an ellipsis at either end dropped;
  * when it is not found, the chunk's own pages and articles are returned.
  */
 export function quoteLocation(
@@ -55,21 +55,9 @@ export function quoteLocation(
   quote: string,
 ): { page_start: string; page_end: string; articles: string[] } {
   const whole = { page_start: chunk.page_start, page_end: chunk.page_end, articles: chunk.articles };
-  const needle = quote.replace(/…$/u, '').replace(/\s+/gu, '');
-  if (needle === '') return whole;
-  // Offsets of the non-space characters, so a match in the squeezed text maps back to the chunk's own offsets.
-  const positions: number[] = [];
-  let squeezed = '';
-  for (let i = 0; i < chunk.text.length; i++) {
-    const ch = chunk.text[i] ?? '';
-    if (/\s/u.test(ch)) continue;
-    positions.push(i);
-    squeezed += ch;
-  }
-  const at = squeezed.indexOf(needle);
-  if (at < 0) return whole;
-  const start = positions[at] ?? 0;
-  const end = positions[at + needle.length - 1] ?? start;
+  const span = quoteSpan(chunk.text, quote);
+  if (!span) return whole;
+  const [start, end] = span;
   // The article running at the chunk's start has its heading before the chunk: it is the chunk's first article.
   const starts = articleStarts(chunk.text);
   const running = chunk.articles[0];
@@ -79,6 +67,37 @@ export function quoteLocation(
     page_end: pageAtOffset(chunk, end).page,
     articles: articlesInSpan(withRunning, start, end + 1),
   };
+}
+
+/**
+ * The offsets of a quote's first and last character in `text`, found with whitespace ignored and a leading or trailing
+ * ellipsis (a cut quote) dropped; null when the quote is not in the text.
+ */
+function quoteSpan(text: string, quote: string): [number, number] | null {
+  const needle = quote.replace(/^…|…$/gu, '').replace(/\s+/gu, '');
+  if (needle === '') return null;
+  // Offsets of the non-space characters, so a match in the squeezed text maps back to the text's own offsets.
+  const positions: number[] = [];
+  let squeezed = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] ?? '';
+    if (/\s/u.test(ch)) continue;
+    positions.push(i);
+    squeezed += ch;
+  }
+  const at = squeezed.indexOf(needle);
+  if (at < 0) return null;
+  const start = positions[at] ?? 0;
+  return [start, positions[at + needle.length - 1] ?? start];
+}
+
+/**
+ * The physical PDF page a quote from a chunk starts on, which the viewer opens (a chunk may span pages: its first page
+ * is not the quote's); the chunk's first page when the quote is not found in it, null for sources without pages.
+ */
+export function quotePdfPage(chunk: Pick<Chunk, 'text' | 'page_start' | 'pdf_page_start' | 'page_breaks'>, quote: string): number | null {
+  const span = quoteSpan(chunk.text, quote);
+  return span ? pageAtOffset(chunk, span[0]).pdf_page : chunk.pdf_page_start;
 }
 
 /** The printed pages a quote from a chunk lies on; see `quoteLocation`. */

@@ -35,7 +35,7 @@ describe('serve: the JSON API and files over real HTTP', () => {
 
   before(async () => {
     tmp = makeTempRoot({ sample: true });
-    // A Markdown note beside the PDFs: notes open as text, scrolled to the marked passage.
+    // A Markdown note beside the PDFs: notes open rendered, scrolled to the marked passage.
     writeFileSync(
       path.join(tmp.root, 'rawdoc', '笔记.md'),
       '# 学习笔记\n\n## 托管\n\n托管人独立性要求：托管人与管理人不得为同一机构，不得相互出资或者持有股份。\n',
@@ -46,12 +46,12 @@ describe('serve: the JSON API and files over real HTTP', () => {
     base = server.url.replace(/\/$/, '');
   });
 
-  it('opens a note as text scrolled to the marked passage', async () => {
+  it('opens a note rendered and scrolled to the marked passage', async () => {
     const html = await (await fetch(`${base}/search?q=${encodeURIComponent('托管人独立性要求 不得相互出资')}&mode=keyword&k=3`)).text();
     const link = /<a href="(\/view\?chunk=[^"]+#hl)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
     assert.ok(link, 'the note hit links to its text view with the #hl anchor');
     const page = await (await fetch(base + link.replace(/#hl$/, ''))).text();
-    assert.match(page, /<mark id="hl">托管人独立性要求/);
+    assert.match(page, /<mark class="quote" id="hl">托管人独立性要求/);
   });
   after(async () => {
     await server.close();

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { renderNote } from '../../src/serve/render-note.js';
+import { fixturesDir } from '../helpers/temp-root.js';
+
+const NOTE = readFileSync(path.join(fixturesDir, 'notes', '开放式基金笔记.md'), 'utf8');
+
+void describe('renderNote', () => {
+  void it('renders boxes, tables and emphasis, and marks a plain quote across the bold words', () => {
+    const { html, marked } = renderNote(NOTE, '赎回款项一般在 T+2日 内划出');
+    assert.ok(marked);
+    assert.match(html, /<div class="callout warning">\s*<p class="callout-title">注意<\/p>/u);
+    assert.match(html, /<td>赎回费率上限<\/td>/u);
+    assert.match(
+      html,
+      /<mark class="quote" id="hl">赎回款项一般在<\/mark> <strong><mark class="quote">T\+2日<\/mark><\/strong> <mark class="quote">内划出<\/mark>/u,
+    );
+    assert.equal(html.match(/id="hl"/gu)?.length, 1, 'one anchor');
+    assert.doesNotMatch(html, /:::|\*\*/u);
+  });
+
+  void it('finds a quote still carrying the note markup, and marks the part found of a quote cut differently', () => {
+    assert.match(
+      renderNote(NOTE, '不超过 **1.5%**。').html,
+      /<mark class="quote" id="hl">不超过<\/mark> <strong><mark class="quote">1\.5%<\/mark><\/strong><mark class="quote">。/u,
+    );
+    const partial = renderNote(NOTE, '复习时先记住时间，再记住比例。这一句不在笔记里');
+    assert.ok(partial.marked);
+    assert.match(partial.html, /<mark class="quote" id="hl">复习时先记住<\/mark><em><mark class="quote">时间<\/mark><\/em>/u);
+    assert.equal(renderNote(NOTE, '完全不在笔记里的一句话').marked, false);
+  });
+
+  void it('runs nothing from the note and loads nothing from elsewhere', () => {
+    const { html } = renderNote(
+      '# 标题\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[点我](javascript:alert(1)) ![图](http://example.com/a.png) [官网](https://example.com)',
+      '',
+    );
+    // Raw HTML is shown as text; a javascript: link stays text; an image is its description.
+    assert.doesNotMatch(html, /<script|<img|href="javascript/iu);
+    assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/u);
+    assert.match(html, /\[点我\]\(javascript:alert\(1\)\) 图 /u);
+    assert.match(html, /<a href="https:\/\/example.com">官网<\/a>/u);
+    assert.match(html, /图/u);
+  });
+});
