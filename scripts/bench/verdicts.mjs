@@ -35,7 +35,7 @@ const { loadConfig } = await dist('config/load-config.js');
 const { runIngest } = await dist('ingest/run-ingest.js');
 const { createAnswerer } = await dist('answer/create-answerer.js');
 const { questionFromParts } = await dist('answer/parse-question.js');
-const { flattenText } = await dist('answer/evidence.js');
+const { flattenText, readerForm } = await dist('answer/evidence.js');
 const { expectedCalibrationError } = await dist('evaluate/metrics.js');
 
 const topK = Number(values['top-k']);
@@ -116,7 +116,8 @@ async function evaluate(name, root, questions, abstainBelow) {
         if (!v.evidence) continue;
         quotes++;
         const chunk = chunks.get(v.evidence.chunk_id);
-        const flat = chunk ? flattenText(chunk.text) : '';
+        // Verbatim in the passage as its reader sees it (a note's quote is taken without its Markdown).
+        const flat = chunk ? flattenText(readerForm(chunk, chunk.text)) : '';
         const parts = v.evidence.quote.split('…').filter((p) => p.trim() !== '');
         if (chunk && parts.every((p) => flat.includes(p.trim()))) verbatim++;
       }

@@ -157,13 +157,23 @@ export function markedQuote(item: Pick<EvidenceItem, 'quote' | 'highlights'>): s
     .join('');
 }
 
+/** Whether a chunk is a Markdown note, quoted as its reader sees it (`markdownPlain`). */
+export function isMarkdownNote(chunk: Pick<Chunk, 'chunk_type' | 'source'>): boolean {
+  return chunk.chunk_type === 'note' && isMarkdownSource(chunk.source);
+}
+
+/** A run of a chunk's text as its reader sees it: without a Markdown note's markup, as every quote shows it. */
+export function readerForm(chunk: Pick<Chunk, 'chunk_type' | 'source'>, text: string): string {
+  return isMarkdownNote(chunk) ? markdownPlain(text).text : text;
+}
+
 /**
  * The text a quote is taken from: a Markdown note's text as its reader sees it (emphasis, container fences, table pipes
  * and heading hashes dropped, so a quote never tangles the note's `**` with the highlight marks), with the anchor
  * carried over to that text; any other chunk's text as it is.
  */
 function readerText(chunk: Chunk, anchor: string | undefined): { text: string; anchor: string | undefined } {
-  if (chunk.chunk_type !== 'note' || !isMarkdownSource(chunk.source)) return { text: chunk.text, anchor };
+  if (!isMarkdownNote(chunk)) return { text: chunk.text, anchor };
   const plain = markdownPlain(chunk.text);
   if (anchor === undefined) return { text: plain.text, anchor };
   // The anchor is a run of the chunk's own text: its span there is its span in the plain text. An anchor not found

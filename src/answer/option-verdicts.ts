@@ -5,7 +5,7 @@ import type { Chunk } from '../types.js';
 import type { EvidenceItem, OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
 import { statementsInOption } from './parse-question.js';
 import type { CorpusStats } from './corpus-stats.js';
-import { flattenText, termRanges } from './evidence.js';
+import { flattenText, readerForm, termRanges } from './evidence.js';
 import { quoteLocation } from '../text/citation.js';
 
 /**
@@ -79,6 +79,8 @@ const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承�
 const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
 /** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
 const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
+/** A token that is only a unit (天 in 30天). */
+const UNIT_WORD = /^(个)?(月|日|天|年|周|%|人|元|万元|亿元|份|万份|亿份|倍|学时|小时|分钟|工作日|交易日|个百分点)$/u;
 const WRAP = /(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu;
 const FORMULA = /[=＝+＋×*/÷^]/u;
 
@@ -87,7 +89,7 @@ export function valuesOf(text: string): string[] {
   const out: string[] = [];
   const normal = normalizeText(text).toLowerCase();
   const re =
-    /t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
+    /(?<![a-z])t(?=日)|t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
   for (const m of normal.matchAll(re)) {
     if (m[0] === 't') out.push('t+0');
     else if (m[1] !== undefined) out.push(`t+${m[1]}`);
@@ -218,6 +220,11 @@ interface ClaimReading {
   statement: boolean;
   /** The stem, for words whose opposite a clause may state (最高 against 最低). */
   stem: string;
+  /**
+   * The option is written in the stem itself (复核、审查基金管理人计算的… with option 基金管理人): a clause holds it
+   * because it holds the stem, which says nothing of the option.
+   */
+  inStem: boolean;
 }
 
 /** The question's own words (idf-weighted) and its most specific one. */
@@ -270,7 +277,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       others: input.exclusive === false ? [] : exacts.filter((_, j) => j !== i),
       otherTexts: input.exclusive === false ? [] : input.claims.filter((_, j) => j !== i).map((o) => o.text),
       values,
-      words: words.filter((t) => !values.some((v) => v.includes(t))),
+      // A value's own words are its number and unit (30天): what else it says must stand where the value does.
+      words: words.filter((t) => !values.some((v) => v.includes(t)) && !(values.length > 0 && UNIT_WORD.test(t))),
+      inStem: exacts[i]?.some((a) => exactForm(input.stem).includes(a)) ?? false,
       stemValues,
       topic,
       statement,
@@ -295,6 +304,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
 
 function better(a: Reading, b: Reading): boolean {
   if (Math.abs(a.coverage - b.coverage) > 1e-9) return a.coverage > b.coverage;
+  // A list item read with its lead says more than the item alone: who does it.
+  if ((a.unit.lead === undefined) !== (b.unit.lead === undefined)) return a.unit.lead !== undefined;
   if (a.unit.rank !== b.unit.rank) return a.unit.rank < b.unit.rank;
   // At equal coverage and rank, a clause that states the claim outweighs one that states another value.
   return a.verdict === 'supported' && b.verdict === 'contradicted';
@@ -365,7 +376,8 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       const form = exactForm(clause);
       // A name is stated by its written form, or (not a formula) by all of its own words (IPO退出 in 首次公开发行(IPO)).
       const words = c.words.filter((w) => [...w].length >= 2);
-      const own = c.aliases.some((a) => form.includes(a)) || (!formula && words.length > 0 && words.every((w) => holds(clause, w)));
+      const own =
+        !c.inStem && (c.aliases.some((a) => form.includes(a)) || (!formula && words.length > 0 && words.every((w) => holds(clause, w))));
       const named = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
       return { clause, own, others: named.length, names: named };
     })
@@ -510,16 +522,19 @@ function rawValue(clause: string, value: string): string {
 function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceItem {
   const chunk = unit.chunk;
   let quote: string;
+  // Quoted as the reader sees it (a note without its Markdown), and located in that same text.
+  const reader = (text: string): string => flattenText(readerForm(chunk, text));
   if (unit.lead) {
-    const lead = flattenText(unit.lead);
-    const item = flattenText(unit.item ?? '');
-    const whole = flattenText(unit.span);
+    const lead = reader(unit.lead);
+    const item = reader(unit.item ?? '');
+    const whole = reader(unit.span);
     quote = whole === `${lead}${item}` || whole.length <= lead.length + item.length + 1 ? whole : `${lead}…${item}`;
   } else {
-    quote = flattenText(unit.span);
+    quote = reader(unit.span);
   }
-  const at = quoteLocation(chunk, quote.split('…')[0] ?? quote);
-  const end = quoteLocation(chunk, quote.split('…').at(-1) ?? quote);
+  const located = { ...chunk, text: readerForm(chunk, chunk.text) };
+  const at = quoteLocation(located, quote.split('…')[0] ?? quote);
+  const end = quoteLocation(located, quote.split('…').at(-1) ?? quote);
   const highlights = termRanges(
     quote,
     marks.filter((m) => m.trim() !== ''),

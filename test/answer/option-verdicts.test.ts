@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.js';
+import { flattenText } from '../../src/answer/evidence.js';
+import { valuesOf } from '../../src/answer/option-verdicts.js';
+import { runAsk } from '../../src/answer/run-ask.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { runIngest } from '../../src/ingest/run-ingest.js';
+import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+
+// A small hand-made book, ingested for real (chunks, FTS5, vectors), where options are contradicted three ways: by a
+// number, by a negation, and by another party under a list lead.
+const BOOK = `# 第一章 基金托管
+
+## 第一节 基金托管人的职责
+
+基金托管人应当履行下列职责：
+（一）安全保管基金财产；
+（二）按照规定开设基金财产的资金账户和证券账户；
+（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立；
+（四）保存基金托管业务活动的记录、账册、报表和其他相关资料；
+（五）复核、审查基金管理人计算的基金资产净值和基金份额申购、赎回价格。
+
+## 第二节 基金份额持有人大会
+
+召开基金份额持有人大会，召集人应当至少提前三十日公告持有人大会的召开时间、会议形式、审议事项和议事程序。
+
+# 第二章 货币市场基金
+
+## 第一节 投资范围
+
+货币市场基金不得投资于股票，也不得投资于可转换债券。
+
+## 第二节 申购与赎回
+
+基金管理人应当在T+1日内对投资者的申购、赎回申请进行确认。
+`;
+
+let tr: TempRoot;
+before(async () => {
+  tr = makeTempRoot({ files: { 'rawdoc/基金托管笔记.md': BOOK } });
+  const { config } = loadConfig({ root: tr.root, env: {} });
+  await runIngest({ root: tr.root, config });
+});
+after(() => tr.cleanup());
+
+async function ask(question: string): Promise<AnswerResult> {
+  const { config } = loadConfig({ root: tr.root, env: {} });
+  const out = await runAsk({ root: tr.root, config, mode: 'hybrid', topK: 8, rerank: false, cache: false, showContext: true, question });
+  return out.result;
+}
+
+function verdictOf(r: AnswerResult, label: string): OptionVerdict {
+  const v = r.verdicts?.find((x) => x.label === label);
+  assert.ok(v, `a verdict for ${label}`);
+  return v;
+}
+
+/** Every verdict with evidence quotes whole text of a passage the answerer read, verbatim (parts around an ellipsis). */
+function assertVerbatim(r: AnswerResult): void {
+  const passages = new Map(r.context.map((h) => [h.chunk.chunk_id, flattenText(h.chunk.text.replace(/\*\*/gu, ''))]));
+  for (const v of r.verdicts ?? []) {
+    if (v.verdict === 'not_found') {
+      assert.equal(v.evidence, undefined, `${v.label}: not_found carries no passage`);
+      continue;
+    }
+    assert.ok(v.evidence, `${v.label}: a ${v.verdict} verdict has its clause`);
+    const passage = passages.get(v.evidence.chunk_id);
+    assert.ok(passage, `${v.label}: the cited chunk is one the answerer read`);
+    for (const part of v.evidence.quote.split('…').filter((p) => p.trim() !== '')) {
+      assert.ok(passage.includes(part.trim()), `${v.label}: "${part}" is verbatim in ${v.evidence.chunk_id}`);
+    }
+  }
+}
+
+void test('numbers read in one normal form: 三十日 = 30日 = 30天, T日 = T+0, 12个月 = 12月', () => {
+  assert.deepEqual(valuesOf('至少提前三十日'), ['30日']);
+  assert.deepEqual(valuesOf('30天'), ['30日']);
+  assert.deepEqual(valuesOf('T+1日'), ['t+1']);
+  assert.deepEqual(valuesOf('T日'), ['t+0']);
+  assert.deepEqual(valuesOf('控股股东36个月'), ['36月']);
+  assert.deepEqual(valuesOf('百分之五'), ['5%']);
+});
+
+void test('a list item is read with its lead: the party that does it is the lead, another party is contradicted', async () => {
+  const r = await ask('复核、审查基金管理人计算的基金资产净值的是（ ）。A.基金份额持有人 B.基金管理人 C.基金托管人 D.基金销售机构');
+  assert.equal(r.answer, 'C');
+  assert.equal(verdictOf(r, 'C').verdict, 'supported');
+  const b = verdictOf(r, 'B');
+  assert.equal(b.verdict, 'contradicted');
+  assert.equal(b.reason, '主体不同：基金托管人');
+  // The quote holds the lead and the item.
+  assert.match(b.evidence?.quote ?? '', /^基金托管人应当履行下列职责：.*（五）复核、审查基金管理人计算的基金资产净值/u);
+  assert.equal(r.verdicts?.length, 4, 'every option gets a verdict');
+  assertVerbatim(r);
+});
+
+void test('a different number contradicts the option; 三十日 supports 30天', async () => {
+  const r = await ask('召开基金份额持有人大会，召集人应当至少提前（ ）公告会议的召开时间。A.10天 B.15天 C.30天 D.60天');
+  assert.equal(r.answer, 'C');
+  assert.equal(verdictOf(r, 'C').verdict, 'supported');
+  for (const label of ['A', 'B', 'D']) {
+    const v = verdictOf(r, label);
+    assert.equal(v.verdict, 'contradicted', label);
+    assert.match(v.reason ?? '', /^数字不同：.*三十日/u);
+  }
+  assertVerbatim(r);
+});
+
+void test('T+1 is not T+2', async () => {
+  const r = await ask('基金管理人应当在（ ）内对投资者的申购、赎回申请进行确认。A.T日 B.T+1日 C.T+2日 D.T+3日');
+  assert.equal(r.answer, 'B');
+  assert.deepEqual(
+    r.verdicts?.map((v) => v.verdict),
+    ['contradicted', 'supported', 'contradicted', 'contradicted'],
+  );
+  assertVerbatim(r);
+});
+
+void test('a negated stem takes the option the book negates, shown with the clause that negates it', async () => {
+  const r = await ask(
+    '下列关于货币市场基金的说法，错误的是（ ）。A.货币市场基金可以投资于股票 B.基金托管人安全保管基金财产 C.基金托管人保存基金托管业务活动的记录 D.基金管理人在T+1日内确认申购申请',
+  );
+  assert.equal(r.question.negated, true);
+  assert.equal(r.answer, 'A');
+  const a = verdictOf(r, 'A');
+  assert.equal(a.verdict, 'contradicted');
+  assert.match(a.reason ?? '', /肯定\/否定相反：不得/u);
+  assert.match(r.evidence[0]?.quote ?? '', /货币市场基金不得投资于股票/u);
+  assertVerbatim(r);
+});
+
+void test('a combination question: each statement judged, the option naming exactly the supported ones chosen', async () => {
+  const r = await ask(
+    '下列属于基金托管人职责的有（ ）。Ⅰ.安全保管基金财产 Ⅱ.复核、审查基金管理人计算的基金资产净值 Ⅲ.货币市场基金可以投资于股票 A.Ⅰ、Ⅱ B.Ⅰ、Ⅲ C.Ⅱ、Ⅲ D.Ⅰ、Ⅱ、Ⅲ',
+  );
+  assert.equal(r.question.kind, 'combination');
+  assert.equal(r.answer, 'A');
+  const statements = r.verdicts?.filter((v) => v.target === 'statement') ?? [];
+  assert.deepEqual(
+    statements.map((v) => [v.label, v.verdict]),
+    [
+      ['Ⅰ', 'supported'],
+      ['Ⅱ', 'supported'],
+      ['Ⅲ', 'contradicted'],
+    ],
+  );
+  const options = r.verdicts?.filter((v) => v.target === 'option') ?? [];
+  assert.deepEqual(
+    options.map((v) => [v.label, v.verdict]),
+    [
+      ['A', 'supported'],
+      ['B', 'contradicted'],
+      ['C', 'contradicted'],
+      ['D', 'contradicted'],
+    ],
+  );
+  assertVerbatim(r);
+});
+
+void test('an option no passage speaks of is not_found, with no clause', async () => {
+  const r = await ask('基金托管人应当履行的职责是（ ）。A.安全保管基金财产 B.发射人造卫星 C.种植水稻 D.驾驶飞机');
+  assert.equal(r.answer, 'A');
+  for (const label of ['B', 'C', 'D']) {
+    const v = verdictOf(r, label);
+    assert.notEqual(v.verdict, 'supported', label);
+  }
+  assertVerbatim(r);
+});
