@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { chatMessages, chatReply, startFakeOpenAiServer, type RecordedRequest } from '../helpers/fake-openai-server.js';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 import { parseXml } from './xml-check.js';
 
@@ -75,6 +77,31 @@ function cliArgs(command: string): string[] {
   return words.slice(2);
 }
 
+/** The `NAME: value` lines of the `env:` mapping of a job. */
+function jobEnv(yaml: string, job: string): Record<string, string> {
+  const at = yaml.search(new RegExp(`^  ${job}:$`, 'm'));
+  const env = /\n {4}env:\n((?: {6}\S.*\n)+)/.exec(yaml.slice(at));
+  return Object.fromEntries(
+    (env?.[1] ?? '')
+      .trim()
+      .split('\n')
+      .map((l) => /^\s*([A-Z_]+): (.*)$/.exec(l))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => [m[1] ?? '', m[2] ?? '']),
+  );
+}
+
+/** Runs the CLI without blocking this thread (the fake LLM server answers from it). */
+function cliAsync(args: string[], cwd: string, childEnv: NodeJS.ProcessEnv): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: childEnv });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('exit', (status) => resolve({ status, output }));
+  });
+}
+
 const tmp = makeTempRoot({ sample: true });
 after(() => tmp.cleanup());
 
@@ -140,5 +167,62 @@ void describe("docs/ci.md's recipe, run as written", () => {
       ['keyword', 'vector', 'hybrid'].map((m) => `${m} accuracy drop ≤ 2 points (was N%)`),
     );
     assert.deepEqual(junitFailures(), []);
+  });
+
+  void it('the LLM workflow, its key given, runs against an OpenAI-compatible endpoint, twice', async () => {
+    const llm = blocks.find((b) => /^name: accuracy-llm$/m.test(b)) ?? '';
+    const jobEnvironment = jobEnv(llm, 'llm');
+    assert.deepEqual(Object.keys(jobEnvironment).sort(), [
+      'EXAM_COPILOT_LLM_API_KEY',
+      'EXAM_COPILOT_LLM_BASE_URL',
+      'EXAM_COPILOT_LLM_MODEL',
+    ]);
+    assert.equal(jobEnvironment.EXAM_COPILOT_LLM_API_KEY, '${{ secrets.LLM_API_KEY }}');
+    const llmCommands = runCommands(llm).filter((c) => c.startsWith('npx exam-copilot '));
+    // The scripted "model" knows the answers: what is checked is that the commands run and gate, not the model.
+    const rows = parse<Record<string, string>>(readFileSync(path.join(repoRoot, 'rawdoc', 'validation.csv'), 'utf8'), { columns: true });
+    const server = await startFakeOpenAiServer({
+      handler: (request: RecordedRequest) => {
+        const text = chatMessages(request)
+          .map((m) => m.content)
+          .join('\n');
+        if (text.includes('You rank textbook passages')) return chatReply('[1] > [2] > [3]');
+        // The prompt carries the stem as parsed (blanks normalised), so a row is found by the start of its stem and its options.
+        const row = rows.find(
+          (r) => text.includes((r.question ?? '').slice(0, 12)) && ['A', 'B', 'C', 'D'].every((l) => text.includes(r[l] ?? '')),
+        );
+        const cites = /<evidence-[0-9a-f]{12}>/.test(text) ? [1] : [];
+        return chatReply(
+          JSON.stringify({ answer: row?.answer ?? 'A', confidence: 0.8, evidence_ids: cites, status: 'answered', explanation: '' }),
+        );
+      },
+    });
+    const scratch = makeTempRoot({ sample: true });
+    try {
+      const childEnv = {
+        ...env,
+        ...jobEnvironment,
+        EXAM_COPILOT_LLM_BASE_URL: server.baseURL,
+        EXAM_COPILOT_LLM_API_KEY: 'sk-recipe-test',
+      };
+      const outputs: string[] = [];
+      for (let run = 0; run < 2; run++) {
+        for (const command of llmCommands) {
+          const r = await cliAsync(cliArgs(command), scratch.root, childEnv);
+          assert.equal(r.status, 0, `${command}\n${r.output}`);
+          outputs.push(r.output);
+        }
+      }
+      const all = outputs.join('\n');
+      assert.match(all, /no previous report there yet/);
+      const last = outputs[outputs.length - 1] ?? '';
+      assert.doesNotMatch(last, /no previous report/);
+      assert.match(last, /accuracy gate passed/);
+      assert.match(last, /^baseline\s+llm\s/m);
+      assert.match(last, /^hybrid\s+llm\s/m);
+    } finally {
+      await server.close();
+      scratch.cleanup();
+    }
   });
 });
