@@ -157,7 +157,7 @@ function questionCard(q: QuestionResult, modes: readonly AnswerMode[], filterKey
 /**
  * The filter buttons' behaviour: show the cards whose `data-filters` hold the chosen key. `#filter=key` picks one at
  * load; otherwise the wrong questions (what a teacher acts on), or all when none is wrong. Without scripts (as `serve`
- * shows reports) every card stays visible and the buttons, which could do nothing, are hidden by the stylesheet.
+ * shows reports) the stylesheet does the same with a link to show all, and hides the buttons, which could do nothing.
  */
 export const FILTER_SCRIPT = `(function () {
   document.body.classList.add('js');
@@ -208,9 +208,15 @@ export function questionSectionHtml(
     )
     .join('');
   const cards = questions.map((q) => questionCard(q, modes, keysById.get(q.id) ?? [])).join('\n');
-  return `<div id="filters" role="toolbar" aria-label="filter questions" data-default="${initial}">${buttons}</div>
-<p class="legend">显示 Showing <b id="shown">${questions.length}</b> / ${questions.length} 题 questions. 错 “Wrong” 指任何不对的作答：选错、兜底作答或弃答 (a wrong letter, a fallback answer or an abstention). 选项 Options: <span class="gold-tag">✓ 答案 gold</span> 为正确答案 is the right answer; 模式名标出其选择 a mode's name marks its pick (绿 green right, 红 red wrong, “?” 弃答时的最佳猜测 a best guess when it abstained).</p>
-<div id="cards">
+  const shown = filters.find((f) => f.key === initial)?.ids.length ?? questions.length;
+  // Without scripts (as served) the wrong questions show first too; a link to the #all-questions target shows the rest.
+  const noScript =
+    initial === 'wrong-any'
+      ? `<p class="nojs-only legend"><a href="#all-questions">显示全部 Show all ${questions.length} questions</a> · <a href="#questions">只看错题 Only the wrong ones</a></p>`
+      : '';
+  return `<div id="filters" role="toolbar" aria-label="filter questions" data-default="${initial}">${buttons}</div>${noScript}
+<p class="legend">显示 Showing <b id="shown">${shown}</b> / ${questions.length} 题 questions. 错 “Wrong” 指任何不对的作答：选错、兜底作答或弃答 (a wrong letter, a fallback answer or an abstention). 选项 Options: <span class="gold-tag">✓ 答案 gold</span> 为正确答案 is the right answer; 模式名标出其选择 a mode's name marks its pick (绿 green right, 红 red wrong, “?” 弃答时的最佳猜测 a best guess when it abstained).</p>
+<span id="all-questions"></span><div id="cards"${initial === 'wrong-any' ? ' class="wrong-first"' : ''}>
 ${cards}
 </div>`;
 }

@@ -41,7 +41,7 @@ export function renderHtmlReport(report: EvalReport): string {
   const rows = report.modes
     .map(
       (m) =>
-        `<tr><td><b>${esc(m.mode)}</b></td><td>${esc(m.answerer)}</td><td class="n">${pct(m.accuracy)}</td><td>${pct(m.ci95[0])}–${pct(m.ci95[1])}</td><td class="n">${m.correct}</td><td class="n">${m.incorrect}</td><td class="n">${m.abstained}</td><td class="n">${pct(m.evidence_hit_rate)}</td><td class="n">${pct(m.by_type.text?.accuracy ?? null)}</td><td class="n">${pct(m.by_type.table?.accuracy ?? null)}</td><td class="n">${m.brier.toFixed(3)}</td><td class="n">${m.ece.toFixed(3)}</td><td class="n">${Math.round(m.latency_ms.p50)} / ${Math.round(m.latency_ms.p95)}</td></tr>`,
+        `<tr><td><b>${esc(m.mode)}</b></td><td>${esc(m.answerer)}</td><td class="n">${pct(m.accuracy)}</td><td class="n">${pct(m.ci95[0])}–${pct(m.ci95[1])}</td><td class="n">${m.correct}</td><td class="n">${m.incorrect}</td><td class="n">${m.abstained}</td><td class="n">${pct(m.evidence_hit_rate)}</td><td class="n">${pct(m.by_type.text?.accuracy ?? null)}</td><td class="n">${pct(m.by_type.table?.accuracy ?? null)}</td><td class="n">${m.brier.toFixed(3)}</td><td class="n">${m.ece.toFixed(3)}</td><td class="n">${Math.round(m.latency_ms.p50)} / ${Math.round(m.latency_ms.p95)}</td></tr>`,
     )
     .join('\n');
   const comparisons = report.comparisons
@@ -76,12 +76,13 @@ export function renderHtmlReport(report: EvalReport): string {
 body{font-family:"Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif;margin:16px 24px;color:#222;max-width:1150px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:18px 0 6px;border-bottom:1px solid #ddd;padding-bottom:4px}
 .meta{color:#666;font-size:13px;margin:4px 0}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:4px 8px}th{background:#f5f5f5}
-.n{text-align:right;font-variant-numeric:tabular-nums}#accuracy .acc{font-weight:bold;font-size:15px}
+.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}#accuracy .acc{font-weight:bold;font-size:15px}
 .charts{display:flex;gap:32px;flex-wrap:wrap;align-items:flex-start}
 .charts figure{margin:0}.charts figcaption{font-size:12px;color:#555;text-align:center;max-width:520px}
 .q{color:#222;margin:4px 0;white-space:pre-wrap;font-size:14px}
 .id{font-family:monospace;background:#eee;padding:0 4px}.fb{background:#fff3cd;padding:0 4px;font-size:12px}
-#filters{display:none;flex-wrap:wrap;gap:6px;margin:8px 0}.js #filters{display:flex}
+#filters{display:none;flex-wrap:wrap;gap:6px;margin:8px 0}.js #filters{display:flex}.js .nojs-only{display:none}
+body:not(.js) #cards.wrong-first .card:not(.has-wrong){display:none}body:not(.js) #all-questions:target ~ #cards .card{display:block}
 #filters button{font:inherit;font-size:13px;padding:3px 10px;border:1px solid #bbb;border-radius:14px;background:#fff;cursor:pointer}
 #filters button[aria-pressed=true]{background:#2b7bd9;border-color:#2b7bd9;color:#fff}.count{font-weight:bold}
 .legend{font-size:12px;color:#555;margin:4px 0}

@@ -174,6 +174,22 @@ describe('the eval HTML report in a real browser', { skip: skipWithoutBrowser },
     await page.close();
   });
 
+  it('without scripts (as serve shows it, its CSP allowing none) the wrong questions show first, and a link shows all', async () => {
+    const page = await browser.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setViewport({ width: 1280, height: 800 });
+    await page.goto(reportUrl, { waitUntil: 'load' });
+    const wrong = expectedFilters().get('wrong-any') ?? [];
+    assert.deepEqual(await visibleCards(page), wrong);
+    // The filter buttons need the script: hidden rather than dead.
+    assert.equal(await inPage<boolean>(page, `document.getElementById('filters').offsetParent === null`), true);
+    await page.click('a[href="#all-questions"]');
+    assert.deepEqual(await visibleCards(page), ids);
+    await page.click('a[href="#questions"]');
+    assert.deepEqual(await visibleCards(page), wrong);
+    await page.close();
+  });
+
   it("the reliability diagram's legend overlaps none of its points", async () => {
     const page = await open();
     const overlaps = await inPage<string[]>(
