@@ -1,4 +1,4 @@
-import type { AnswerMode, Fallback, QuestionKind } from '../answer/answer-types.js';
+import type { AnswerMode, Fallback, QuestionKind, VerdictKind } from '../answer/answer-types.js';
 import type { ChunkLocation, ChunkType, Warning } from '../types.js';
 
 /** What a question tests: body text or a figure/table. */
@@ -62,6 +62,26 @@ export interface EvidenceRef extends ChunkLocation {
   highlights?: Array<[number, number]>;
 }
 
+/**
+ * What the answer found about one option (or one Ⅰ/Ⅱ… statement) of a question, compactly as a run file keeps it: the
+ * verdict, and for a verdict other than `not_found` the clause that settles it and where it is printed.
+ */
+export interface RecordVerdict {
+  /** The option's letter (`A`) or the statement's label (`Ⅱ`). */
+  label: string;
+  /** Set (to `statement`) only for a statement of a combination question; options are the default. */
+  target?: 'statement';
+  /** A statement's own text (an option's text is in the record's `options`). */
+  text?: string;
+  verdict: VerdictKind;
+  /** Why, in a few words, where the quote alone does not say it. */
+  reason?: string;
+  /** The settling clause, verbatim from the passage, and its citation (`book | headings | p.N`). */
+  quote?: string;
+  citation?: string;
+  chunk_id?: string;
+}
+
 /** One finished question in one mode: one line of `<runDir>/<dataset-stem>.<mode>.jsonl`. */
 export interface RunRecord {
   id: string;
@@ -95,6 +115,8 @@ export interface RunRecord {
   gold_evidence: GoldEvidence | null;
   /** The evidence the answer cites. */
   evidence: EvidenceRef[];
+  /** The verdict on each option, in order (absent in older run files and for answers without verdicts). */
+  verdicts?: RecordVerdict[];
   /** The top-K retrieved context, in rank order (for Evidence Hit Rate@K). */
   retrieved: EvidenceRef[];
   latency_ms: number;

@@ -10,13 +10,19 @@ const previousSchema = z
   })
   .passthrough();
 
-/** Reads a previous `--report-json` for `--compare`; an unreadable or foreign file is a one-line error before anything runs. */
-export function loadPreviousReport(file: string): GateReport & { dataset?: string } {
+/**
+ * Reads a previous `--report-json` for `--compare`; an unreadable or foreign file is a one-line error before anything
+ * runs. A file that does not exist is `null` with `missingOk` (the first run of a CI job has nothing to compare with yet).
+ */
+export function loadPreviousReport(file: string, options: { missingOk: true }): (GateReport & { dataset?: string }) | null;
+export function loadPreviousReport(file: string, options?: { missingOk?: false }): GateReport & { dataset?: string };
+export function loadPreviousReport(file: string, options: { missingOk?: boolean } = {}): (GateReport & { dataset?: string }) | null {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && options.missingOk) return null;
     throw new UserError(
       `${file}: cannot read the previous report for --compare (${code === 'ENOENT' ? 'no such file' : (error as Error).message}); pass a file written by --report-json`,
     );

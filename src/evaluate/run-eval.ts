@@ -11,6 +11,7 @@ import { evalWorkerCount, openEvalPool } from './eval-pool.js';
 import type { EvalProgress, EvalReport, EvalRow, EvidenceRef, ModeComparison, ModeReport, RunRecord, SkippedMode } from './eval-types.js';
 import { loadDataset } from './load-dataset.js';
 import { compareModes, inferType, modeMetrics } from './metrics.js';
+import { recordVerdict } from './record-verdict.js';
 import { openRunWriter, readRunFile, rowFingerprint, runFilePath } from './run-files.js';
 import { createLimiter, type Limiter } from '../limiter.js';
 import { seededRandom } from '../seeded-random.js';
@@ -131,6 +132,7 @@ export function toRecord(
     type_source: source,
     gold_evidence: row.gold,
     evidence,
+    ...(result.verdicts && result.verdicts.length > 0 ? { verdicts: result.verdicts.map(recordVerdict) } : {}),
     retrieved,
     latency_ms: result.latencyMs,
     tokens: result.usage ? { prompt: result.usage.promptTokens, completion: result.usage.completionTokens } : null,

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { formatCitation } from '../text/citation.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { quoteSegments } from '../answer/evidence.js';
-import type { EvalReport, EvidenceRef, RunRecord } from './eval-types.js';
+import type { EvalReport, EvidenceRef, RecordVerdict, RunRecord } from './eval-types.js';
+import type { GateCheck } from './gate.js';
 import {
   chanceNote,
   chapterBreakdown,
@@ -15,8 +16,11 @@ import {
   type QuestionResult,
 } from './question-results.js';
 import { renderHtmlReport } from './render-html.js';
+import { reportJunit } from './report-junit.js';
 import { spreadsheetText } from './spreadsheet-cell.js';
 import { rowIssueSummary } from './row-issues.js';
+
+export { reportJunit, xmlEscape } from './report-junit.js';
 
 /** Where to write each report; any may be omitted. */
 export interface ReportTargets {
@@ -215,6 +219,7 @@ function questionsMarkdown(report: EvalReport, questions: readonly QuestionResul
       lines.push(`- ${o.letter}. ${mdEscape(o.text)}${marks.length > 0 ? ` ${marks.join(' ')}` : ''}`);
     }
     lines.push('', present.map((m) => `${m}: ${mdEscape(modeCell(q.records[m] as RunRecord, q.outcomes[m] ?? 'wrong'))}`).join(' · '));
+    lines.push(...verdictsMarkdown(q, present));
     // Compact: each mode's top quote (once when modes share it); the HTML report has them all.
     const all = questionEvidence(q, present);
     const topOf = (m: AnswerMode): QuestionEvidence | undefined => {
@@ -233,6 +238,41 @@ function questionsMarkdown(report: EvalReport, questions: readonly QuestionResul
   return lines;
 }
 
+const VERDICT_MARK: Record<RecordVerdict['verdict'], string> = {
+  supported: '✓ supported',
+  contradicted: '✗ contradicted',
+  not_found: '? not found',
+};
+
+/**
+ * The per-option verdicts of the modes that did not get a question right (modes with the same verdicts listed once):
+ * each option's verdict, the reason, the settling quote and its citation.
+ */
+function verdictsMarkdown(q: QuestionResult, present: readonly AnswerMode[]): string[] {
+  const groups = new Map<string, { modes: AnswerMode[]; verdicts: RecordVerdict[] }>();
+  for (const m of present) {
+    const verdicts = q.records[m]?.verdicts;
+    if (q.outcomes[m] === 'right' || !verdicts || verdicts.length === 0) continue;
+    const key = JSON.stringify(verdicts);
+    const group = groups.get(key) ?? { modes: [], verdicts };
+    group.modes.push(m);
+    groups.set(key, group);
+  }
+  const lines: string[] = [];
+  for (const g of groups.values()) {
+    lines.push('', `Per-option verdicts (${g.modes.join(', ')}):`, '');
+    for (const v of g.verdicts) {
+      const parts = [
+        `${mdEscape(v.label)}${v.text ? ` ${mdEscape(v.text)}` : ''} ${VERDICT_MARK[v.verdict]}`,
+        ...(v.reason ? [mdEscape(v.reason)] : []),
+        ...(v.quote ? [`“${mdEscape(v.quote)}”${v.citation ? ` (${mdEscape(v.citation)})` : ''}`] : []),
+      ];
+      lines.push(`- ${parts.join(' — ')}`);
+    }
+  }
+  return lines;
+}
+
 /** A quote with its matched terms in bold, the rest escaped for Markdown. */
 function markdownQuote(quote: string, highlights: Array<[number, number]> | undefined): string {
   return quoteSegments(quote, highlights)
@@ -242,80 +282,6 @@ function markdownQuote(quote: string, highlights: Array<[number, number]> | unde
 
 function mdEscape(s: string): string {
   return s.replace(/([|*_`\\[\]<>])/g, '\\$1').replace(/\n/g, ' ');
-}
-
-function short(s: string, n: number): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
-}
-
-/** Escapes text for XML content and attribute values, dropping characters XML 1.0 forbids. */
-export function xmlEscape(s: string): string {
-  return (
-    s
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      .replace(/'/g, '&apos;')
-  );
-}
-
-/** JUnit XML: one testsuite per mode, one testcase per question; wrong answers are failures carrying predicted, gold and evidence. */
-export function reportJunit(report: EvalReport): string {
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  const all = report.modes.reduce((s, m) => s + m.total, 0);
-  const failures = report.modes.reduce((s, m) => s + m.total - m.correct, 0);
-  const seconds = (ms: number): string => (ms / 1000).toFixed(3);
-  out.push(
-    `<testsuites name="exam-copilot eval ${xmlEscape(report.dataset)}" tests="${all}" failures="${failures}" errors="0" time="${seconds(report.wall_ms)}">`,
-  );
-  for (const m of report.modes) {
-    const records = report.records[m.mode] ?? [];
-    const time = records.reduce((s, r) => s + r.latency_ms, 0);
-    out.push(
-      `  <testsuite name="${xmlEscape(`eval.${m.mode}`)}" tests="${records.length}" failures="${records.filter((r) => !r.correct).length}" errors="0" skipped="0" time="${seconds(time)}">`,
-    );
-    out.push('    <properties>');
-    const selective = m.selective_accuracy.map(
-      (s) => [`selective_accuracy_${Math.round(s.coverage * 100)}`, s.accuracy === null ? '' : s.accuracy.toFixed(4)] as const,
-    );
-    for (const [k, v] of [
-      ['accuracy', m.accuracy.toFixed(4)],
-      ['ci95', `${m.ci95[0].toFixed(4)}-${m.ci95[1].toFixed(4)}`],
-      ['answerer', m.answerer],
-      ['abstained', String(m.abstained)],
-      ...selective,
-      ['aurc', m.aurc.toFixed(4)],
-    ] as const) {
-      out.push(`      <property name="${k}" value="${xmlEscape(v)}"/>`);
-    }
-    out.push('    </properties>');
-    for (const r of records) {
-      const name = `${r.id}: ${short(r.question, 60)}`;
-      out.push(`    <testcase classname="${xmlEscape(`eval.${m.mode}`)}" name="${xmlEscape(name)}" time="${seconds(r.latency_ms)}">`);
-      if (!r.correct) {
-        const kind = r.predicted === '' ? 'abstained' : r.fallback ? `fallback ${r.fallback}` : 'wrong answer';
-        const summary = `predicted ${r.predicted || '(none)'}, gold ${r.gold} (${kind})`;
-        const body = [
-          `question: ${r.question}`,
-          `predicted: ${r.predicted || '(none)'}`,
-          `gold: ${r.gold}`,
-          `confidence: ${r.confidence.toFixed(3)}`,
-          ...(r.fallback ? [`fallback: ${r.fallback}${r.message ? ` (${r.message})` : ''}`] : []),
-          ...r.evidence.map((e, i) => `evidence ${i + 1}: ${formatEvidence(e)}`),
-          ...(r.evidence.length === 0 ? r.retrieved.slice(0, 3).map((e, i) => `retrieved ${i + 1}: ${formatEvidence(e)}`) : []),
-        ].join('\n');
-        out.push(`      <failure message="${xmlEscape(summary)}" type="${xmlEscape(kind)}">${xmlEscape(body)}</failure>`);
-      }
-      out.push('    </testcase>');
-    }
-    out.push('  </testsuite>');
-  }
-  out.push('</testsuites>');
-  return out.join('\n') + '\n';
 }
 
 function csvCell(v: string | number | boolean | null): string {
@@ -379,8 +345,8 @@ function writeAtomic(file: string, content: string): void {
   renameSync(tmp, file);
 }
 
-/** Writes every requested report; returns the paths written. */
-export function writeReports(report: EvalReport, targets: ReportTargets): string[] {
+/** Writes every requested report (the JUnit file with the gate's checks when a gate ran); returns the paths written. */
+export function writeReports(report: EvalReport, targets: ReportTargets, gate?: { checks: readonly GateCheck[] }): string[] {
   const written: string[] = [];
   const put = (file: string | undefined, render: () => string): void => {
     if (!file) return;
@@ -389,7 +355,7 @@ export function writeReports(report: EvalReport, targets: ReportTargets): string
   };
   put(targets.json, () => JSON.stringify(reportJson(report), null, 2) + '\n');
   put(targets.md, () => reportMarkdown(report));
-  put(targets.junit, () => reportJunit(report));
+  put(targets.junit, () => reportJunit(report, gate));
   put(targets.predictions, () => reportPredictionsCsv(report));
   put(targets.html, () => renderHtmlReport(report));
   return written;

@@ -47,6 +47,15 @@ const askBody = z
   })
   .strict();
 
+/** Links back to the app, put at the top of a served HTML report (styled inline: the report allows no stylesheet). */
+const REPORT_APP_LINKS =
+  '<nav class="app-links" style="font-size:13px;margin:0 0 8px"><a href="/">← exam-copilot 提问 Ask</a> · <a href="/reports">报告 Reports</a></nav>';
+
+/** A report's HTML with the app links right after its `<body>` tag (unchanged when it has none). */
+export function withAppLinks(html: string): string {
+  return html.replace(/<body[^>]*>/i, (tag) => `${tag}\n${REPORT_APP_LINKS}`);
+}
+
 /** A request the server refuses with a status and a message the caller can act on. */
 class RequestError extends Error {
   constructor(
@@ -243,7 +252,9 @@ export function createServeApp(options: ServeAppOptions): Hono {
     const name = c.req.param('name');
     const report = servedReports(context.root).find((r) => r.name === name);
     if (!report) throw new RequestError(404, `no report named "${name}" in ${REPORTS_FOLDER}/`);
-    const body = await readFile(report.file);
+    const file = await readFile(report.file);
+    // An HTML report is one file that also works opened from disk; served here it gets a way back to the app.
+    const body = report.type === 'html' ? withAppLinks(file.toString('utf8')) : file;
     const type =
       report.type === 'html'
         ? 'text/html; charset=utf-8'

@@ -118,11 +118,14 @@ void describe('eval CLI', () => {
     for (const [i, s] of suites.entries()) {
       const m = full.modes[i];
       assert.equal(s.children.filter((c) => c.name === 'testcase').length, full.total);
+      // Wrong answers are listed as skipped test cases, never as failures: without a gate nothing fails.
       assert.equal(
-        s.children.filter((c) => c.children.some((f) => f.name === 'failure')).length,
+        s.children.filter((c) => c.children.some((f) => f.name === 'skipped')).length,
         (m?.incorrect ?? 0) + (m?.abstained ?? 0),
       );
+      assert.equal(s.children.filter((c) => c.children.some((f) => f.name === 'failure')).length, 0);
     }
+    assert.equal(junit.attrs.failures, '0');
     // Run files sit next to the JSON report, one line per question.
     assert.equal(readLines(path.join(out, 'validation.hybrid.jsonl')).length, full.total);
   });
@@ -173,6 +176,52 @@ void describe('eval CLI', () => {
     assert.equal(drop.status, 4);
     assert.match(drop.stdout, /keyword: accuracy fell 5\.0 points/);
     assert.equal(cli([...limited, '--compare', path.join(out, 'better.json'), '--max-drop', '5', '--run-dir', out]).status, 0);
+
+    // JUnit: the gate's checks are the test cases that fail, exactly when the gate does.
+    const failures = (file: string): string[] =>
+      parseXml(readFileSync(file, 'utf8'))
+        .children.flatMap((suite) => suite.children)
+        .filter((c) => c.children.some((f) => f.name === 'failure'))
+        .map((c) => c.attrs.name ?? '');
+    const passedJunit = path.join(out, 'passed.xml');
+    assert.equal(cli([...limited, '--fail-under', '0.05', '--run-dir', out, '--junit', passedJunit]).status, 0);
+    assert.deepEqual(failures(passedJunit), []);
+    const failedJunit = path.join(out, 'failed.xml');
+    assert.equal(cli([...limited, '--fail-under', 'hybrid=0.99', '--run-dir', out, '--junit', failedJunit]).status, 4);
+    assert.deepEqual(failures(failedJunit), ['hybrid accuracy ≥ 99.0%']);
+
+    // A --compare file not there yet (a CI job's first run) is a warning: the run goes on and writes its reports.
+    const first = path.join(out, 'first', 'eval.json');
+    const firstRun = cli([...limited, '--compare', first, '--report-json', first, '--fail-under', '0.05']);
+    assert.equal(firstRun.status, 0, firstRun.stderr);
+    assert.match(
+      firstRun.stderr,
+      /--compare .*eval\.json: no previous report there yet \(first run\?\); accuracy is not compared this time \(this run writes it\)/,
+    );
+    assert.ok(existsSync(first));
+    const strictMissing = cli([...limited, '--compare', path.join(out, 'none.json'), '--strict-compare']);
+    assert.equal(strictMissing.status, 1);
+    assert.match(strictMissing.stderr, /none\.json: cannot read the previous report for --compare \(no such file\)/);
+    // Only the modes that ran in both are compared; the others are named. --strict-compare fails on them.
+    const fewer = cli(['eval', dataset, '--limit', '12', '--modes', 'hybrid', '--compare', path.join(out, 'prev.json'), '--run-dir', out]);
+    assert.equal(fewer.status, 0, fewer.stderr);
+    assert.match(fewer.stderr, /keyword: in the previous report \(.*\) but did not run now; not compared/);
+    assert.match(fewer.stdout, /accuracy gate passed/);
+    const strict = cli([
+      'eval',
+      dataset,
+      '--limit',
+      '12',
+      '--modes',
+      'hybrid',
+      '--compare',
+      path.join(out, 'prev.json'),
+      '--strict-compare',
+      '--run-dir',
+      out,
+    ]);
+    assert.equal(strict.status, 4);
+    assert.match(strict.stdout, /gate failed: keyword: in the previous report .* but did not run now/);
 
     const missing = cli(['eval', path.join(root, 'nope.csv')]);
     assert.equal(missing.status, 1);

@@ -141,8 +141,76 @@ describe('the eval HTML report in a real browser', { skip: skipWithoutBrowser },
     return keep;
   }
 
-  it("shows one card per question, in dataset order, with each mode's result and confidence in words", async () => {
+  it('leads with accuracy per mode and the wrong questions: both on the first screen at 1280×800, statistics below', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await page.goto(reportUrl, { waitUntil: 'load' });
+    const layout = await inPage<{
+      accuracyBottom: number;
+      first: { id: string; top: number; wrong: boolean } | null;
+      stats: number;
+      cards: number;
+    }>(
+      page,
+      `(() => {
+          const first = [...document.querySelectorAll('#cards .card')].find((c) => !c.hidden);
+          return {
+            accuracyBottom: document.getElementById('accuracy').getBoundingClientRect().bottom,
+            first: first ? { id: first.dataset.id, top: first.getBoundingClientRect().top, wrong: first.classList.contains('has-wrong') } : null,
+            stats: document.getElementById('statistics').getBoundingClientRect().top,
+            cards: document.getElementById('cards').getBoundingClientRect().top,
+          };
+        })()`,
+    );
+    const wrong = expectedFilters().get('wrong-any') ?? [];
+    assert.ok(layout.accuracyBottom < 800, JSON.stringify(layout));
+    // The first card shown is the first wrong question, and its head is on the first screen.
+    assert.equal(layout.first?.id, wrong[0]);
+    assert.ok(layout.first?.wrong === true && layout.first.top < 800 - 100, JSON.stringify(layout));
+    assert.ok(layout.stats > layout.cards, 'the statistics come after the questions');
+    // Opened without a filter, the page shows the wrong questions.
+    assert.deepEqual(await visibleCards(page), wrong);
+    assert.equal(await inPage<string>(page, `document.querySelector('#filters [aria-pressed=true]').dataset.filter`), 'wrong-any');
+    await page.close();
+  });
+
+  it('without scripts (as serve shows it, its CSP allowing none) the wrong questions show first, and a link shows all', async () => {
+    const page = await browser.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setViewport({ width: 1280, height: 800 });
+    await page.goto(reportUrl, { waitUntil: 'load' });
+    const wrong = expectedFilters().get('wrong-any') ?? [];
+    assert.deepEqual(await visibleCards(page), wrong);
+    // The filter buttons need the script: hidden rather than dead.
+    assert.equal(await inPage<boolean>(page, `document.getElementById('filters').offsetParent === null`), true);
+    await page.click('a[href="#all-questions"]');
+    assert.deepEqual(await visibleCards(page), ids);
+    await page.click('a[href="#questions"]');
+    assert.deepEqual(await visibleCards(page), wrong);
+    await page.close();
+  });
+
+  it("the reliability diagram's legend overlaps none of its points", async () => {
     const page = await open();
+    const overlaps = await inPage<string[]>(
+      page,
+      `(() => {
+          const svg = document.querySelector('svg[aria-label="reliability diagram"]');
+          const boxes = (sel) => [...svg.querySelectorAll(sel)].map((e) => e.getBoundingClientRect());
+          const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+          const out = [];
+          const legend = boxes('.legend-item');
+          if (legend.length === 0) out.push('no legend');
+          for (const l of legend) for (const c of boxes('circle')) if (hit(l, c)) out.push(JSON.stringify([l, c]));
+          return out;
+        })()`,
+    );
+    assert.deepEqual(overlaps, []);
+    await page.close();
+  });
+
+  it("shows one card per question, in dataset order, with each mode's result and confidence in words", async () => {
+    const page = await open('#filter=all');
     assert.equal(ids.length, 30);
     assert.deepEqual(await visibleCards(page), ids);
     const rows = await inPage<string[][]>(
@@ -253,7 +321,7 @@ describe('the eval HTML report in a real browser', { skip: skipWithoutBrowser },
     );
     // Every sample question has four options and one answer.
     assert.equal(chart.chance, '0.2500');
-    assert.equal(chart.label, 'chance 25.0%');
+    assert.equal(chart.label, '随机 chance 25.0%');
     assert.ok(chart.line > chart.at40 && chart.line < chart.at20, JSON.stringify(chart));
     assert.match(await inPage<string>(page, `document.getElementById('chance-note').textContent`), /chance level 25\.0%/);
     await page.close();

@@ -131,7 +131,7 @@ void describe('per-question view of an eval report', () => {
     assert.match(q2, /data-filters="all wrong-any wrong-only-hybrid disagree chapter-1"/);
     assert.match(
       q2,
-      /<li class="opt gold" data-letter="B"><b>B\.<\/b> 基金管理人 <span class="gold-tag">✓ gold<\/span><span class="pick right" data-mode="keyword">keyword<\/span><span class="pick right" data-mode="vector">vector<\/span><\/li>/,
+      /<li class="opt gold" data-letter="B"><b>B\.<\/b> 基金管理人 <span class="gold-tag">✓ 答案 gold<\/span><span class="pick right" data-mode="keyword">keyword<\/span><span class="pick right" data-mode="vector">vector<\/span><\/li>/,
     );
     assert.match(
       q2,
@@ -142,15 +142,15 @@ void describe('per-question view of an eval report', () => {
     assert.match(q2, /题目Q2：下列&lt;说法&gt;正确的是/);
     assert.match(
       q2,
-      /<tr class="wrong" data-mode="hybrid"><td>hybrid<\/td><td class="letter">C<\/td><td class="outcome">✗ wrong<\/td><td class="n">0\.40 low<\/td><\/tr>/,
+      /<tr class="wrong" data-mode="hybrid"><td>hybrid<\/td><td class="letter">C<\/td><td class="outcome">✗ 错 wrong<\/td><td class="n">0\.40 low<\/td><\/tr>/,
     );
     const q3 = /<article[^>]*id="q-Q3"[\s\S]*?<\/article>/.exec(html)?.[0] ?? '';
-    assert.match(q3, /<td class="letter">— \(guess A\)<\/td><td class="outcome">∅ abstained <span class="fb"/);
+    assert.match(q3, /<td class="letter">— \(guess A\)<\/td><td class="outcome">∅ 弃答 abstained <span class="fb"/);
     assert.match(q3, /<span class="pick guess" data-mode="vector"/);
-    assert.match(q3, /closest passage for vector, hybrid/);
+    assert.match(q3, /最接近的段落 closest passage for vector, hybrid/);
     assert.match(
       html,
-      /<button type="button" data-filter="wrong-only-hybrid" aria-pressed="false">wrong in hybrid only <span class="count">1<\/span><\/button>/,
+      /<button type="button" data-filter="wrong-only-hybrid" aria-pressed="false">仅 hybrid 错 wrong in hybrid only <span class="count">1<\/span><\/button>/,
     );
     assert.match(html, /<g class="chance" data-chance="0\.2633">/);
     assert.match(
@@ -159,7 +159,7 @@ void describe('per-question view of an eval report', () => {
     );
     assert.match(
       html,
-      /<tr><td><button type="button" data-filter="chapter-1" aria-pressed="false" title="show this chapter's questions">上册 › 第二章 类型<\/button><\/td><td class="n">2<\/td><td>gold 1, evidence 1<\/td><td class="n" data-mode="keyword">100\.0% <small>\(2\/2\)<\/small><\/td>/,
+      /<tr><td><button type="button" data-filter="chapter-1" aria-pressed="false" title="只看本章的题 show this chapter's questions">上册 › 第二章 类型<\/button><\/td><td class="n">2<\/td><td>gold 1, evidence 1<\/td><td class="n" data-mode="keyword">100\.0% <small>\(2\/2\)<\/small><\/td>/,
     );
   });
 

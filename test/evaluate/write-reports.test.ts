@@ -85,23 +85,58 @@ function sampleReport(): EvalReport {
 }
 
 void describe('reports', () => {
-  void it('JUnit: valid XML, one testcase per question, failures carry predicted, gold and evidence', () => {
-    const root = parseXml(reportJunit(sampleReport()));
+  void it('JUnit: the gate checks are the test cases that fail; wrong answers are skipped cases carrying predicted, gold and evidence', () => {
+    const root = parseXml(
+      reportJunit(sampleReport(), {
+        checks: [
+          { kind: 'fail-under', mode: 'hybrid', name: 'hybrid accuracy ≥ 30.0%', passed: true, message: 'hybrid: accuracy 33.3%' },
+          {
+            kind: 'max-drop',
+            mode: 'hybrid',
+            name: 'hybrid accuracy drop ≤ 2 points (was 66.7%)',
+            passed: false,
+            message: 'hybrid: accuracy fell 33.3 points (66.7% → 33.3%), more than --max-drop 2',
+          },
+        ],
+      }),
+    );
     assert.equal(root.name, 'testsuites');
-    assert.equal(root.attrs.tests, '3');
-    assert.equal(root.attrs.failures, '2');
-    const suite = root.children.find((c) => c.name === 'testsuite');
+    assert.equal(root.attrs.tests, '5');
+    assert.equal(root.attrs.failures, '1');
+    assert.equal(root.attrs.skipped, '2');
+    const [gate, suite] = root.children.filter((c) => c.name === 'testsuite');
+    assert.equal(gate?.attrs.name, 'eval.gate');
+    const checks = gate?.children.filter((c) => c.name === 'testcase') ?? [];
+    assert.deepEqual(
+      checks.map((c) => [c.attrs.name, c.children[0]?.name]),
+      [
+        ['hybrid accuracy ≥ 30.0%', 'system-out'],
+        ['hybrid accuracy drop ≤ 2 points (was 66.7%)', 'failure'],
+      ],
+    );
+    assert.equal(checks[1]?.children[0]?.attrs.message, 'hybrid: accuracy fell 33.3 points (66.7% → 33.3%), more than --max-drop 2');
     assert.equal(suite?.attrs.name, 'eval.hybrid');
+    assert.equal(suite?.attrs.failures, '0');
+    assert.equal(suite?.attrs.skipped, '2');
     const cases = suite?.children.filter((c) => c.name === 'testcase') ?? [];
     assert.equal(cases.length, 3);
     assert.equal(cases[0]?.children.length, 0);
-    const failure = cases[1]?.children[0];
-    assert.equal(failure?.name, 'failure');
-    assert.equal(failure?.attrs.message, 'predicted B, gold C (wrong answer)');
-    assert.match(failure?.text ?? '', /question: 下列说法<不正确>的是 & "引号" 控制符/);
-    assert.match(failure?.text ?? '', /evidence 1: 上册 \| 第一章 <概述> & "引言" \| 第一节 基金's \| 表1-1 \| p\.3-4/);
-    assert.equal(cases[2]?.children[0]?.attrs.type, 'abstained');
-    assert.match(cases[2]?.children[0]?.text ?? '', /fallback: off_topic/);
+    const skipped = cases[1]?.children[0];
+    assert.equal(skipped?.name, 'skipped');
+    assert.equal(skipped?.attrs.message, 'not right: predicted B, gold C (wrong answer)');
+    const out = cases[1]?.children[1];
+    assert.equal(out?.name, 'system-out');
+    assert.match(out?.text ?? '', /question: 下列说法<不正确>的是 & "引号" 控制符/);
+    assert.match(out?.text ?? '', /evidence 1: 上册 \| 第一章 <概述> & "引言" \| 第一节 基金's \| 表1-1 \| p\.3-4/);
+    assert.match(cases[2]?.children[0]?.attrs.message ?? '', /\(abstained\)$/);
+    assert.match(cases[2]?.children[1]?.text ?? '', /fallback: off_topic/);
+    // Without a gate nothing can fail: the wrong answers alone never turn CI's test view red.
+    const ungated = parseXml(reportJunit(sampleReport()));
+    assert.equal(ungated.attrs.failures, '0');
+    assert.deepEqual(
+      ungated.children.map((c) => c.attrs.name),
+      ['eval.hybrid'],
+    );
   });
 
   void it('the XML checker rejects what CI parsers reject', () => {
@@ -153,7 +188,7 @@ void describe('reports', () => {
     const html = renderHtmlReport(sampleReport());
     assert.equal((html.match(/<svg /g) ?? []).length, 3); // accuracy, reliability, risk–coverage
     assert.match(html, /aria-label="risk–coverage curve per mode"/);
-    assert.match(html, /<h2>Selective answering<\/h2>/);
+    assert.match(html, /<h3>选择性作答 Selective answering<\/h3>/);
     assert.match(reportMarkdown(sampleReport()), /## Selective answering[\s\S]*\| 25% \| 50% \| 75% \| 100% \| AURC \|/);
     const json = reportJson(sampleReport()) as { modes: Array<{ aurc: number; selective_accuracy: Array<{ coverage: number }> }> };
     assert.deepEqual(

@@ -165,7 +165,7 @@ describe('serve: the JSON API and files over real HTTP', () => {
     copyFileSync(outside, source);
 
     mkdirSync(path.join(tmp.root, 'reports'), { recursive: true });
-    writeFileSync(path.join(tmp.root, 'reports', 'eval.html'), '<!doctype html><p>report</p>');
+    writeFileSync(path.join(tmp.root, 'reports', 'eval.html'), '<!doctype html><html><body><p>report</p></body></html>');
     symlinkSync(path.join(repoRoot, 'package.json'), path.join(tmp.root, 'reports', 'leak.json'));
     const list = await (await fetch(`${base}/reports`)).text();
     assert.match(list, /eval\.html/);
@@ -174,6 +174,11 @@ describe('serve: the JSON API and files over real HTTP', () => {
     const report = await fetch(`${base}/reports/eval.html`);
     assert.equal(report.status, 200);
     assert.match(report.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    // Served, a report links back to the app (a report opened from disk has no such link: `/` would be the disk's root).
+    assert.match(
+      await report.text(),
+      /<body>\n<nav class="app-links"[^>]*><a href="\/">← exam-copilot 提问 Ask<\/a> · <a href="\/reports">报告 Reports<\/a><\/nav><p>report/,
+    );
   });
 
   it('refuses a Host header that is not this machine (DNS rebinding)', async () => {

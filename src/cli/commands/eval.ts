@@ -27,6 +27,7 @@ interface RawEvalOptions {
   failUnder?: string;
   compare?: string;
   maxDrop?: string;
+  strictCompare?: boolean;
 }
 
 /**
@@ -68,11 +69,15 @@ export function registerEval(program: Command): Command {
     .option('--predictions <path>', 'write a CSV with one row per question per mode')
     .option('--report-html <path>', 'write a self-contained HTML report with charts')
     .option('--fail-under <acc>', 'exit 4 when accuracy is below this: 0.6 for every mode, or hybrid=0.6,keyword=0.5')
-    .option('--compare <report.json>', 'previous --report-json to compare with')
+    .option(
+      '--compare <report.json>',
+      'previous --report-json to compare with; the modes that ran in both are compared, and a file not there yet (a first run) is a warning',
+    )
     .option('--max-drop <points>', 'with --compare: exit 4 when a mode lost more than this many accuracy points', '0')
+    .option('--strict-compare', 'with --compare: a missing file is an error (exit 1) and a mode of it that did not run now fails the gate')
     .addHelpText(
       'after',
-      '\nExit codes: 0 ran and passed any gate; 4 --fail-under or --max-drop failed; 1 could not run (unreadable dataset, bad --compare file); 5 not ready (no index, no LLM for --answerer llm); 2 usage.',
+      '\nExit codes: 0 ran and passed any gate; 4 --fail-under or --max-drop failed; 1 could not run (unreadable dataset, bad --compare file, or a missing one with --strict-compare); 5 not ready (no index, no LLM for --answerer llm); 2 usage.\nCI recipe (GitHub Actions, offline and with an LLM): docs/ci.md.',
     )
     .action(async (file: string, raw: RawEvalOptions, command: Command) => {
       const globals = globalOptions(command);
@@ -103,14 +108,27 @@ export function registerEval(program: Command): Command {
       };
       const runDir = abs(raw.runDir) ?? (targets.json ? path.dirname(targets.json) : undefined);
 
-      const { parseFailUnder, checkGate } = await import('../../evaluate/gate.js');
+      const { parseFailUnder, runGate } = await import('../../evaluate/gate.js');
       const failUnder = raw.failUnder === undefined ? undefined : parseFailUnder(raw.failUnder);
       const { loadPreviousReport } = await import('../../evaluate/previous-report.js');
       // Read the baseline report before spending time on answers: a bad --compare file means the gate cannot run.
-      const previous = raw.compare === undefined ? undefined : loadPreviousReport(path.resolve(cwd, raw.compare));
+      // Without --strict-compare a file that is not there yet is the first run of a CI job: nothing to compare with.
+      const compareFile = raw.compare === undefined ? undefined : path.resolve(cwd, raw.compare);
+      const strict = raw.strictCompare === true;
+      if (strict && compareFile === undefined) throw new UsageError('--strict-compare needs --compare <report.json>');
+      const previous =
+        compareFile === undefined
+          ? undefined
+          : strict
+            ? loadPreviousReport(compareFile)
+            : loadPreviousReport(compareFile, { missingOk: true });
       const { loadConfig } = await import('../../config/load-config.js');
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
+      if (compareFile !== undefined && previous === null) {
+        const next = targets.json === compareFile ? 'this run writes it' : "a --report-json of this run can be the next run's";
+        ui.warn(`--compare ${compareFile}: no previous report there yet (first run?); accuracy is not compared this time (${next})`);
+      }
 
       const { runEval } = await import('../../evaluate/run-eval.js');
       const { writeReports } = await import('../../evaluate/write-reports.js');
@@ -143,13 +161,13 @@ export function registerEval(program: Command): Command {
       } finally {
         progress.stop();
       }
-      const written = writeReports(report, targets);
-      const gated = failUnder !== undefined || previous !== undefined;
-      const violations = checkGate(report, {
+      const gated = failUnder !== undefined || compareFile !== undefined;
+      const gate = runGate(report, {
         ...(failUnder ? { failUnder } : {}),
-        ...(previous ? { previous, maxDropPoints: maxDrop } : {}),
+        ...(previous ? { previous, maxDropPoints: maxDrop, strict } : {}),
       });
-      reportEval(ui, report, { violations, written, gated });
-      if (violations.length > 0) process.exitCode = ExitCode.regression;
+      const written = writeReports(report, targets, gated ? gate : undefined);
+      reportEval(ui, report, { violations: gate.violations, notCompared: gate.notCompared, written, gated });
+      if (gate.violations.length > 0) process.exitCode = ExitCode.regression;
     });
 }

@@ -40,11 +40,16 @@ function pad(s: string, n: number, right = false): string {
 }
 
 /** Prints the per-mode table, comparisons, skipped modes, bad rows, written reports and gate result. */
-export function reportEval(ui: Ui, report: EvalReport, extra: { violations: GateViolation[]; written: string[]; gated: boolean }): void {
+export function reportEval(
+  ui: Ui,
+  report: EvalReport,
+  extra: { violations: GateViolation[]; notCompared?: string[]; written: string[]; gated: boolean },
+): void {
+  const notCompared = extra.notCompared ?? [];
   if (ui.json) {
     ui.printJson({
       ...(reportJson(report) as object),
-      gate: { checked: extra.gated, passed: extra.violations.length === 0, violations: extra.violations },
+      gate: { checked: extra.gated, passed: extra.violations.length === 0, violations: extra.violations, not_compared: notCompared },
       reports: extra.written,
     });
     return;
@@ -124,6 +129,7 @@ export function reportEval(ui: Ui, report: EvalReport, extra: { violations: Gate
   }
   for (const s of report.skipped_modes) ui.warn(`${s.mode} not run: ${s.reason}`);
   for (const file of extra.written) ui.info(`wrote ${file}`);
+  for (const line of notCompared) ui.warn(line);
   if (extra.gated) {
     if (extra.violations.length === 0) ui.out(c.green('accuracy gate passed'));
     for (const v of extra.violations) ui.out(c.red(`gate failed: ${v.message}`));
