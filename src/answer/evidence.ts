@@ -1,5 +1,6 @@
 import { formatCitation, quoteLocation, type CitationParts } from '../text/citation.js';
 import { normalizeText, normalizeWithSpans } from '../text/analyzer.js';
+import { findInstruction } from '../text/instruction-like.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
@@ -163,8 +164,14 @@ export function markedQuote(item: Pick<EvidenceItem, 'quote' | 'highlights'>): s
  */
 export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string[] = []): EvidenceItem {
   const quote = anchor === undefined ? { text: shortQuote(chunk.text), highlights: [] } : extractQuote(chunk.text, anchor, terms);
+  return quotedItem(chunk, quote);
+}
+
+/** The evidence item of `quote` taken from `chunk`: its location, the quote's own pages, and a flag on planted text. */
+function quotedItem(chunk: Chunk, quote: Quote): EvidenceItem {
   // Ellipses mark a cut quote; the rest is located in the chunk to find its page and article.
   const at = quoteLocation(chunk, quote.text.replace(/^…|…$/gu, ''));
+  const planted = findInstruction(chunk.text);
   return {
     chunk_id: chunk.chunk_id,
     book: chunk.book,
@@ -177,7 +184,55 @@ export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string
     page_end: at.page_end,
     quote: quote.text,
     ...(quote.highlights.length > 0 ? { highlights: quote.highlights } : {}),
+    ...(planted ? { suspicious: planted.reason } : {}),
   };
+}
+
+/** Fewest characters (after normalisation) a quote must have to show anything: shorter ones match by chance. */
+export const MIN_VERBATIM_CHARS = 4;
+
+/** Text as compared for verbatim quotes: NFKC, no whitespace, one entry per kept character with its index in `text`. */
+function comparable(text: string): { text: string; at: number[] } {
+  let out = '';
+  const at: number[] = [];
+  let i = 0;
+  for (const ch of text) {
+    for (const c of ch.normalize('NFKC')) {
+      if (/\s/u.test(c)) continue;
+      out += c;
+      at.push(i);
+    }
+    i += ch.length;
+  }
+  return { text: out, at };
+}
+
+/** A quote as a model writes it, without the quotation marks or ellipses around it. */
+function bareQuote(quote: string): string {
+  return quote
+    .trim()
+    .replace(/^[“"「『'‘…\s]+|[”"」』'’…\s]+$/gu, '')
+    .replace(/^\.{3}|\.{3}$/g, '');
+}
+
+/**
+ * The evidence item for a quote that must be verbatim in `chunk` (an LLM's verdict): null when the quote, compared
+ * after NFKC and without whitespace, is not in the chunk's text or is shorter than `MIN_VERBATIM_CHARS`. A paraphrase
+ * is not verbatim. The item quotes the whole sentence(s) holding the quote, as the book prints them, with the quoted
+ * part marked, and carries the quote's own pages.
+ */
+export function verbatimEvidence(chunk: Chunk, quote: string): EvidenceItem | null {
+  const want = comparable(bareQuote(quote)).text;
+  if ([...want].length < MIN_VERBATIM_CHARS) return null;
+  const flat = flattenText(chunk.text);
+  const have = comparable(flat);
+  const start = have.text.indexOf(want);
+  if (start === -1) return null;
+  const from = have.at[start] ?? 0;
+  const last = have.at[start + want.length - 1] ?? from;
+  const to = last + ([...flat.slice(last)][0]?.length ?? 1);
+  const anchor = flat.slice(from, to);
+  return quotedItem(chunk, extractQuote(flat, anchor, [anchor]));
 }
 
 /** `上册 | 第二章 … | 第一节 … | 表2-1 | p.35` (empty parts left out), as shown to users and to the LLM: `formatCitation`. */
