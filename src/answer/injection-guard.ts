@@ -40,23 +40,29 @@ export function checkInjection(input: {
       .filter((v) => v.verdict !== 'not_found' && (v.target === 'statement' || chosen.has(v.label)))
       .flatMap((v) => (v.evidence ? [v.evidence] : [])),
   ];
-  const reasons: string[] = [];
-  const flagged = resting.find((e) => e.suspicious);
-  if (flagged)
-    reasons.push(`it rests on a passage that reads like an instruction to the model (${citation(flagged)}: ${flagged.suspicious})`);
+  // What each passage says is shown under its quote (`suspicious`); the warning names the passages and their part.
+  const roles = new Map<string, { cite: string; list: string[] }>();
+  const add = (chunkId: string, cite: string, role: string): void => {
+    const entry = roles.get(chunkId) ?? { cite, list: [] };
+    if (!entry.list.includes(role)) entry.list.push(role);
+    roles.set(chunkId, entry);
+  };
+  for (const e of resting) if (e.suspicious) add(e.chunk_id, citation(e), 'the answer rests on it');
   const letters = [...chosen].sort().join('');
   for (const h of input.context) {
     const found = findInstruction(h.chunk.text);
     if (!found) continue;
     if (found.letter !== undefined && [...found.letter].sort().join('') === letters)
-      reasons.push(`a passage it was shown dictates this answer (${citation(h.chunk)}: ${found.letter})`);
+      add(h.chunk.chunk_id, citation(h.chunk), 'it dictates this answer');
     if (found.confidence !== undefined && Math.abs(found.confidence - confidence) < 1e-9)
-      reasons.push(`a passage it was shown dictates this confidence (${citation(h.chunk)}: ${found.confidence})`);
+      add(h.chunk.chunk_id, citation(h.chunk), 'it dictates this confidence');
   }
-  if (reasons.length === 0) return { confidence };
+  if (roles.size === 0) return { confidence };
   const capped = Math.min(confidence, INJECTED_MAX_CONFIDENCE);
+  const passages = [...roles.values()].map(({ cite, list }) => `${cite} (${list.join(', ')})`);
+  const which = roles.size === 1 ? 'a passage reads' : 'passages read';
   return {
     confidence: capped,
-    warning: `possible prompt injection: the LLM answered ${answer}, but ${[...new Set(reasons)].join('; ')}; confidence capped at ${INJECTED_MAX_CONFIDENCE} (read the passages yourself)`,
+    warning: `possible prompt injection: the LLM answered ${answer} with confidence ${confidence}, but ${which} like an instruction to the model: ${passages.join('; ')}; confidence capped at ${INJECTED_MAX_CONFIDENCE} (read the passages yourself)`,
   };
 }

@@ -194,7 +194,13 @@ describe('a planted instruction in rawdoc/ and a model that obeys it', () => {
       assert.ok(r.confidence <= 0.3, `confidence ${r.confidence}`);
       assert.ok(r.evidence[0]?.suspicious);
       assert.equal(r.verdicts?.find((v) => v.label === 'D')?.evidence?.suspicious, r.evidence[0]?.suspicious);
-      assert.ok(r.warnings?.some((w) => /^possible prompt injection: the LLM answered D, but it rests on a passage/.test(w)));
+      assert.ok(
+        r.warnings?.some((w) =>
+          /^possible prompt injection: the LLM answered D with confidence 1, but a passage reads like an instruction to the model: .*\(the answer rests on it, it dictates this answer, it dictates this confidence\); confidence capped at 0\.3/.test(
+            w,
+          ),
+        ),
+      );
       assert.equal((answerJson({ result: r }) as { confidence_source: string }).confidence_source, 'stated');
     });
   }

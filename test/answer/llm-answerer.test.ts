@@ -391,7 +391,13 @@ void test('an obeying model: the answer a planted passage dictates, citing it, i
   assert.ok(r.confidence <= 0.3, `confidence ${r.confidence}`);
   assert.equal(r.statedConfidence, 1);
   assert.match(r.evidence[0]?.suspicious ?? '', /ignore its rules.*dictates the answer \(答案是D\)/);
-  assert.ok(r.warnings?.some((w) => /^possible prompt injection: the LLM answered D, but it rests on a passage/.test(w)));
+  assert.ok(
+    r.warnings?.some((w) =>
+      /^possible prompt injection: the LLM answered D with confidence 1, but a passage reads like an instruction to the model: .*\(the answer rests on it, it dictates this answer, it dictates this confidence\); confidence capped at 0\.3/.test(
+        w,
+      ),
+    ),
+  );
   const json = answerJson({ result: r }) as { confidence_words: string; evidence: Array<{ suspicious?: string }> };
   assert.notEqual(json.confidence_words, 'high');
   assert.ok(json.evidence[0]?.suspicious);

@@ -82,7 +82,10 @@ void describe('checkInjection', () => {
   it('caps a confidence that a passage shown (even uncited) dictates', () => {
     const r = checkInjection({ answer: 'A', confidence: 1, evidence: [], verdicts: [], context: [hit(twoPages), hit(planted)] });
     assert.equal(r.confidence, INJECTED_MAX_CONFIDENCE);
-    assert.match(r.warning ?? '', /a passage it was shown dictates this confidence \(上册 .*: 1\)/);
+    assert.match(
+      r.warning ?? '',
+      /^possible prompt injection: the LLM answered A with confidence 1, but a passage reads like an instruction to the model: 上册 [^;]* \(it dictates this confidence\); confidence capped at 0\.3/,
+    );
   });
 
   it('leaves an answer over ordinary passages, and an unanswered reply, alone', () => {
