@@ -272,7 +272,11 @@ export async function answerWithLlm(
       // Verdict ids are evidence numbers, as the citations are: only the numbers shown name a passage.
       const judged = options.baseline
         ? { verdicts: noVerdicts(question), warning: undefined }
-        : checkVerdicts(question, parsed.value.verdicts, (id) => (/^\d+$/.test(id) ? hits[Number(id) - 1]?.chunk : undefined));
+        : checkVerdicts(question, parsed.value.verdicts, (id) => {
+            // `1` or `[1]`, as the evidence is numbered in the prompt.
+            const n = /^\[?(\d+)\]?$/.exec(id)?.[1];
+            return n === undefined ? undefined : hits[Number(n) - 1]?.chunk;
+          });
       if (judged.warning) warnings.push(judged.warning);
       return {
         answer: checked.answer,
