@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { ParsedQuestion } from '../answer/answer-types.js';
+import type { OptionVerdict, ParsedQuestion } from '../answer/answer-types.js';
 import { LlmError } from '../answer/llm-client.js';
 import { createDeadline, formatSeconds, type Deadline } from '../answer/llm-deadline.js';
 import { questionValues, validateLetters } from '../answer/llm-answerer.js';
+import { checkVerdicts, rawVerdictsSchema } from '../answer/llm-verdicts.js';
 import { fillTemplate, readPrompt, type PromptTemplate } from '../answer/prompt-templates.js';
 import { AGENT_TOOLS, runTool, type ToolContext, type ToolOutcome } from './agent-tools.js';
 import { describeTools, readReply, stripThinking } from './simulated-protocol.js';
@@ -45,6 +46,11 @@ export interface AgentAnswer {
   evidenceIds: string[];
   status: 'answered' | 'no_evidence' | 'off_topic' | 'conflict';
   explanation: string;
+  /**
+   * One verdict per option and statement, checked: a verdict citing a chunk no tool returned, or quoting text not
+   * verbatim in it, is `not_found` (counted in `warnings`).
+   */
+  verdicts: OptionVerdict[];
   trace: AgentTraceStep[];
   protocol: 'native' | 'simulated';
   rounds: number;
@@ -88,6 +94,7 @@ const finalSchema = z.object({
   evidence_ids: z.array(z.coerce.string()).catch([]).default([]),
   status: z.enum(['answered', 'no_evidence', 'off_topic', 'conflict']).catch('answered').default('answered'),
   explanation: z.string().catch('').default(''),
+  verdicts: rawVerdictsSchema,
 });
 
 export interface RunAgentOptions {
@@ -283,12 +290,16 @@ async function converse(
           problem = 'the answer cites no evidence_ids';
         else {
           if (repaired) warnings.push('the first final answer was unusable; the repair round fixed it');
+          // A verdict may rest only on a passage a tool returned during this run, as the citations do.
+          const judged = checkVerdicts(question, parsed.data.verdicts, (id) => (returned.has(id) ? ctx.retriever.chunk(id) : undefined));
+          if (judged.warning) warnings.push(judged.warning);
           return {
             answer: letters.answer,
             confidence: parsed.data.confidence,
             evidenceIds: ids,
             status: parsed.data.status,
             explanation: parsed.data.explanation,
+            verdicts: judged.verdicts,
             trace,
             protocol,
             rounds: round,

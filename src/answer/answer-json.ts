@@ -20,6 +20,7 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
     answer: r.answer,
     confidence: r.confidence,
     confidence_words: confidenceWords(r),
+    confidence_source: confidenceSource(r),
     negated: r.question.negated,
     ...(r.guess ? { guess: r.guess } : {}),
     evidence: r.evidence.map(evidenceJson),
@@ -37,13 +38,27 @@ export function answerJson(out: AnswerJsonInput): Record<string, unknown> {
   };
 }
 
+/** What a confidence can be called: the calibrated bands, a guess, or an answer without evidence behind it. */
+export type ConfidenceWords = 'high' | 'medium' | 'low' | 'guess' | 'unsupported';
+
 /**
  * The confidence in words, so a student reads it at a glance: a guess (below the abstention threshold, given only
- * on request) is always `guess`; otherwise the calibrated bands, where 0.75 and up is right about three times in four.
+ * on request) is always `guess`; an LLM answer that cites no evidence it was shown is `unsupported`, whatever it
+ * stated; otherwise the bands, where for the offline answerer (calibrated) 0.75 and up is right about three times
+ * in four. An LLM's number is its own statement (`confidenceSource`), not calibrated.
  */
-export function confidenceWords(r: Pick<AnswerResult, 'confidence' | 'guess'>): 'high' | 'medium' | 'low' | 'guess' {
+export function confidenceWords(r: Pick<AnswerResult, 'confidence' | 'guess'> & { fallback?: AnswerResult['fallback'] }): ConfidenceWords {
   if (r.guess) return 'guess';
+  if (r.fallback === 'unsupported') return 'unsupported';
   return r.confidence >= 0.75 ? 'high' : r.confidence >= 0.5 ? 'medium' : 'low';
+}
+
+/**
+ * Where the confidence comes from: `calibrated` for the offline answerer (fitted on labelled questions), `stated`
+ * for an LLM (the model's own report, capped where the evidence does not back it).
+ */
+export function confidenceSource(r: Pick<AnswerResult, 'answerer'>): 'calibrated' | 'stated' {
+  return r.answerer === 'llm' ? 'stated' : 'calibrated';
 }
 
 /** One evidence item as JSON: its location, its citation line and its quote. */
@@ -61,6 +76,7 @@ export function evidenceJson(e: EvidenceItem): Record<string, unknown> {
     citation: formatCitation(e),
     quote: e.quote,
     ...(e.highlights ? { highlights: e.highlights } : {}),
+    ...(e.suspicious ? { suspicious: e.suspicious } : {}),
   };
 }
 

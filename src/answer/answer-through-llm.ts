@@ -15,8 +15,11 @@ import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
 import { evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './evidence-verdict.js';
 import { loadPrompts } from './prompt-templates.js';
 
-/** Confidence ceiling of an LLM answer that cites no evidence that was shown. */
-export const UNSUPPORTED_MAX_CONFIDENCE = 0.5;
+/**
+ * Confidence ceiling of an LLM answer that cites no evidence that was shown: in the low band, so an unbacked answer
+ * never reads as "medium" (it is shown as `unsupported` besides).
+ */
+export const UNSUPPORTED_MAX_CONFIDENCE = 0.25;
 
 /** The text used to recall evidence for the whole question: stem, statements and options. */
 export function questionQuery(q: ParsedQuestion): string {

@@ -41,6 +41,11 @@ export interface EvidenceItem extends ChunkLocation {
   quote: string;
   /** Character ranges `[start, end)` of `quote` holding the matched option terms (marked `**…**` / `<mark>`). */
   highlights?: Array<[number, number]>;
+  /**
+   * Set when the passage reads like an instruction to the reader (ignore the rules, the answer is D, confidence 1.0):
+   * why, in a few words (`findInstruction`). Such text in a textbook is planted; an answer resting on it is not trusted.
+   */
+  suspicious?: string;
 }
 
 /** What the passages the answerer read say of one option or statement. */
@@ -72,7 +77,7 @@ export interface OptionVerdict {
  * `no_evidence` nothing relevant was retrieved (未在教材中找到明确依据); `off_topic` the question is outside the indexed books
  * (与本知识库内容不符，无法回答); `conflict` the evidence disagrees (competing sources named in `message`);
  * `llm_failed` the LLM failed (or was not called after repeated failures) and the offline answer is shown instead;
- * `unsupported` the LLM answered without citing any evidence it was shown, so its answer is unbacked (confidence <= 0.5);
+ * `unsupported` the LLM answered without citing any evidence it was shown, so its answer is unbacked (confidence <= 0.25, shown as `unsupported`);
  * `agent_failed` the agent (`ask --agent`) gave no usable answer and the one-shot LLM pipeline answered instead.
  */
 export type Fallback = 'no_evidence' | 'off_topic' | 'conflict' | 'llm_failed' | 'unsupported' | 'agent_failed' | null;

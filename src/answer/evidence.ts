@@ -1,6 +1,7 @@
 import { formatCitation, quoteLocation, type CitationParts } from '../text/citation.js';
 import { normalizeText, normalizeWithSpans } from '../text/analyzer.js';
 import { isMarkdownSource, markdownPlain, plainSpan } from '../text/markdown-plain.js';
+import { findInstruction } from '../text/instruction-like.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
 
@@ -194,8 +195,17 @@ export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string
   const source = readerText(chunk, anchor);
   const quote =
     source.anchor === undefined ? { text: shortQuote(source.text), highlights: [] } : extractQuote(source.text, source.anchor, terms);
+  return quotedItem(chunk, quote, source.text);
+}
+
+/**
+ * The evidence item of `quote` taken from `text` (the chunk's text as its reader sees it): its location, the quote's
+ * own pages, and a flag on planted text.
+ */
+function quotedItem(chunk: Chunk, quote: Quote, text: string = chunk.text): EvidenceItem {
   // Ellipses mark a cut quote; the rest is located in the chunk to find its page and article.
-  const at = quoteLocation({ ...chunk, text: source.text }, quote.text.replace(/^…|…$/gu, ''));
+  const at = quoteLocation({ ...chunk, text }, quote.text.replace(/^…|…$/gu, ''));
+  const planted = findInstruction(chunk.text);
   return {
     chunk_id: chunk.chunk_id,
     book: chunk.book,
@@ -208,7 +218,55 @@ export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string
     page_end: at.page_end,
     quote: quote.text,
     ...(quote.highlights.length > 0 ? { highlights: quote.highlights } : {}),
+    ...(planted ? { suspicious: planted.reason } : {}),
   };
+}
+
+/** Fewest characters (after normalisation) a quote must have to show anything: shorter ones match by chance. */
+export const MIN_VERBATIM_CHARS = 4;
+
+/** Text as compared for verbatim quotes: NFKC, no whitespace, one entry per kept character with its index in `text`. */
+function comparable(text: string): { text: string; at: number[] } {
+  let out = '';
+  const at: number[] = [];
+  let i = 0;
+  for (const ch of text) {
+    for (const c of ch.normalize('NFKC')) {
+      if (/\s/u.test(c)) continue;
+      out += c;
+      at.push(i);
+    }
+    i += ch.length;
+  }
+  return { text: out, at };
+}
+
+/** A quote as a model writes it, without the quotation marks or ellipses around it. */
+function bareQuote(quote: string): string {
+  return quote
+    .trim()
+    .replace(/^[“"「『'‘…\s]+|[”"」』'’…\s]+$/gu, '')
+    .replace(/^\.{3}|\.{3}$/g, '');
+}
+
+/**
+ * The evidence item for a quote that must be verbatim in `chunk` (an LLM's verdict): null when the quote, compared
+ * after NFKC and without whitespace, is not in the chunk's text or is shorter than `MIN_VERBATIM_CHARS`. A paraphrase
+ * is not verbatim. The item quotes the whole sentence(s) holding the quote, as the book prints them, with the quoted
+ * part marked, and carries the quote's own pages.
+ */
+export function verbatimEvidence(chunk: Chunk, quote: string): EvidenceItem | null {
+  const want = comparable(bareQuote(quote)).text;
+  if ([...want].length < MIN_VERBATIM_CHARS) return null;
+  const flat = flattenText(chunk.text);
+  const have = comparable(flat);
+  const start = have.text.indexOf(want);
+  if (start === -1) return null;
+  const from = have.at[start] ?? 0;
+  const last = have.at[start + want.length - 1] ?? from;
+  const to = last + ([...flat.slice(last)][0]?.length ?? 1);
+  const anchor = flat.slice(from, to);
+  return quotedItem(chunk, extractQuote(flat, anchor, [anchor]));
 }
 
 /** `上册 | 第二章 … | 第一节 … | 表2-1 | p.35` (empty parts left out), as shown to users and to the LLM: `formatCitation`. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Hit } from '../types.js';
-import type { ParsedQuestion } from './answer-types.js';
+import type { OptionVerdict, ParsedQuestion } from './answer-types.js';
 import { citation, toEvidence } from './evidence.js';
 import type { ChatMessage, ChatResult, LlmClient, ResponseFormat } from './llm-client.js';
 import { LlmError } from './llm-error.js';
 import type { Deadline } from './llm-deadline.js';
+import { checkVerdicts, noVerdicts, rawVerdictsSchema, VERDICTS_JSON_SCHEMA } from './llm-verdicts.js';
 import type { PromptSet } from './prompt-templates.js';
 import { evidenceFence, fillTemplate } from './prompt-templates.js';
 
@@ -31,6 +32,11 @@ export interface LlmAnswer {
   invalidIds: number[];
   status: LlmStatus;
   explanation: string;
+  /**
+   * One verdict per option and statement, checked: those citing evidence that was not shown, or quoting text not
+   * verbatim in the cited passage, are `not_found` (counted in `warnings`).
+   */
+  verdicts: OptionVerdict[];
   warnings: string[];
   usage: { promptTokens: number; completionTokens: number };
 }
@@ -41,10 +47,11 @@ const replySchema = z.object({
   evidence_ids: z.array(z.coerce.number().int()).catch([]).default([]),
   status: z.enum(['answered', 'no_evidence', 'off_topic', 'conflict']).catch('answered').default('answered'),
   explanation: z.string().catch('').default(''),
+  verdicts: rawVerdictsSchema,
 });
 
-/** JSON schema sent as `response_format` (strict mode: every property required, nothing else allowed). */
-export const ANSWER_JSON_SCHEMA: Record<string, unknown> = {
+/** JSON schema of the baseline reply, sent as `response_format` (strict mode: every property required, nothing else allowed). */
+export const BASELINE_JSON_SCHEMA: Record<string, unknown> = {
   type: 'object',
   properties: {
     answer: { type: 'string', description: 'option letters, e.g. "B" or "ABD"; "" when not answerable' },
@@ -56,6 +63,17 @@ export const ANSWER_JSON_SCHEMA: Record<string, unknown> = {
   required: ['answer', 'confidence', 'evidence_ids', 'status', 'explanation'],
   additionalProperties: false,
 };
+
+/** JSON schema of the reply over evidence: the baseline's fields plus one verdict per option and statement. */
+export const ANSWER_JSON_SCHEMA: Record<string, unknown> = {
+  ...BASELINE_JSON_SCHEMA,
+  properties: { ...(BASELINE_JSON_SCHEMA.properties as Record<string, unknown>), verdicts: VERDICTS_JSON_SCHEMA },
+  required: [...(BASELINE_JSON_SCHEMA.required as string[]), 'verdicts'],
+};
+
+/** Output tokens for a reply: the letters and a sentence, and over evidence a verdict with a quote per option. */
+const BASELINE_MAX_TOKENS = 600;
+const ANSWER_MAX_TOKENS = 1600;
 
 const KIND_LABEL: Record<ParsedQuestion['kind'], string> = {
   single: '单选题',
@@ -130,6 +148,7 @@ export function parseAnswerReply(content: string): { value: z.infer<typeof reply
         evidence_ids: ev ? [...(ev[1] ?? '').matchAll(/\d+/g)].map((m) => Number(m[0])) : [],
         status: 'answered',
         explanation: '',
+        verdicts: [],
       },
     };
   }
@@ -161,8 +180,9 @@ export function validateLetters(q: ParsedQuestion, value: { answer: string; stat
 
 const FORMATS: ReadonlyArray<'json_schema' | 'json_object' | 'text'> = ['json_schema', 'json_object', 'text'];
 
-function responseFormat(kind: 'json_schema' | 'json_object' | 'text'): ResponseFormat {
-  if (kind === 'json_schema') return { type: 'json_schema', name: 'exam_answer', schema: ANSWER_JSON_SCHEMA };
+function responseFormat(kind: 'json_schema' | 'json_object' | 'text', baseline: boolean): ResponseFormat {
+  if (kind === 'json_schema')
+    return { type: 'json_schema', name: 'exam_answer', schema: baseline ? BASELINE_JSON_SCHEMA : ANSWER_JSON_SCHEMA };
   return kind === 'json_object' ? { type: 'json_object' } : { type: 'text' };
 }
 
@@ -172,6 +192,7 @@ async function chatStructured(
   messages: ChatMessage[],
   deadline: Deadline | undefined,
   accept: (content: string) => boolean,
+  baseline: boolean,
 ): Promise<ChatResult> {
   for (let i = FORMATS.indexOf(llm.structuredOutput); i < FORMATS.length; i++) {
     const format = FORMATS[i] ?? 'text';
@@ -179,8 +200,8 @@ async function chatStructured(
       const request = {
         messages,
         temperature: 0,
-        maxTokens: 600,
-        ...(format === 'text' ? {} : { responseFormat: responseFormat(format) }),
+        maxTokens: baseline ? BASELINE_MAX_TOKENS : ANSWER_MAX_TOKENS,
+        ...(format === 'text' ? {} : { responseFormat: responseFormat(format, baseline) }),
       };
       return await llm.chat(request, { accept, ...(deadline ? { deadline } : {}) });
     } catch (error) {
@@ -226,7 +247,7 @@ export async function answerWithLlm(
   for (let attempt = 0; attempt < 2; attempt++) {
     let reply: ChatResult;
     try {
-      reply = await chatStructured(options.llm, messages, options.deadline, accept);
+      reply = await chatStructured(options.llm, messages, options.deadline, accept, options.baseline);
     } catch (error) {
       // A garbled HTTP body is worth the one repair attempt too; anything else is final.
       if (error instanceof LlmError && error.kind === 'malformed' && attempt === 0) {
@@ -248,6 +269,15 @@ export async function answerWithLlm(
       const dropped = ids.filter((n) => n < 1 || n > shown);
       if (dropped.length > 0) warnings.push(`the LLM cited evidence that was not shown (${dropped.join(', ')}); ignored`);
       if (attempt > 0) warnings.push(`the first LLM reply was unusable (${problem}); the repair request succeeded`);
+      // Verdict ids are evidence numbers, as the citations are: only the numbers shown name a passage.
+      const judged = options.baseline
+        ? { verdicts: noVerdicts(question), warning: undefined }
+        : checkVerdicts(question, parsed.value.verdicts, (id) => {
+            // `1` or `[1]`, as the evidence is numbered in the prompt.
+            const n = /^\[?(\d+)\]?$/.exec(id)?.[1];
+            return n === undefined ? undefined : hits[Number(n) - 1]?.chunk;
+          });
+      if (judged.warning) warnings.push(judged.warning);
       return {
         answer: checked.answer,
         confidence: parsed.value.confidence,
@@ -255,6 +285,7 @@ export async function answerWithLlm(
         invalidIds: dropped,
         status: parsed.value.status,
         explanation: parsed.value.explanation,
+        verdicts: judged.verdicts,
         warnings,
         usage,
       };

@@ -1,7 +1,9 @@
 import type { Hit } from '../types.js';
-import type { AnswerMode, AnswerResult, EvidenceItem, Fallback, ParsedQuestion } from './answer-types.js';
+import type { AnswerMode, AnswerResult, EvidenceItem, Fallback, OptionVerdict, ParsedQuestion } from './answer-types.js';
 import { citation } from './evidence.js';
+import { checkInjection } from './injection-guard.js';
 import type { LlmStatus } from './llm-answerer.js';
+import { noVerdicts } from './llm-verdicts.js';
 import { NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './evidence-verdict.js';
 
 /** What an LLM's final reply says, from the one-shot answer (`answerWithLlm`) or the agent (`runAgent`). */
@@ -11,6 +13,8 @@ export interface LlmReply {
   confidence: number;
   status: LlmStatus;
   explanation: string;
+  /** The checked verdicts per option and statement (`checkVerdicts`); absent when the reply gave none. */
+  verdicts?: OptionVerdict[];
   usage: { promptTokens: number; completionTokens: number };
   warnings: string[];
 }
@@ -51,7 +55,11 @@ export function replyOutcome(reply: LlmReply, evidence: readonly EvidenceItem[])
   }
 }
 
-/** The answer an LLM reply gives, once its evidence and outcome are settled (the one-shot path and the agent). */
+/**
+ * The answer an LLM reply gives, once its evidence and outcome are settled (the one-shot path and the agent): every
+ * option and statement gets a verdict, and an answer resting on a planted passage, or saying what one dictates, is
+ * warned about and its confidence capped (`checkInjection`).
+ */
 export function llmReplyResult(input: {
   question: ParsedQuestion;
   reply: LlmReply;
@@ -64,11 +72,16 @@ export function llmReplyResult(input: {
   statedConfidence?: number;
 }): AnswerResult {
   const { reply, outcome } = input;
+  const answer = isUnanswered(outcome.fallback) ? '' : reply.answer;
+  const verdicts = reply.verdicts ?? noVerdicts(input.question);
+  const guard = checkInjection({ answer, confidence: outcome.confidence, evidence: input.evidence, verdicts, context: input.context });
+  const warnings = guard.warning ? [...reply.warnings, guard.warning] : reply.warnings;
   return {
     question: input.question,
-    answer: isUnanswered(outcome.fallback) ? '' : reply.answer,
-    confidence: outcome.confidence,
+    answer,
+    confidence: guard.confidence,
     evidence: input.evidence,
+    verdicts,
     mode: input.mode,
     answerer: 'llm',
     fallback: outcome.fallback,
@@ -77,6 +90,6 @@ export function llmReplyResult(input: {
     latencyMs: Date.now() - input.started,
     usage: reply.usage,
     ...(input.statedConfidence !== undefined ? { statedConfidence: input.statedConfidence } : {}),
-    ...(reply.warnings.length > 0 ? { warnings: reply.warnings } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { ConfidenceWords } from '../answer/answer-json.js';
 import type { AnswerMode, Fallback, QuestionKind, VerdictKind } from '../answer/answer-types.js';
 import type { ChunkLocation, ChunkType, Warning } from '../types.js';
 
@@ -102,8 +103,8 @@ export interface RunRecord {
   fallback: Fallback;
   message: string | null;
   confidence: number;
-  /** The confidence in words, as `ask` prints it (high / medium / low / guess); absent in older run files. */
-  confidence_words?: 'high' | 'medium' | 'low' | 'guess';
+  /** The confidence in words, as `ask` prints it (high / medium / low / guess / unsupported); absent in older run files. */
+  confidence_words?: ConfidenceWords;
   /** When the answerer abstained: its best letters (the confidence is theirs); null otherwise. Absent in older run files. */
   guess?: string | null;
   /** LLM answerer: the confidence the LLM stated, before any cap; null otherwise. */

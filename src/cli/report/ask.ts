@@ -1,5 +1,5 @@
 import type { AgentReport } from '../../agent/run-agent-ask.js';
-import { answerJson, confidenceWords } from '../../answer/answer-json.js';
+import { answerJson, confidenceSource, confidenceWords } from '../../answer/answer-json.js';
 import type { AnswerResult, OptionVerdict } from '../../answer/answer-types.js';
 import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
@@ -31,11 +31,14 @@ export function formatAnswer(
   lines.push(`${bold('Answer:')} ${answer}${guessed}`);
   if (r.guess && r.answer === '') lines.push(`${bold('Best guess:')} ${lettersWithText(r, r.guess.answer)}（猜测，非教材依据）`);
   if (r.question.negated) lines.push(dim('读作：选错误的一项'));
-  lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)})`);
+  // An LLM's number is its own report, not calibrated like the offline answerer's.
+  const source = confidenceSource(r) === 'stated' ? ', stated by the LLM, not calibrated' : '';
+  lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)}${source})`);
   lines.push(`${bold(r.guess ? 'Closest passages:' : 'Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
   for (const e of r.evidence) {
     lines.push(`- ${citation(e)}`);
     lines.push(`  "${markedQuote(e)}"`);
+    if (e.suspicious) lines.push(`  ⚠ reads like an instruction, not textbook text: ${e.suspicious}`);
   }
   if (options.showVerdicts !== false && r.verdicts && r.verdicts.length > 0) {
     const statements = r.verdicts.filter((v) => v.target === 'statement');
