@@ -14,6 +14,7 @@ import { isUnanswered, llmReplyResult, replyOutcome } from './llm-reply-result.j
 import { applyRulePriorities, rerankWithLlm } from './llm-reranker.js';
 import { evidenceVerdict, NO_EVIDENCE_MESSAGE, OFF_TOPIC_MESSAGE } from './evidence-verdict.js';
 import { loadPrompts } from './prompt-templates.js';
+import { checkAgainstClauses } from './verdict-check.js';
 
 /**
  * Confidence ceiling of an LLM answer that cites no evidence that was shown: in the low band, so an unbacked answer
@@ -146,7 +147,8 @@ export async function answerThroughLlm(question: ParsedQuestion, deps: AnswerDep
     reply.warnings.unshift(...warnings);
     reply.usage.promptTokens += usage.promptTokens;
     reply.usage.completionTokens += usage.completionTokens;
-    return finishLlm(question, deps, reply, context, started, analyzer);
+    // The letter is checked against what its own cited passages say, clause by clause, independently of the model.
+    return checkAgainstClauses(finishLlm(question, deps, reply, context, started, analyzer), { analyzer, stats });
   } catch (error) {
     if (!(error instanceof LlmError)) throw error;
     // The offline answer plus its evidence, clearly marked as such.
