@@ -1,6 +1,8 @@
+import type OpenAI from 'openai';
+
 /**
  * The request and reply of one chat call, as the LLM client, its cache and its callers (the one-shot answerer, the
- * reranker, the agent) see them: independent of the wire format of the `openai` package.
+ * reranker, the agent) see them, and their translation to and from the wire format of the `openai` package.
  */
 
 /** A function the model may call (OpenAI `tools`). */
@@ -50,4 +52,72 @@ export interface ChatResult {
   reasoning?: string;
   /** Tool calls of the reply, redacted; empty when none. */
   toolCalls?: ChatToolCall[];
+}
+
+/** A conversation message as the `openai` package sends it. */
+function wireMessage(m: ChatMessage): OpenAI.Chat.ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if (m.role === 'assistant' && m.toolCalls && m.toolCalls.length > 0) {
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    };
+  }
+  return { role: m.role, content: m.content };
+}
+
+/** The request body of one chat call. */
+export function requestBody(model: string, request: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+  const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+    model,
+    messages: request.messages.map(wireMessage),
+    temperature: request.temperature ?? 0,
+    ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
+  };
+  const rf = request.responseFormat;
+  if (rf?.type === 'json_schema')
+    body.response_format = { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: true } };
+  else if (rf?.type === 'json_object') body.response_format = { type: 'json_object' };
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+    body.tool_choice = request.toolChoice ?? 'auto';
+    body.parallel_tool_calls = true;
+  }
+  return body;
+}
+
+/**
+ * The reply of a completion, every text in it redacted; null when it has no usable message (with tools offered, a
+ * reply may be calls only; without, it must have text).
+ */
+export function readCompletion(
+  completion: OpenAI.Chat.ChatCompletion,
+  toolsOffered: boolean,
+  redact: (t: string) => string,
+): Omit<ChatResult, 'cached'> | null {
+  const choice = completion.choices?.[0];
+  const message = choice?.message;
+  if (!choice || !message || (typeof message.content !== 'string' && !toolsOffered)) return null;
+  // DeepSeek-style reasoning comes in a field the openai types do not know.
+  const reasoning: unknown = (message as unknown as Record<string, unknown>).reasoning_content;
+  const toolCalls: ChatToolCall[] = [];
+  for (const c of message.tool_calls ?? []) {
+    if (c.type !== 'function') continue;
+    toolCalls.push({
+      id: redact(String(c.id ?? '')),
+      name: redact(String(c.function?.name ?? '')),
+      arguments: redact(String(c.function?.arguments ?? '')),
+    });
+  }
+  return {
+    content: redact(typeof message.content === 'string' ? message.content : ''),
+    reasoning: redact(typeof reasoning === 'string' ? reasoning : ''),
+    toolCalls,
+    finishReason: choice.finish_reason ?? 'stop',
+    usage: { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 },
+  };
 }

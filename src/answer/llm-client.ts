@@ -3,7 +3,7 @@ import type { EndpointConfig, LlmLimits } from '../config/load-config.js';
 import { endpointSecrets, redactText, redactUrl } from '../config/redact.js';
 import { createLimiter } from '../limiter.js';
 import { cacheKey, openLlmCache, type RememberedToolProtocol } from './llm-cache.js';
-import type { ChatMessage, ChatRequest, ChatResult, ChatToolCall } from './llm-chat.js';
+import { readCompletion, requestBody, type ChatRequest, type ChatResult } from './llm-chat.js';
 import { createDeadline, formatSeconds, type Deadline } from './llm-deadline.js';
 import { classify, LlmError } from './llm-error.js';
 import { boundedFetch, DEFAULT_MAX_REPLY_BYTES, type AttemptState } from './llm-fetch.js';
@@ -99,42 +99,6 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 /** Failures that say nothing about the endpoint's health (the request was wrong for it), so the breaker ignores them. */
 const REQUEST_FAULTS = new Set(['response_format', 'bad_request', 'tools_unsupported']);
 
-/** A conversation message as the `openai` package sends it. */
-function wireMessage(m: ChatMessage): OpenAI.Chat.ChatCompletionMessageParam {
-  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
-  if (m.role === 'assistant' && m.toolCalls && m.toolCalls.length > 0) {
-    return {
-      role: 'assistant',
-      content: m.content || null,
-      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-    };
-  }
-  return { role: m.role, content: m.content };
-}
-
-/** The request body of one chat call. */
-function requestBody(model: string, request: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
-  const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
-    model,
-    messages: request.messages.map(wireMessage),
-    temperature: request.temperature ?? 0,
-    ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
-  };
-  const rf = request.responseFormat;
-  if (rf?.type === 'json_schema')
-    body.response_format = { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: true } };
-  else if (rf?.type === 'json_object') body.response_format = { type: 'json_object' };
-  if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: t.parameters },
-    }));
-    body.tool_choice = request.toolChoice ?? 'auto';
-    body.parallel_tool_calls = true;
-  }
-  return body;
-}
-
 export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   const { endpoint } = options;
   const sleep = options.sleep ?? defaultSleep;
@@ -180,31 +144,9 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
     } finally {
       clearTimeout(timer);
     }
-    const choice = completion.choices?.[0];
-    const message = choice?.message;
-    // DeepSeek-style reasoning comes in a field the openai types do not know.
-    const reasoning: unknown = message ? (message as unknown as Record<string, unknown>).reasoning_content : undefined;
-    const toolCalls: ChatToolCall[] = [];
-    for (const c of message?.tool_calls ?? []) {
-      if (c.type !== 'function') continue;
-      toolCalls.push({
-        id: redact(String(c.id ?? '')),
-        name: redact(String(c.function?.name ?? '')),
-        arguments: redact(String(c.function?.arguments ?? '')),
-      });
-    }
-    // With tools offered, a reply may be calls only; without, it must have text.
-    const offered = (request.tools?.length ?? 0) > 0;
-    if (!choice || !message || (typeof message.content !== 'string' && !offered))
-      throw new LlmError('malformed', `${where}: the reply had no message content`);
-    return {
-      content: redact(typeof message.content === 'string' ? message.content : ''),
-      reasoning: redact(typeof reasoning === 'string' ? reasoning : ''),
-      toolCalls,
-      finishReason: choice.finish_reason ?? 'stop',
-      usage: { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 },
-      cached: false,
-    };
+    const reply = readCompletion(completion, (request.tools?.length ?? 0) > 0, redact);
+    if (!reply) throw new LlmError('malformed', `${where}: the reply had no message content`);
+    return { ...reply, cached: false };
   }
 
   async function withRetries(request: ChatRequest, deadline: Deadline): Promise<ChatResult> {
