@@ -1,6 +1,6 @@
 import type { AnswerResult, EvidenceItem, ParsedQuestion } from '../answer/answer-types.js';
 import { toEvidence } from '../answer/evidence.js';
-import { LlmError } from '../answer/llm-client.js';
+import { createLlmClient, LlmError } from '../answer/llm-client.js';
 import { llmReplyResult, replyOutcome } from '../answer/llm-reply-result.js';
 import { parseQuestion } from '../answer/parse-question.js';
 import { openAskSession, type AskResult, type AskSession } from '../answer/run-ask.js';
@@ -10,16 +10,8 @@ import { projectPaths } from '../paths.js';
 import { openRetriever } from '../retrieve/open-retriever.js';
 import { runToc } from '../retrieve/run-toc.js';
 import type { Hit, Warning } from '../types.js';
-import {
-  AgentFailure,
-  DEFAULT_AGENT_BUDGETS,
-  loadAgentPrompts,
-  runAgent,
-  type AgentAnswer,
-  type AgentBudgets,
-  type AgentTraceStep,
-} from './run-agent.js';
-import { createOpenAiToolModel, type ToolChatModel } from './tool-chat-model.js';
+import { AgentFailure, loadAgentPrompts, runAgent, type AgentAnswer, type AgentBudgets, type AgentTraceStep } from './run-agent.js';
+import { createToolChatModel, type ToolChatModel } from './tool-chat-model.js';
 
 /** What the agent adds to an answer: the steps it took and how it called tools. */
 export interface AgentReport {
@@ -83,6 +75,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       'ask --agent needs an LLM endpoint: set EXAM_COPILOT_LLM_MODEL (and EXAM_COPILOT_LLM_BASE_URL / EXAM_COPILOT_LLM_API_KEY)',
     );
   }
+  const llmConfig = config.llm;
   const paths = projectPaths(root);
   const prompts = loadAgentPrompts(paths.prompts);
   const outline = runToc({ root }).entries;
@@ -90,11 +83,9 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   let model: ToolChatModel | null = null;
   let oneShot: AskSession | null = null;
   try {
-    model = createOpenAiToolModel({
-      endpoint: config.llm,
-      tools: options.tools ?? 'auto',
-      cachePath: options.cache ? paths.llmCache : null,
-    });
+    // The one LLM transport, as the one-shot path uses it (bounds, breaker, redaction, the response cache).
+    const llm = createLlmClient({ endpoint: llmConfig, cachePath: options.cache ? paths.llmCache : null, noCache: !options.cache });
+    model = createToolChatModel({ llm, tools: options.tools ?? 'auto', ownsClient: true });
     oneShot = await openAskSession({
       root,
       config,
@@ -122,7 +113,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
         tools: { retriever, outline },
         prompts,
         examName: options.examName ?? config.exam.name,
-        budgets: { deadlineMs: config.llm?.deadlineMs ?? DEFAULT_AGENT_BUDGETS.deadlineMs, ...options.budgets },
+        budgets: { deadlineMs: llmConfig.deadlineMs, ...options.budgets },
       });
       const result = toAnswerResult(question, reply, (id) => retriever.chunk(id), started);
       return { result, endpoint, warnings: [], agent: { trace: reply.trace, protocol: reply.protocol, rounds: reply.rounds } };

@@ -21,8 +21,11 @@ export interface AgentBudgets {
   deadlineMs: number;
 }
 
-/** Six rounds cover toc → search → read → read on → switch chapter → answer; 16k characters is a long section. */
-export const DEFAULT_AGENT_BUDGETS: AgentBudgets = { maxRounds: 6, maxReadChars: 16_000, maxCharsPerCall: 4_000, deadlineMs: 30_000 };
+/**
+ * Six rounds cover toc → search → read → read on → switch chapter → answer; 16k characters is a long section. The
+ * deadline has no default here: it is the configuration's `llm.deadlineMs`, passed in.
+ */
+export const DEFAULT_AGENT_BUDGETS: Omit<AgentBudgets, 'deadlineMs'> = { maxRounds: 6, maxReadChars: 16_000, maxCharsPerCall: 4_000 };
 
 /** One step of the trace (`ask --agent --json` prints them). */
 export interface AgentTraceStep {
@@ -103,7 +106,8 @@ export interface RunAgentOptions {
   prompts: AgentPrompts;
   /** The exam the prompts name (config `exam.name`). */
   examName: string;
-  budgets?: Partial<AgentBudgets>;
+  /** The deadline (`llm.deadlineMs`) and any other budget that differs from `DEFAULT_AGENT_BUDGETS`. */
+  budgets: Partial<AgentBudgets> & Pick<AgentBudgets, 'deadlineMs'>;
   /** Injected clock for tests of the trace timings. */
   now?: () => number;
 }
@@ -164,11 +168,9 @@ export async function runAgent(question: ParsedQuestion, options: RunAgentOption
       return await converse(question, options, budgets, deadline, now, warnings);
     }
   } catch (error) {
-    if (deadline.expired() && error instanceof LlmError) {
-      throw new LlmError(
-        'timeout',
-        `${error.message.replace(/: no reply within the agent's deadline$/, '')}: no reply within ${formatSeconds(budgets.deadlineMs)}`,
-      );
+    // The transport's own timeout already says how long it waited; anything else cut by the deadline says so here.
+    if (deadline.expired() && error instanceof LlmError && error.kind !== 'timeout') {
+      throw new LlmError('timeout', `${error.message}: no reply within ${formatSeconds(budgets.deadlineMs)}`);
     }
     throw error;
   }
@@ -182,7 +184,6 @@ async function converse(
   now: () => number,
   warnings: string[],
 ): Promise<AgentAnswer> {
-  const signal = deadline.signal;
   const { model } = options;
   const protocol = model.protocol;
   const template = protocol === 'native' ? options.prompts.native : options.prompts.simulated;
@@ -217,7 +218,7 @@ async function converse(
       else if (deadline.remaining() < budgets.deadlineMs * 0.2) force('time');
     }
     const allowTools = forced === null;
-    const turn: ModelTurn = await model.turn({ messages, tools: AGENT_TOOLS, allowTools, signal });
+    const turn: ModelTurn = await model.turn({ messages, tools: AGENT_TOOLS, allowTools, deadline });
     usage.promptTokens += turn.usage.promptTokens;
     usage.completionTokens += turn.usage.completionTokens;
 

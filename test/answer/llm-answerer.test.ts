@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import { answerJson } from '../../src/answer/answer-json.js';
 import { answerQuestion } from '../../src/answer/answer-question.js';
 import type { AnswerDeps } from '../../src/answer/answer-question.js';
-import { createLlmClient, retryAfterMs } from '../../src/answer/llm-client.js';
+import { createLlmClient } from '../../src/answer/llm-client.js';
+import { retryAfterMs } from '../../src/answer/llm-error.js';
 import type { LlmClient } from '../../src/answer/llm-client.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
 import { loadPrompts } from '../../src/answer/prompt-templates.js';
@@ -58,6 +59,7 @@ function client(options: { maxRetries?: number; timeoutMs?: number; cache?: stri
       apiKey: KEY,
       model: 'fake-model',
       timeoutMs: options.timeoutMs ?? 2000,
+      deadlineMs: 30_000,
       maxRetries: options.maxRetries ?? 2,
       concurrency: 2,
     },
@@ -113,7 +115,7 @@ void test('json_schema rejected → json_object, remembered for the next call; p
   const strict = await startFakeOpenAiServer({ rejectResponseFormat: ['json_schema', 'json_object'] });
   try {
     const llm = createLlmClient({
-      endpoint: { baseURL: strict.baseURL, apiKey: KEY, model: 'm', timeoutMs: 2000, maxRetries: 0, concurrency: 1 },
+      endpoint: { baseURL: strict.baseURL, apiKey: KEY, model: 'm', timeoutMs: 2000, deadlineMs: 30_000, maxRetries: 0, concurrency: 1 },
       cachePath: null,
     });
     strict.enqueue(chatReply('分析……\n答案：B\n置信度：0.7\n证据：[1]'));
@@ -206,7 +208,15 @@ void test('the response cache makes a repeated identical call free; --no-cache b
   assert.equal(second.llm.usage().cacheHits, 1);
   second.llm.close();
   const noCache = createLlmClient({
-    endpoint: { baseURL: server.baseURL, apiKey: KEY, model: 'fake-model', timeoutMs: 2000, maxRetries: 0, concurrency: 1 },
+    endpoint: {
+      baseURL: server.baseURL,
+      apiKey: KEY,
+      model: 'fake-model',
+      timeoutMs: 2000,
+      deadlineMs: 30_000,
+      maxRetries: 0,
+      concurrency: 1,
+    },
     cachePath: cache,
     noCache: true,
   });

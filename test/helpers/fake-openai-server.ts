@@ -23,6 +23,10 @@ export interface RecordedRequest {
   rawBody: string;
   /** The body parsed as JSON, or undefined when it was not JSON. */
   body: unknown;
+  /** When the whole request had arrived (`Date.now()`). */
+  receivedAt: number;
+  /** Bytes of the reply body written to the socket, for `streamBytes` replies (how much the client read before it stopped). */
+  bytesSent?: number;
 }
 
 /** What the server should send back for one request. */
@@ -41,6 +45,11 @@ export interface ScriptedResponse {
   destroy?: boolean;
   /** Send the status, headers and this much of the body, then stall without ending the reply. */
   stallAfterBytes?: number;
+  /**
+   * Stream a body of this many bytes (the start of a chat completion, then filler, never valid JSON) in 64 KiB
+   * writes that wait for the socket to drain, stopping when the client hangs up; `bytesSent` records how far it got.
+   */
+  streamBytes?: number;
 }
 
 /** Computes a response for a request; return undefined to fall through to the defaults. */
@@ -100,6 +109,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
         headers: req.headers,
         rawBody,
         body,
+        receivedAt: Date.now(),
       };
       requests.push(recorded);
       void respond(recorded, res);
@@ -125,7 +135,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     scripted ??= queue.shift();
     if (!scripted && handler) scripted = await handler(request);
     scripted ??= defaultResponse(request, dimension);
-    await send(res, scripted);
+    await send(res, scripted, request);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -159,7 +169,7 @@ function responseFormatType(body: unknown): string | undefined {
   return typeof type === 'string' ? type : undefined;
 }
 
-async function send(res: http.ServerResponse, scripted: ScriptedResponse): Promise<void> {
+async function send(res: http.ServerResponse, scripted: ScriptedResponse, request: RecordedRequest): Promise<void> {
   if (scripted.delayMs && scripted.delayMs > 0) {
     const aborted = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), scripted.delayMs);
@@ -173,6 +183,10 @@ async function send(res: http.ServerResponse, scripted: ScriptedResponse): Promi
   }
   if (scripted.destroy) {
     res.socket?.destroy();
+    return;
+  }
+  if (scripted.streamBytes !== undefined) {
+    await streamBody(res, scripted.streamBytes, request);
     return;
   }
   const status = scripted.status ?? 200;
@@ -195,6 +209,33 @@ async function send(res: http.ServerResponse, scripted: ScriptedResponse): Promi
   }
   res.writeHead(status, headers);
   res.end(payload);
+}
+
+/** Writes a `total`-byte body with backpressure until it is all sent or the client closes the connection. */
+async function streamBody(res: http.ServerResponse, total: number, request: RecordedRequest): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const head = Buffer.from('{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"');
+  const filler = Buffer.alloc(64 * 1024, 'x');
+  let closed = false;
+  res.on('close', () => {
+    closed = true;
+  });
+  request.bytesSent = 0;
+  for (let chunk = head; request.bytesSent < total && !closed; chunk = filler) {
+    const part = chunk.subarray(0, Math.min(chunk.length, total - request.bytesSent));
+    request.bytesSent += part.length;
+    if (!res.write(part))
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+  }
+  if (!closed) res.end();
 }
 
 function lowerKeys(h: Record<string, string>): Record<string, string> {

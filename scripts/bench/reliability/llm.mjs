@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Reliability cases for the LLM path, run through the CLI against scripted OpenAI-compatible servers on
 // 127.0.0.1: hung servers, stalled bodies, junk and oversize replies, invented citations, the evidence fence,
-// leaked credentials, a dead LLM during eval, JSONL line-for-line and spreadsheet formulas in the predictions CSV, and
-// an obedient model: a note planted in rawdoc/ dictates the answer and its confidence, and the model obeys it.
+// leaked credentials, the agent (key echo, oversize reply, 429), a dead LLM during eval, JSONL line-for-line and
+// spreadsheet formulas in the predictions CSV, and an obedient model: a note planted in rawdoc/ dictates the answer and
+// its confidence, and the model obeys it.
 // Each case is bounded (a CLI run is killed after CASE_LIMIT_MS and counts as failed).
 //
 // Module: `export default async function run({ bench, tmp, cli })` returns [{ group, tried, held, failed, failures }].
@@ -41,6 +42,7 @@ async function scriptedServer(reply) {
         headers: req.headers,
         body,
         text: (body?.messages ?? []).map((m) => String(m.content)).join('\n'),
+        receivedAt: Date.now(),
       };
       requests.push(request);
       if (!request.path.endsWith('/chat/completions')) {
@@ -50,13 +52,36 @@ async function scriptedServer(reply) {
       }
       const r = await reply(request);
       if (r.hang) return; // accept, never answer
+      if (r.streamBytes) {
+        // A huge body written with backpressure, so `bytesSent` says how much the client read before hanging up.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        let closed = false;
+        res.on('close', () => (closed = true));
+        const filler = Buffer.alloc(64 * 1024, 'x');
+        request.bytesSent = 0;
+        while (request.bytesSent < r.streamBytes && !closed) {
+          request.bytesSent += filler.length;
+          if (!res.write(filler))
+            await new Promise((resolve) => {
+              const done = () => {
+                res.off('drain', done);
+                res.off('close', done);
+                resolve();
+              };
+              res.on('drain', done);
+              res.on('close', done);
+            });
+        }
+        if (!closed) res.end();
+        return;
+      }
       const payload = r.raw ?? JSON.stringify(r.json ?? {});
       if (r.stall) {
         res.writeHead(r.status ?? 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
         res.write(payload.slice(0, 16));
         return; // headers and a few bytes, then nothing
       }
-      res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });
+      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...(r.headers ?? {}) });
       res.end(payload);
     });
   });
@@ -91,13 +116,28 @@ const answerJson = (answer, ids, explanation = '') =>
   completion(JSON.stringify({ answer, confidence: 0.9, evidence_ids: ids, status: 'answered', explanation }));
 const isRerank = (r) => /You rank textbook passages/.test(r.text);
 
-/** Runs the CLI without blocking this process (its servers answer it); killed after `limitMs`. */
+/** The peak resident set (VmHWM) of a running process in bytes, or 0 where /proc is not available. */
+function peakRss(pid) {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs the CLI without blocking this process (its servers answer it); killed after `limitMs`. `peakRss` is the
+ * child's peak memory as last sampled (every 20 ms) before it exited.
+ */
 function runCli(cli, root, args, env, input = '', limitMs = CASE_LIMIT_MS) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, [cli, '--root', root, ...args], {
       env: { ...process.env, NO_COLOR: '1', OPENAI_BASE_URL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', EXAM_COPILOT_LLM_MODEL: '', ...env },
     });
+    let rss = 0;
+    const sampler = setInterval(() => (rss = Math.max(rss, peakRss(child.pid))), 20);
     let stdout = '';
     let stderr = '';
     let killed = false;
@@ -111,7 +151,8 @@ function runCli(cli, root, args, env, input = '', limitMs = CASE_LIMIT_MS) {
     child.stdin.end(input);
     child.on('close', (status) => {
       clearTimeout(timer);
-      resolve({ status, stdout, stderr, killed, ms: Date.now() - started });
+      clearInterval(sampler);
+      resolve({ status, stdout, stderr, killed, ms: Date.now() - started, peakRss: rss });
     });
   });
 }
@@ -603,9 +644,122 @@ async function obedientModel(cli, root) {
   return g;
 }
 
+/** A native tool-call turn of the agent. */
+const toolCallTurn = (name, args) => ({
+  id: 'x',
+  object: 'chat.completion',
+  created: 0,
+  model: 'bench-model',
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+      },
+      finish_reason: 'tool_calls',
+    },
+  ],
+  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+});
+const isAgentTurn = (r) => r.body?.tools !== undefined;
+const toolResultSeen = (r) => (r.body?.messages ?? []).some((m) => m.role === 'tool');
+const returnedChunk = (r) => /"chunk_id":"([0-9a-f]{16})"/.exec(r.text)?.[1] ?? '';
+/** The one-shot pipeline's replies (the agent's fallback). */
+const oneShotReply = (r) => ({ json: isRerank(r) ? completion('[1] > [2]') : answerJson('A', [1]) });
+/** The agent reads with one search, then answers citing what it read; `echo` goes into every field a reply has. */
+function agentScript(r, echo = '') {
+  if (!isAgentTurn(r)) return oneShotReply(r);
+  if (!toolResultSeen(r)) return { json: toolCallTurn('search', { query: `基金财产 保管 基金托管人 ${echo}`.trim() }) };
+  const json = answerJson('A', [returnedChunk(r)], `定义原文 ${echo}`.trim());
+  if (echo) json.choices[0].message.reasoning_content = `reasoning ${echo}`;
+  return { json };
+}
+
+async function agent(cli, root) {
+  const g = group('llm-agent');
+  rmSync(path.join(root, '.exam-copilot'), { recursive: true, force: true });
+  // Key echo: the endpoint puts the key it was sent into tool-call arguments, the answer and the reasoning.
+  const echoServer = await scriptedServer((r) => agentScript(r, `key ${r.headers.authorization ?? ''}`));
+  try {
+    const r = await runCli(cli, root, ['--json', 'ask', '--agent', QUESTION], llmEnv(echoServer.baseURL));
+    const out = parseJson(r.stdout);
+    g.check(
+      'agent key echo: the agent answered',
+      out?.fallback === null && out?.answer === 'A',
+      r.stdout.slice(0, 200) || r.stderr.slice(0, 200),
+    );
+    g.check('agent key echo: not printed by ask --agent --json', !(r.stdout + r.stderr).includes(KEY), 'the key is in the output');
+    const stored = filesUnder(path.join(root, '.exam-copilot')).filter((f) => readFileSync(f).toString('latin1').includes(KEY));
+    g.check(
+      'agent key echo: not stored under .exam-copilot',
+      stored.length === 0,
+      `found in ${stored.map((f) => path.relative(root, f)).join(', ')}`,
+    );
+    const stats = parseJson((await runCli(cli, root, ['--json', 'cache'], {})).stdout);
+    g.check('agent turns: counted by cache', (stats?.entries ?? 0) >= 2, `cache reports ${stats?.entries} entries`);
+    await runCli(cli, root, ['cache', '--clear'], {});
+    const after = parseJson((await runCli(cli, root, ['--json', 'cache'], {})).stdout);
+    const leftover = filesUnder(path.join(root, '.exam-copilot', 'cache')).filter((f) => readFileSync(f).includes(Buffer.from('定义原文')));
+    g.check(
+      'agent turns: cache --clear removes them',
+      after?.entries === 0 && leftover.length === 0,
+      `${after?.entries} entries left; agent text in ${leftover.map((f) => path.basename(f)).join(', ') || 'no file'}`,
+    );
+  } finally {
+    await echoServer.close();
+  }
+  // Oversize: the agent's turn is a 50 MB body.
+  const size = 50 * 1024 * 1024;
+  const big = await scriptedServer((r) => (isAgentTurn(r) ? { streamBytes: size } : oneShotReply(r)));
+  try {
+    const r = await runCli(cli, root, ['--json', 'ask', '--agent', '--no-cache', QUESTION], llmEnv(big.baseURL));
+    const out = parseJson(r.stdout);
+    g.check(
+      'agent 50 MB reply: one-shot fallback, marked, says why',
+      out?.fallback === 'agent_failed' && /larger than/.test(out?.message ?? ''),
+      `fallback ${out?.fallback}, message ${(out?.message ?? r.stderr).slice(0, 200)}`,
+    );
+    const sent = Math.max(0, ...big.chats().map((q) => q.bytesSent ?? 0));
+    g.check('agent 50 MB reply: not read past the cap', sent < size / 4, `the client read ${(sent / 1024 / 1024).toFixed(1)} MB`);
+    g.check(
+      'agent 50 MB reply: peak memory under 200 MB',
+      r.peakRss < 200 * 1024 * 1024,
+      `peak RSS ${(r.peakRss / 1024 / 1024).toFixed(0)} MB`,
+    );
+  } finally {
+    await big.close();
+  }
+  // 429 with Retry-After: 1 on the agent's first turn.
+  let limitedAt = 0;
+  const limited = await scriptedServer((r) => {
+    if (isAgentTurn(r) && limitedAt === 0) {
+      limitedAt = Date.now();
+      return { status: 429, headers: { 'retry-after': '1' }, json: { error: { message: 'slow down', type: 'rate_limit_error' } } };
+    }
+    return agentScript(r);
+  });
+  try {
+    const r = await runCli(cli, root, ['--json', 'ask', '--agent', '--no-cache', QUESTION], llmEnv(limited.baseURL));
+    const out = parseJson(r.stdout);
+    g.check(
+      'agent 429: the agent still answers',
+      out?.fallback === null && out?.answer === 'A',
+      `fallback ${out?.fallback}: ${out?.message ?? r.stderr.slice(0, 160)}`,
+    );
+    const retry = limited.chats().filter(isAgentTurn)[1];
+    const gap = retry ? retry.receivedAt - limitedAt : -1;
+    g.check('agent 429: retried no earlier than Retry-After (1 s)', gap >= 1000, retry ? `retried after ${gap} ms` : 'never retried');
+  } finally {
+    await limited.close();
+  }
+  return g;
+}
+
 /** Runs every LLM reliability group against the CLI at `cli`. */
 export default async function run({ bench: _bench, tmp, cli, only }) {
-  const steps = [hangAndStall, junkAndCache, citationsAndFence, secrets, deadEval, jsonlAndCsv, obedientModel].filter(
+  const steps = [hangAndStall, junkAndCache, citationsAndFence, secrets, agent, deadEval, jsonlAndCsv, obedientModel].filter(
     (step) => !only || step.name === only,
   );
   const root = steps.some((step) => step !== obedientModel) ? await prepareRoot(cli, tmp) : '';

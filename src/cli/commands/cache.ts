@@ -5,12 +5,14 @@ import { globalOptions } from '../global-options.js';
 export function registerCache(program: Command): Command {
   return program
     .command('cache')
-    .description('show the size of the LLM response cache (.exam-copilot/cache/llm.db), or empty it with --clear')
-    .option('--clear', 'delete every cached LLM reply')
+    .description(
+      'show the size of the LLM response cache (.exam-copilot/cache/llm.db: one-shot replies and agent turns), or empty it with --clear',
+    )
+    .option('--clear', 'delete every cached LLM reply and agent turn')
     .action(async (flags: { clear?: boolean }, command: Command) => {
       const globals = globalOptions(command);
       const [{ clearLlmCache, llmCacheStats }, { projectPaths }, { createUi }, { reportCache }] = await Promise.all([
-        import('../../answer/llm-client.js'),
+        import('../../answer/llm-cache.js'),
         import('../../paths.js'),
         import('../report/ui.js'),
         import('../report/cache.js'),
