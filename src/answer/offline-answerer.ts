@@ -181,7 +181,8 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     decision.message = `答案与其证据不一致：${against?.reason ?? '教材原文与该选项不符'}（The letter disagrees with its own evidence）`;
   }
   const abstainBelow = ctx.abstainBelow ?? weights.abstainBelow;
-  if (confidence < abstainBelow) {
+  // Decided on the confidence as it is shown (two decimals), so the value a student reads and the threshold agree.
+  if (Math.round(confidence * 100) / 100 < abstainBelow) {
     // Selective answering: the evidence does not single out an option beyond chance. Say so, show the closest
     // passages, and keep the best letter as a guess (given as the answer only with `--guess`).
     const guess = { answer: decision.answer, confidence };

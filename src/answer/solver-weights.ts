@@ -42,12 +42,13 @@ export interface SolverWeights {
   evidenceShown: number;
   /**
    * Calibrated confidence below this: the answerer abstains (未在教材中找到明确依据) and shows its best guess as a guess.
-   * Overridden by the config key `answer.abstainBelow`. It sits just above the calibration's flat level (0.309, what
-   * every answer with support below the knot gets: evidence that matches the options only in fragments), so an answer
-   * is given only when its evidence lifts it above that base rate. On FinanceIQ dev the answers at the flat level are
-   * right about as often as the 25% of guessing; at 0.31 the sample keeps 67 of 71 answers (3 right ones withheld)
-   * and FinanceIQ 44 of 436 (`scripts/fit-calibration.mjs` prints the selective accuracy per threshold). Must stay above
-   * σ(intercept) of the fitted model, or weak evidence is presented as an answer again.
+   * Overridden by the config key `answer.abstainBelow`. Compared with the confidence as shown (two decimals), so a
+   * value shown as 0.33 is never withheld and one shown as 0.32 never given. It sits just above the calibration's flat
+   * level (σ(intercept) = 0.315, shown 0.32: what every answer with support below the knot and no settling clause gets,
+   * evidence that matches the options only in fragments), so an answer is given only when its evidence lifts it above
+   * that base rate; on FinanceIQ dev the answers at the flat level are right little more often than the 25% of
+   * guessing (`scripts/fit-calibration.mjs` prints the selective accuracy per threshold). Must stay above the flat
+   * level of the fitted model as shown, or weak evidence is presented as an answer again.
    */
   abstainBelow: number;
   /**
@@ -106,7 +107,7 @@ export const DEFAULT_WEIGHTS: SolverWeights = {
   conflictSupport: 0.8,
   conflictGap: 0.03,
   evidenceShown: 3,
-  abstainBelow: 0.31,
+  abstainBelow: 0.33,
   verdictConflictFactor: 0.6,
   calibration: FITTED_CALIBRATION,
 };

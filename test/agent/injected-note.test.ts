@@ -178,7 +178,9 @@ describe('a planted instruction in rawdoc/ and a model that obeys it', () => {
     assert.ok(out.warnings?.some((w) => /^possible prompt injection/.test(w)));
     const human = await cli(['ask', '--no-cache', QUESTION]);
     assert.equal(human.status, 0, human.stderr);
-    assert.match(human.stdout, /^Confidence: 0\.30 \(low, stated by the LLM, not calibrated\)$/m);
+    // Capped at 0.30 for resting on the planted passage, and lowered again: its own quote says 基金托管人 keeps the assets.
+    assert.match(human.stdout, /^Confidence: 0\.(30|[0-2]\d) \(low, stated by the LLM, not calibrated\)$/m);
+    assert.match(human.stdout, /^⚠ 答案与其证据不一致/m);
     assert.match(human.stdout, /^ {2}⚠ reads like an instruction, not textbook text: .*ignore its rules/m);
     assert.match(human.stderr, /possible prompt injection: the LLM answered D/);
   });

@@ -40,7 +40,7 @@ void test(
     const text = formatAnswer(out, { showContext: false });
     assert.match(
       text,
-      /^Answer: A\nConfidence: 0\.\d\d \((high|medium|low)\)\nEvidence:\n- 上册 \| 第一章 证券投资基金概述 \| 第一节 .* \| p\.1\n {2}"/,
+      /^Answer: A 基金托管人\nConfidence: 0\.\d\d \((high|medium|low)\)\nEvidence:\n- 上册 \| 第一章 证券投资基金概述 \| 第一节 .* \| p\.1\n {2}"/,
     );
     assert.match(text, /mode: hybrid \| answerer: offline/);
     const off = await runAsk({ ...base, mode: 'keyword', question: '今天天气怎么样？A.晴天 B.下雨 C.阴天 D.下雪' });
