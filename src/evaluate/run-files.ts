@@ -2,7 +2,71 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { AnswerMode } from '../answer/answer-types.js';
+import { UserError } from '../errors.js';
+import { projectPaths } from '../paths.js';
+import { acquireLock, type HeldLock, type LockInfo } from '../store/lock.js';
 import type { EvalRow, RunRecord } from './eval-types.js';
+
+/**
+ * Where `eval` keeps its run files when no `--run-dir` is given: with `--report-json`, a folder of its own under
+ * `.exam-copilot/runs/`, named after the report (`eval-1f3a9c2e` for `reports/eval.json`), so each report keeps its own
+ * run files and `eval --resume` with the same report finds them; without, `.exam-copilot/runs/` itself. Never beside
+ * the report: the report folder is what `serve` lists for students and teachers, and run files and the run lock are
+ * the tool's own state.
+ */
+export function defaultRunDir(root: string, reportJson?: string): string {
+  const runs = path.join(projectPaths(root).state, 'runs');
+  if (reportJson === undefined) return runs;
+  const abs = path.resolve(reportJson);
+  const stem = path.basename(abs).replace(/\.[^.]+$/, '') || 'report';
+  return path.join(runs, `${stem}-${createHash('sha256').update(abs).digest('hex').slice(0, 8)}`);
+}
+
+/** The one-line error for a folder the run cannot write in (a read-only root, a file where a folder should be). */
+function notWritable(dir: string, error: unknown): UserError {
+  const code = (error as { code?: unknown }).code;
+  const why =
+    code === 'EROFS'
+      ? 'the file system is read-only'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ENOTDIR' || code === 'EEXIST'
+          ? 'a file stands where a folder is needed'
+          : code === 'ENOSPC'
+            ? 'the disk is full'
+            : (error as Error).message;
+  return new UserError(`cannot write the run files in ${dir} (${why}); make it writable, or pass --run-dir with a folder you can write`);
+}
+
+/** Creates the run folder, or throws the one-line error naming it. */
+export function ensureRunFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw notWritable(dir, error);
+  }
+}
+
+/**
+ * Takes the lock of a run (`<name>.lock` and `<name>.lock.db` in the run folder): two runs appending to the same run
+ * file would interleave their rows, and a fresh run would wipe the other's progress. The second one gets `busy`'s
+ * one-line error. The lock lives with the run files it guards, in the tool's state by default (`defaultRunDir`).
+ */
+export function acquireRunLock(options: {
+  dir: string;
+  name?: string;
+  command: string;
+  busy: (holder: LockInfo | null) => string;
+}): HeldLock {
+  ensureRunFolder(options.dir);
+  try {
+    return acquireLock({ file: path.join(options.dir, `${options.name ?? ''}.lock`), command: options.command, busy: options.busy });
+  } catch (error) {
+    // The lock's own errors are one line naming its file (busy, or "check that the folder is writable").
+    if (error instanceof UserError) throw error;
+    throw notWritable(options.dir, error);
+  }
+}
 
 /** `<runDir>/<dataset-stem>.<mode>.jsonl`, the pyserini-style run file of one mode. */
 export function runFilePath(runDir: string, datasetFile: string, mode: AnswerMode): string {
@@ -22,14 +86,31 @@ export function rowFingerprint(row: EvalRow, answererConfig: Record<string, unkn
 
 /** Records of a run file; a torn last line (the process was killed mid-write) is counted, not fatal. */
 export function readRunFile(file: string): { records: RunRecord[]; badLines: number } {
+  return readRunLines<RunRecord>(
+    file,
+    (value) => typeof value.id === 'string' && typeof value.mode === 'string' && typeof value.fingerprint === 'string',
+  );
+}
+
+/**
+ * The JSON lines of a run file that `isRecord` accepts; a torn last line (the process was killed mid-write) or a line
+ * of another shape is counted, not fatal. `eval` and `answer` read their run files with it.
+ */
+export function readRunLines<T>(
+  file: string,
+  isRecord: (value: Record<string, unknown>) => boolean,
+): {
+  records: T[];
+  badLines: number;
+} {
   if (!existsSync(file)) return { records: [], badLines: 0 };
-  const records: RunRecord[] = [];
+  const records: T[] = [];
   let badLines = 0;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
     try {
-      const value = JSON.parse(line) as RunRecord;
-      if (typeof value.id === 'string' && typeof value.mode === 'string' && typeof value.fingerprint === 'string') records.push(value);
+      const value: unknown = JSON.parse(line);
+      if (value !== null && typeof value === 'object' && isRecord(value as Record<string, unknown>)) records.push(value as T);
       else badLines++;
     } catch {
       badLines++;
@@ -44,8 +125,8 @@ export function readRunFile(file: string): { records: RunRecord[]; badLines: num
  * The data reaches the disk (fsync) at most `syncEveryMs` after it was written and on close: a sync per record
  * cost about 10 ms, which capped eval at about 100 answers a second whatever the answerer's speed.
  */
-export interface RunWriter {
-  append(record: RunRecord): void;
+export interface RunWriter<T = RunRecord> {
+  append(record: T): void;
   close(): void;
 }
 
@@ -53,16 +134,21 @@ export interface RunWriter {
  * Starts a run file holding exactly `keep` (the records a resume reuses; empty for a fresh run), written atomically
  * (temp file + rename) so a torn line from a killed run never precedes new appends, then opens it for appending.
  */
-export function openRunWriter(file: string, keep: readonly RunRecord[], options: { syncEveryMs?: number } = {}): RunWriter {
+export function openRunWriter<T = RunRecord>(file: string, keep: readonly T[], options: { syncEveryMs?: number } = {}): RunWriter<T> {
   const syncEveryMs = options.syncEveryMs ?? 1000;
-  mkdirSync(path.dirname(file), { recursive: true });
+  ensureRunFolder(path.dirname(file));
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, keep.map((r) => JSON.stringify(r) + '\n').join(''));
-  const tmpFd = openSync(tmp, 'r+');
-  fsyncSync(tmpFd);
-  closeSync(tmpFd);
-  renameSync(tmp, file);
-  const fd = openSync(file, 'a');
+  let fd: number;
+  try {
+    writeFileSync(tmp, keep.map((r) => JSON.stringify(r) + '\n').join(''));
+    const tmpFd = openSync(tmp, 'r+');
+    fsyncSync(tmpFd);
+    closeSync(tmpFd);
+    renameSync(tmp, file);
+    fd = openSync(file, 'a');
+  } catch (error) {
+    throw notWritable(path.dirname(file), error);
+  }
   let open = true;
   let dirty = false;
   let lastSync = performance.now();
