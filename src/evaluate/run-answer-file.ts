@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { answerJson } from '../answer/answer-json.js';
 import type { AnswerMode, AnswerResult, ParsedQuestion } from '../answer/answer-types.js';
@@ -11,12 +12,15 @@ import { formatCitation } from '../text/citation.js';
 import { verdictsCell, writeAnswerSheet, type AnsweredRow } from './answer-sheet.js';
 import { answerLetters, isCorrect } from './is-correct.js';
 import { loadQuestionSet, type QuestionSet } from './load-dataset.js';
-import { acquireRunLock, openRunWriter, readRunLines } from './run-files.js';
+import { acquireRunLock, openRunWriter, readRunLines, whyNotWritable } from './run-files.js';
 
 export { ANSWER_COLUMNS, type AnsweredRow } from './answer-sheet.js';
 
 /** Fallbacks that mean the LLM (or the agent) failed on the row: `--resume` asks those rows again, as `eval --resume` does. */
 const LLM_FAILURES: ReadonlySet<string> = new Set(['llm_failed', 'agent_failed']);
+
+/** What to do when the root's `.exam-copilot/runs/` cannot be written. */
+const ANSWER_RUN_HINT = 'answer keeps its progress there: run it in a root you can write (a copy of the folder will do)';
 
 export interface RunAnswerFileOptions {
   root: string;
@@ -138,6 +142,15 @@ export async function runAnswerFile(options: RunAnswerFileOptions): Promise<Answ
   const started = Date.now();
   const set = await loadQuestionSet(options.file);
   const output = outputPath(options.file, options.output, set.format);
+  // Checked before any question is asked: a sheet that cannot be written should not cost a run of LLM calls.
+  try {
+    mkdirSync(path.dirname(output), { recursive: true });
+    accessSync(path.dirname(output), constants.W_OK);
+  } catch (error) {
+    throw new UserError(
+      `cannot write the answered copy ${output} (${whyNotWritable(path.dirname(output), error)}); pass -o with a path you can write`,
+    );
+  }
   const answerer = options.agent ? 'llm' : chooseAnswerer(options.config, options.answerer);
   const settings = JSON.stringify({ mode: options.agent ? 'agent' : options.mode, answerer: options.answerer ?? null, topK: options.topK });
   const runDir = path.join(projectPaths(options.root).state, 'runs');
@@ -147,6 +160,7 @@ export async function runAnswerFile(options: RunAnswerFileOptions): Promise<Answ
     dir: runDir,
     name,
     command: 'exam-copilot answer',
+    hint: ANSWER_RUN_HINT,
     busy: (h) =>
       `another answer run is answering ${set.file}${h ? ` (pid ${h.pid}, started ${h.startedAt})` : ''}; wait for it to finish, then run answer --resume`,
   });
@@ -186,7 +200,7 @@ async function answerRows(
   const answer = await openAnswering(options);
   let writer;
   try {
-    writer = openRunWriter<AnsweredRow>(runFile, keep);
+    writer = openRunWriter<AnsweredRow>(runFile, keep, { hint: ANSWER_RUN_HINT });
   } catch (error) {
     answer.close();
     throw error;
@@ -234,7 +248,14 @@ async function answerRows(
       fingerprint: '',
     };
   });
-  await writeAnswerSheet(set, rows, ctx.output);
+  try {
+    await writeAnswerSheet(set, rows, ctx.output);
+  } catch (error) {
+    if (error instanceof UserError || typeof (error as { code?: unknown }).code !== 'string') throw error;
+    throw new UserError(
+      `cannot write the answered copy ${ctx.output} (${whyNotWritable(ctx.output, error)}); pass -o with a path you can write (the answers are kept in ${runFile}: rerun with --resume)`,
+    );
+  }
   const readable = rows.filter((r) => r.basis !== 'unreadable');
   const scoredRows = readable.filter((r) => r.gold !== '');
   const fallbacks: Record<string, number> = {};

@@ -1,5 +1,18 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { UserError } from '../errors.js';
@@ -22,28 +35,46 @@ export function defaultRunDir(root: string, reportJson?: string): string {
   return path.join(runs, `${stem}-${createHash('sha256').update(abs).digest('hex').slice(0, 8)}`);
 }
 
-/** The one-line error for a folder the run cannot write in (a read-only root, a file where a folder should be). */
-function notWritable(dir: string, error: unknown): UserError {
+/** A failed write's error code in words. */
+function codeInWords(error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  const why =
-    code === 'EROFS'
-      ? 'the file system is read-only'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'ENOTDIR' || code === 'EEXIST'
-          ? 'a file stands where a folder is needed'
-          : code === 'ENOSPC'
-            ? 'the disk is full'
-            : (error as Error).message;
-  return new UserError(`cannot write the run files in ${dir} (${why}); make it writable, or pass --run-dir with a folder you can write`);
+  if (code === 'EROFS') return 'the file system is read-only';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a file stands where a folder is needed';
+  if (code === 'ENOSPC') return 'the disk is full';
+  return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Why the folder `target` cannot be written, in a few words. `mkdir -p` on a read-only file system
+ * reports ENOENT for the folder it could not create, so the nearest existing ancestor is asked: a file where a folder
+ * should be, a read-only file system, or no permission.
+ */
+export function whyNotWritable(target: string, error: unknown): string {
+  let at = path.resolve(target);
+  while (!existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  try {
+    if (!statSync(at).isDirectory()) return `${at} is a file, not a folder`;
+    accessSync(at, constants.W_OK);
+  } catch (problem) {
+    return codeInWords(problem);
+  }
+  return codeInWords(error);
+}
+
+/** The one-line error for a run folder that cannot be written (a read-only root, a file where a folder is needed). */
+function notWritable(dir: string, error: unknown, hint: string): UserError {
+  return new UserError(`cannot write the run files in ${dir} (${whyNotWritable(dir, error)}); ${hint}`);
+}
+
+const RUN_DIR_HINT = 'make it writable, or pass --run-dir with a folder you can write';
+
 /** Creates the run folder, or throws the one-line error naming it. */
-export function ensureRunFolder(dir: string): void {
+export function ensureRunFolder(dir: string, hint = RUN_DIR_HINT): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw notWritable(dir, error);
+    throw notWritable(dir, error, hint);
   }
 }
 
@@ -57,14 +88,17 @@ export function acquireRunLock(options: {
   name?: string;
   command: string;
   busy: (holder: LockInfo | null) => string;
+  /** What to do when the folder cannot be written (default: make it writable, or pass --run-dir). */
+  hint?: string;
 }): HeldLock {
-  ensureRunFolder(options.dir);
+  const hint = options.hint ?? RUN_DIR_HINT;
+  ensureRunFolder(options.dir, hint);
   try {
     return acquireLock({ file: path.join(options.dir, `${options.name ?? ''}.lock`), command: options.command, busy: options.busy });
   } catch (error) {
-    // The lock's own errors are one line naming its file (busy, or "check that the folder is writable").
-    if (error instanceof UserError) throw error;
-    throw notWritable(options.dir, error);
+    // Busy is the lock's own one-line error; one that cannot open or take the lock file is said of the folder.
+    if (error instanceof UserError && !/^cannot (open|take) the lock /.test(error.message)) throw error;
+    throw notWritable(options.dir, error, hint);
   }
 }
 
@@ -134,9 +168,14 @@ export interface RunWriter<T = RunRecord> {
  * Starts a run file holding exactly `keep` (the records a resume reuses; empty for a fresh run), written atomically
  * (temp file + rename) so a torn line from a killed run never precedes new appends, then opens it for appending.
  */
-export function openRunWriter<T = RunRecord>(file: string, keep: readonly T[], options: { syncEveryMs?: number } = {}): RunWriter<T> {
+export function openRunWriter<T = RunRecord>(
+  file: string,
+  keep: readonly T[],
+  options: { syncEveryMs?: number; hint?: string } = {},
+): RunWriter<T> {
   const syncEveryMs = options.syncEveryMs ?? 1000;
-  ensureRunFolder(path.dirname(file));
+  const hint = options.hint ?? RUN_DIR_HINT;
+  ensureRunFolder(path.dirname(file), hint);
   const tmp = `${file}.tmp-${process.pid}`;
   let fd: number;
   try {
@@ -147,7 +186,7 @@ export function openRunWriter<T = RunRecord>(file: string, keep: readonly T[], o
     renameSync(tmp, file);
     fd = openSync(file, 'a');
   } catch (error) {
-    throw notWritable(path.dirname(file), error);
+    throw notWritable(path.dirname(file), error, hint);
   }
   let open = true;
   let dirty = false;
