@@ -60,3 +60,34 @@ export function createLimiter(options: {
     },
   };
 }
+
+/**
+ * Runs `task` on every item through `limiter`, stopping at the first failure: the tasks not yet started never start
+ * (each gets the shared signal, aborted at the first failure, and is skipped when it is), and the call returns only
+ * once every task that had started has settled, then throws that first failure. So whatever the tasks share (a run
+ * file, an index, an LLM budget) can be closed right after, with nothing still running against it.
+ */
+export async function runUntilFailure<T>(
+  limiter: Limiter,
+  items: readonly T[],
+  task: (item: T, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const controller = new AbortController();
+  let failure: { error: unknown } | null = null;
+  await Promise.allSettled(
+    items.map((item) =>
+      limiter.run(async () => {
+        if (controller.signal.aborted) return;
+        try {
+          await task(item, controller.signal);
+        } catch (error) {
+          if (failure === null) {
+            failure = { error };
+            controller.abort(error);
+          }
+        }
+      }),
+    ),
+  );
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}

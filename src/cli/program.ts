@@ -42,7 +42,8 @@ export function buildProgram(): Command {
   program.addHelpText(
     'after',
     `
-Exit codes: 0 ok, 1 failure, 2 usage error, 3 partial (some inputs failed), 4 accuracy gate failed, 5 not ready (no index / stale index / unreachable LLM).
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 partial (some inputs failed), 4 accuracy gate failed, 5 not ready (no index / stale index / an LLM needed but not configured; answer: the LLM failed on every question).
+An LLM that fails on some questions is not an error: those get the offline answer, with a warning and their count.
 Start with: exam-copilot ingest && exam-copilot ask "题目 A.… B.… C.… D.…"`,
   );
   return program;

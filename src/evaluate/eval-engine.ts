@@ -19,7 +19,8 @@ export interface EvalEngine {
   chunk(id: string): Chunk | undefined;
   /** Said once per run when the LLM circuit breaker stopped calling the LLM; null otherwise. */
   llmNotice?(): string | null;
-  close(): void;
+  /** Releases the index (and ends worker threads); call it once no row is in flight. */
+  close(): void | Promise<void>;
 }
 
 export interface EvalEngineOptions {

@@ -60,17 +60,20 @@ async function main(): Promise<void> {
       port.close();
       return;
     }
-    const question = questionFromParts(request.row.question, Object.fromEntries(request.row.options.map((o) => [o.letter, o.text])));
-    answerer
-      .answer(question, request.mode)
-      .then((result) => {
-        const cited = new Map<string, Chunk>();
-        for (const e of result.evidence) {
-          const c = answerer.chunk(e.chunk_id);
-          if (c) cited.set(c.chunk_id, c);
-        }
-        post({ type: 'answer', id: request.id, result, chunks: [...cited.values()] });
-      })
+    // Everything a row does runs inside one promise: a synchronous throw (questionFromParts rejects a bad option key)
+    // would otherwise be uncaught and end the thread with every row it holds. It is this row's failure only.
+    const reply = async (): Promise<EvalWorkerReply> => {
+      const question = questionFromParts(request.row.question, Object.fromEntries(request.row.options.map((o) => [o.letter, o.text])));
+      const result = await answerer.answer(question, request.mode);
+      const cited = new Map<string, Chunk>();
+      for (const e of result.evidence) {
+        const c = answerer.chunk(e.chunk_id);
+        if (c) cited.set(c.chunk_id, c);
+      }
+      return { type: 'answer', id: request.id, result, chunks: [...cited.values()] };
+    };
+    reply()
+      .then(post)
       .catch((error: unknown) => post({ type: 'failed', id: request.id, error: serialize(error) }));
   });
   post({ type: 'ready', embedderId: answerer.embedderId });

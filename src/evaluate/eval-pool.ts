@@ -54,17 +54,31 @@ export function reviveError(e: SerializedError): Error {
 /** Rows in flight by which a row's own thread may exceed the least busy one before the row goes elsewhere. */
 const AFFINITY_SLACK = 2;
 
+/** How long `close()` lets a worker close its index and exit before it is terminated. */
+const CLOSE_GRACE_MS = 2000;
+
 interface PoolWorker {
   worker: Worker;
   busy: number;
+  /** Settles once the thread has exited. */
+  exited: Promise<void>;
+}
+
+/** Options of `openEvalPool` beyond the engine's. */
+export interface EvalPoolOptions extends EvalEngineOptions {
+  workers: number;
+  /** Called with each worker thread once it is ready (a test uses it to end one in the middle of a run). */
+  onWorker?: (worker: Worker) => void;
 }
 
 /**
  * Opens `workers` threads (each opens the index; the first failure is thrown, e.g. NotReadyError without an
  * index) and returns an engine that sends each row to the least busy thread, or back to the thread that answered it
- * in an earlier mode.
+ * in an earlier mode. A thread that dies (an uncaught error, an exit) leaves the pool: the rows it held fail with a
+ * one-line error, new rows go to the threads left, and once none is left every row fails at once, so a run never
+ * waits on a thread that is gone.
  */
-export async function openEvalPool(options: EvalEngineOptions & { workers: number }): Promise<EvalEngine> {
+export async function openEvalPool(options: EvalPoolOptions): Promise<EvalEngine> {
   if (options.answerer !== 'offline' || !options.retrieval)
     throw new Error('openEvalPool: only the offline answerer with retrieval runs in a pool');
   const data: EvalWorkerData = { root: options.root, config: options.config, topK: options.topK };
@@ -75,14 +89,37 @@ export async function openEvalPool(options: EvalEngineOptions & { workers: numbe
   const homes = new Map<string, PoolWorker>();
   let nextId = 0;
   let closed = false;
+  let lastDeath: string | null = null;
+
+  /** Takes a dead thread out of the pool and fails the rows it held. */
+  const remove = (entry: PoolWorker, why: string): void => {
+    const at = pool.indexOf(entry);
+    // An uncaught error is followed by the exit: the first says why.
+    if (at < 0) return;
+    pool.splice(at, 1);
+    for (const [id, home] of homes) if (home === entry) homes.delete(id);
+    let held = 0;
+    for (const p of pending.values()) if (p.worker === entry) held++;
+    lastDeath = `an eval worker thread ${why}`;
+    const error = new UserError(
+      `${lastDeath} with ${held} question${held === 1 ? '' : 's'} in flight; ${pool.length} of ${options.workers} left`,
+    );
+    for (const [id, p] of pending) {
+      if (p.worker !== entry) continue;
+      pending.delete(id);
+      p.reject(error);
+    }
+  };
 
   const start = (): Promise<{ worker: PoolWorker; embedderId: string }> =>
     new Promise((resolve, reject) => {
-      const entry: PoolWorker = { worker: new Worker(url, { workerData: data }), busy: 0 };
+      const worker = new Worker(url, { workerData: data });
+      const entry: PoolWorker = { worker, busy: 0, exited: new Promise((done) => worker.once('exit', () => done())) };
       let ready = false;
-      entry.worker.on('message', (reply: EvalWorkerReply) => {
+      worker.on('message', (reply: EvalWorkerReply) => {
         if (reply.type === 'ready') {
           ready = true;
+          options.onWorker?.(worker);
           resolve({ worker: entry, embedderId: reply.embedderId });
         } else if (reply.type === 'open-failed') {
           reject(reviveError(reply.error));
@@ -97,23 +134,14 @@ export async function openEvalPool(options: EvalEngineOptions & { workers: numbe
           } else p.reject(reviveError(reply.error));
         }
       });
-      entry.worker.on('error', (error) => {
+      worker.on('error', (error) => {
         if (!ready) reject(error);
-        for (const [id, p] of pending) {
-          if (p.worker !== entry) continue;
-          pending.delete(id);
-          p.reject(error);
-        }
+        else remove(entry, `failed (${error.message})`);
       });
-      entry.worker.on('exit', (code) => {
+      worker.on('exit', (code) => {
         if (closed) return;
-        const error = new Error(`eval worker exited with code ${code}`);
-        if (!ready) reject(error);
-        for (const [id, p] of pending) {
-          if (p.worker !== entry) continue;
-          pending.delete(id);
-          p.reject(error);
-        }
+        if (!ready) reject(new Error(`eval worker exited with code ${code} while opening the index`));
+        else remove(entry, `stopped (exit code ${code})`);
       });
     });
 
@@ -130,6 +158,8 @@ export async function openEvalPool(options: EvalEngineOptions & { workers: numbe
   return {
     embedderId,
     answer(row, mode) {
+      if (closed) return Promise.reject(new Error('the eval pool is closed'));
+      if (pool.length === 0) return Promise.reject(new UserError(`${lastDeath ?? 'every eval worker thread stopped'}; no worker is left`));
       // A row goes back to the thread that answered it in an earlier mode, whose caches (the row's segmentation, the
       // keyword rankings of its queries) already hold it, unless that thread is well behind the least busy one.
       const least = pool.reduce((a, b) => (b.busy < a.busy ? b : a));
@@ -144,10 +174,18 @@ export async function openEvalPool(options: EvalEngineOptions & { workers: numbe
       });
     },
     chunk: (id) => chunks.get(id),
-    close() {
+    async close() {
+      if (closed) return;
       closed = true;
-      // Each worker closes its SQLite handle and exits once its message port closes.
-      for (const p of pool) p.worker.postMessage({ type: 'close' } satisfies EvalWorkerRequest);
+      // Each worker closes its SQLite handle and exits once its message port closes; one that does not is terminated.
+      await Promise.all(
+        pool.map(async (p) => {
+          p.worker.postMessage({ type: 'close' } satisfies EvalWorkerRequest);
+          const timer = setTimeout(() => void p.worker.terminate(), CLOSE_GRACE_MS);
+          await p.exited;
+          clearTimeout(timer);
+        }),
+      );
     },
   };
 }

@@ -9,11 +9,12 @@ import type { Chunk, ChunkLocation } from '../types.js';
 import { openEvalEngine, type EvalEngine, type EvalEngineOptions } from './eval-engine.js';
 import { evalWorkerCount, openEvalPool } from './eval-pool.js';
 import type { EvalProgress, EvalReport, EvalRow, EvidenceRef, ModeComparison, ModeReport, RunRecord, SkippedMode } from './eval-types.js';
+import { answerLetters, isCorrect } from './is-correct.js';
 import { loadDataset } from './load-dataset.js';
 import { compareModes, inferType, modeMetrics } from './metrics.js';
 import { recordVerdict } from './record-verdict.js';
-import { openRunWriter, readRunFile, rowFingerprint, runFilePath } from './run-files.js';
-import { createLimiter, type Limiter } from '../limiter.js';
+import { acquireRunLock, openRunWriter, readRunFile, rowFingerprint, runFilePath } from './run-files.js';
+import { createLimiter, runUntilFailure, type Limiter } from '../limiter.js';
 import { seededRandom } from '../seeded-random.js';
 
 /** Options of `runEval`; everything but `root`, `config` and `file` has a default. */
@@ -92,7 +93,7 @@ export function toRecord(
   k: number,
   chunk: (id: string) => Chunk | undefined,
 ): RunRecord {
-  const predicted = [...new Set(result.answer.toUpperCase().replace(/[^A-H]/g, ''))].sort().join('');
+  const predicted = answerLetters(result.answer);
   const retrieved = result.context.slice(0, k).map((h) =>
     evidenceRef(
       {
@@ -120,13 +121,12 @@ export function toRecord(
     negated: result.question.negated,
     predicted,
     gold: row.answer,
-    // Fallback answers are never counted correct: they are not the evidence-backed answer the mode claims to give.
-    correct: result.fallback === null && predicted !== '' && predicted === row.answer,
+    correct: isCorrect({ predicted, gold: row.answer, fallback: result.fallback }),
     fallback: result.fallback,
     message: result.message ?? null,
     confidence: Number.isFinite(result.confidence) ? Math.min(1, Math.max(0, result.confidence)) : 0,
     confidence_words: confidenceWords(result),
-    guess: predicted === '' && result.guess ? [...new Set(result.guess.answer.toUpperCase().replace(/[^A-H]/g, ''))].sort().join('') : null,
+    guess: predicted === '' && result.guess ? answerLetters(result.guess.answer) : null,
     stated_confidence: result.statedConfidence ?? null,
     type,
     type_source: source,
@@ -172,23 +172,23 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     1,
     options.concurrency ?? (answerer === 'llm' ? (config.llm?.concurrency ?? 4) : workers > 1 ? workers * 2 : 1),
   );
-  const { engine, modes } = await openEngineForModes(options, chosen, { answerer, topK, concurrency }, workers);
-
   const runDir = path.resolve(options.runDir ?? path.join(projectPaths(options.root).state, 'runs'));
-  // Two evals appending to the same run files would interleave their rows: the second one stops here.
-  const { acquireLock } = await import('../store/lock.js');
-  let runLock: { release(): void };
+  // Two evals appending to the same run files would interleave their rows: the second one stops here, before it
+  // opens the index.
+  const runLock = acquireRunLock({
+    dir: runDir,
+    command: 'exam-copilot eval',
+    busy: (h) =>
+      `another eval is using the run directory ${runDir}${h ? ` (pid ${h.pid}, started ${h.startedAt})` : ''}; wait for it, or pass another --run-dir`,
+  });
+  let opened: { engine: EvalEngine; modes: AnswerMode[] };
   try {
-    runLock = acquireLock({
-      file: path.join(runDir, '.lock'),
-      command: 'exam-copilot eval',
-      busy: (h) =>
-        `another eval is using the run directory ${runDir}${h ? ` (pid ${h.pid}, started ${h.startedAt})` : ''}; wait for it, or pass another --run-dir`,
-    });
+    opened = await openEngineForModes(options, chosen, { answerer, topK, concurrency }, workers);
   } catch (error) {
-    engine.close();
+    runLock.release();
     throw error;
   }
+  const { engine, modes } = opened;
   const answererConfig = {
     answerer,
     model: answerer === 'llm' ? (config.llm?.model ?? null) : null,
@@ -217,8 +217,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     });
   } finally {
     llmNotice = engine.llmNotice?.() ?? null;
-    engine.close();
-    runLock.release();
+    try {
+      await engine.close();
+    } finally {
+      runLock.release();
+    }
   }
   const { records, modeReports, comparisons } = scoreRunFiles(plan, rows, fingerprints, { topK, answeredByMode, answerer });
   return {
@@ -379,23 +382,21 @@ async function answerPlan(
     const writer = openRunWriter(p.file, p.keep);
     try {
       firstAnswerAt ??= Date.now();
-      await Promise.all(
-        p.todo.map((row) =>
-          ctx.limiter.run(async () => {
-            const result = await ctx.engine.answer(row, p.mode);
-            const record = toRecord(row, result, ctx.fingerprints.get(row.id) ?? '', ctx.topK, (id) => ctx.engine.chunk(id));
-            writer.append(record);
-            answeredNow++;
-            answeredByMode.set(p.mode, (answeredByMode.get(p.mode) ?? 0) + 1);
-            done++;
-            const pm = perMode[p.mode] ?? { done: 0, correct: 0 };
-            pm.done++;
-            if (record.correct) pm.correct++;
-            perMode[p.mode] = pm;
-            progress('row', p.mode);
-          }),
-        ),
-      );
+      // The first failure stops the mode: no row starts after it, and the rows in flight finish (and are recorded)
+      // before the writer closes, so nothing is written to a closed run file and no answer is paid for in vain.
+      await runUntilFailure(ctx.limiter, p.todo, async (row) => {
+        const result = await ctx.engine.answer(row, p.mode);
+        const record = toRecord(row, result, ctx.fingerprints.get(row.id) ?? '', ctx.topK, (id) => ctx.engine.chunk(id));
+        writer.append(record);
+        answeredNow++;
+        answeredByMode.set(p.mode, (answeredByMode.get(p.mode) ?? 0) + 1);
+        done++;
+        const pm = perMode[p.mode] ?? { done: 0, correct: 0 };
+        pm.done++;
+        if (record.correct) pm.correct++;
+        perMode[p.mode] = pm;
+        progress('row', p.mode);
+      });
     } catch (error) {
       if (error instanceof UserError)
         throw new UserError(`${error.message} (finished rows are saved in ${p.file}; rerun with --resume to continue)`, error.exitCode);

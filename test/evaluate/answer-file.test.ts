@@ -6,7 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
-import { runAnswerFile } from '../../src/evaluate/run-answer-file.js';
+import type { OptionVerdict } from '../../src/answer/answer-types.js';
+import { verdictsCell } from '../../src/evaluate/answer-sheet.js';
+import { runAnswerFile, type AnsweredRow } from '../../src/evaluate/run-answer-file.js';
+import { runEval } from '../../src/evaluate/run-eval.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
@@ -60,18 +63,22 @@ describe('answer: a question-only set answered and written back', () => {
       'D',
       'answer',
       'predicted',
+      'basis',
       'confidence',
       'confidence_label',
+      'verdicts',
       'evidence',
       'fallback',
     ]);
     assert.deepEqual(values(2).slice(0, 6), Q1, 'input cells unchanged, cell by cell');
     assert.equal(values(2)[7], 'A');
-    assert.equal(typeof values(2)[8], 'number');
-    assert.match(String(values(2)[10]), /上册 \| 第一章 .*\| p\.\d+/);
+    assert.equal(values(2)[8], 'evidence');
+    assert.equal(typeof values(2)[9], 'number');
+    assert.match(String(values(2)[12]), /上册 \| 第一章 .*\| p\.\d+/);
     assert.deepEqual(values(3).slice(0, 7), [...Q2, 'C']);
     assert.equal(values(3)[7], 'C');
-    assert.match(String(values(4)[11]), /^unreadable: empty question/);
+    assert.equal(values(4)[8], 'unreadable');
+    assert.match(String(values(4)[13]), /^unreadable: empty question/);
     // Formatting kept on the input's header and copied to the new header cells; the column width kept.
     assert.equal(out.getCell('A1').font?.bold, true);
     assert.equal(out.getCell('A1').font?.color?.argb, 'FF1F4E79');
@@ -101,7 +108,7 @@ describe('answer: a question-only set answered and written back', () => {
     const text = readFileSync(output, 'utf8');
     assert.ok(text.startsWith('\ufeff'), 'a BOM, so Excel reads UTF-8');
     const lines = text.slice(1).trim().split('\r\n');
-    assert.equal(lines[0], 'id,question,A,B,C,D,答案,predicted,confidence,confidence_label,evidence,fallback');
+    assert.equal(lines[0], 'id,question,A,B,C,D,答案,predicted,basis,confidence,confidence_label,verdicts,evidence,fallback');
     assert.ok(lines[1]?.startsWith('S001,根据证券投资基金的定义'));
     assert.match(lines[1] ?? '', /"'=HYPERLINK\(""http:\/\/x"",""点我""\)"/);
     assert.ok(lines[2]?.startsWith('S002,'));
@@ -166,5 +173,138 @@ describe('answer: a question-only set answered and written back', () => {
       ).size,
       3,
     );
+  });
+
+  it('writes a letter on every row: an abstention as its best guess, marked; scored as eval scores it', async () => {
+    const file = path.join(tmp.root, 'rawdoc', 'validation.csv');
+    const output = path.join(tmp.root, 'validation.answered.jsonl');
+    const result = await runAnswerFile({ root: tmp.root, config, file, output, mode: 'hybrid', topK: 8, cache: false });
+    const out = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AnsweredRow);
+    assert.ok(out.length >= 70);
+    assert.deepEqual(
+      out.filter((o) => !/^[A-H]+$/.test(o.predicted)).map((o) => o.id),
+      [],
+      'no row without a letter',
+    );
+    const guesses = out.filter((o) => o.basis === 'guess');
+    assert.ok(guesses.length > 0, 'the offline answerer abstains on some sample questions');
+    assert.ok(guesses.every((o) => o.confidence_label === 'guess' && o.fallback !== ''));
+    assert.deepEqual([result.byEvidence, result.guessed, result.unreadable.length], [out.length - guesses.length, guesses.length, 0]);
+
+    // eval over the same file and mode: the same rows are right, and the guesses are eval's abstentions with eval's guess.
+    const report = await runEval({
+      root: tmp.root,
+      config,
+      file,
+      modes: ['hybrid'],
+      answerer: 'offline',
+      workers: 1,
+      runDir: path.join(tmp.root, 'cmp'),
+    });
+    const records = new Map((report.records.hybrid ?? []).map((r) => [r.id, r]));
+    assert.deepEqual(
+      result.rows.filter((r) => r.correct).map((r) => r.id),
+      (report.records.hybrid ?? []).filter((r) => r.correct).map((r) => r.id),
+    );
+    assert.equal(result.correct, report.modes[0]?.correct);
+    for (const g of guesses) {
+      const r = records.get(g.id);
+      assert.equal(r?.predicted, '', `${g.id} is an abstention in eval`);
+      assert.equal(r?.guess, g.predicted, `${g.id}: the written letter is eval's guess`);
+    }
+  });
+
+  it('a verdicts cell a teacher reads: one bounded line per option', () => {
+    const where = {
+      chunk_id: 'c1',
+      book: '上册',
+      chapter: '第一章 证券投资基金概述',
+      section: '',
+      figure_ref: '',
+      page_start: '7',
+      page_end: '7',
+    };
+    const verdicts: OptionVerdict[] = [
+      {
+        label: 'A',
+        target: 'option',
+        text: '基金托管人',
+        verdict: 'supported',
+        evidence: { ...where, articles: ['第三十六条'], quote: '基金财产由基金托管人保管。' },
+      },
+      {
+        label: 'B',
+        target: 'option',
+        text: '基金管理人',
+        verdict: 'contradicted',
+        reason: '主体不同：基金托管人',
+        evidence: { ...where, quote: '基'.repeat(200) },
+      },
+      { label: 'C', target: 'option', text: '基金销售机构'.repeat(10), verdict: 'not_found' },
+    ];
+    const lines = verdictsCell(verdicts).split('\n');
+    assert.deepEqual(lines.slice(0, 1), [
+      'A ✓ 基金托管人：「基金财产由基金托管人保管。」（上册 | 第一章 证券投资基金概述 | 第三十六条 | p.7）',
+    ]);
+    assert.equal(lines[1], `B ✗ 基金管理人：「${'基'.repeat(79)}…」（上册 | 第一章 证券投资基金概述 | p.7） 主体不同：基金托管人`);
+    assert.equal(lines[2], `C ? ${[...'基金销售机构'.repeat(4)].slice(0, 23).join('')}…：未找到`);
+    assert.equal(verdictsCell(undefined), '');
+  });
+
+  it("XLSX text is written as it is: the user's -5%, +3%, =1+1 and @持平 survive CSV→XLSX and XLSX→XLSX; CSV output is guarded", async () => {
+    const tricky = ['S009', '该基金上月的收益率约为（　）。', '-5%', '+3%', '=1+1', '@持平'];
+    const csvIn = path.join(tmp.root, 'tricky.csv');
+    writeFileSync(csvIn, `${['id', 'question', 'A', 'B', 'C', 'D'].join(',')}\n${tricky.join(',')}\n`);
+    const fromCsv = path.join(tmp.root, 'tricky.answered.xlsx');
+    await runAnswerFile({ root: tmp.root, config, file: csvIn, output: fromCsv, mode: 'hybrid', topK: 8, cache: false });
+    const read = async (file: string): Promise<unknown[]> => {
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.readFile(file);
+      return (wb.worksheets[0]?.getRow(2).values as unknown[]).slice(1);
+    };
+    assert.deepEqual((await read(fromCsv)).slice(0, 6), tricky, 'CSV → XLSX: every cell as the user wrote it');
+
+    const xlsxIn = path.join(tmp.root, 'tricky.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('题');
+    sheet.addRow(['id', 'question', 'A', 'B', 'C', 'D']);
+    sheet.addRow(tricky);
+    await wb.xlsx.writeFile(xlsxIn);
+    const fromXlsx = path.join(tmp.root, 'tricky.out.xlsx');
+    await runAnswerFile({ root: tmp.root, config, file: xlsxIn, output: fromXlsx, mode: 'hybrid', topK: 8, cache: false });
+    const back = await read(fromXlsx);
+    assert.deepEqual(back.slice(0, 6), tricky, 'XLSX → XLSX: the user cells untouched');
+    assert.match(String(back[6]), /^[A-D]$/);
+
+    const csvOut = path.join(tmp.root, 'tricky.out.csv');
+    await runAnswerFile({ root: tmp.root, config, file: xlsxIn, output: csvOut, mode: 'hybrid', topK: 8, cache: false });
+    const row = readFileSync(csvOut, 'utf8').split('\r\n')[1] ?? '';
+    assert.ok(row.startsWith("S009,该基金上月的收益率约为（　）。,'-5%,'+3%,'=1+1,'@持平,"), row);
+  });
+
+  it('a second answer run on the same file stops with one line instead of wiping the first one’s progress', async () => {
+    const input = path.join(tmp.root, 'locked.csv');
+    writeFileSync(input, `${['id', 'question', 'A', 'B', 'C', 'D'].join(',')}\n${[Q1, Q2].map((r) => r.join(',')).join('\n')}\n`);
+    const marker = path.join(tmp.root, 'locked-paused');
+    const first = spawn(process.execPath, [bin, '--root', tmp.root, 'answer', input], {
+      env: { ...env, EXAM_COPILOT_TEST_PAUSE: `answer:${marker}` },
+    });
+    const exited = new Promise((resolve) => first.once('exit', resolve));
+    try {
+      for (let i = 0; i < 600 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(existsSync(marker), 'the first run paused after its first row, holding the lock');
+      const runFile = path.join(tmp.root, '.exam-copilot', 'runs', 'locked.csv.answer.jsonl');
+      const second = spawnSync(process.execPath, [bin, '--root', tmp.root, 'answer', input], { env, encoding: 'utf8' });
+      assert.equal(second.status, 1, second.stderr);
+      assert.equal(second.stderr.trim().split('\n').length, 1, second.stderr);
+      assert.match(second.stderr, /another answer run is answering .*locked\.csv \(pid \d+/);
+      assert.equal(readFileSync(runFile, 'utf8').trim().split('\n').length, 1, "the first run's row is still there");
+    } finally {
+      first.kill('SIGKILL');
+      await exited;
+    }
   });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { defaultRunDir } from '../../src/evaluate/run-files.js';
 import { parseXml } from './xml-check.js';
 import { goldenDir, makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 
@@ -126,13 +127,17 @@ void describe('eval CLI', () => {
       assert.equal(s.children.filter((c) => c.children.some((f) => f.name === 'failure')).length, 0);
     }
     assert.equal(junit.attrs.failures, '0');
-    // Run files sit next to the JSON report, one line per question.
-    assert.equal(readLines(path.join(out, 'validation.hybrid.jsonl')).length, full.total);
+    // Run files (and their lock) are the tool's state, under .exam-copilot/runs/, one line per question; the report
+    // folder, which serve lists for students and teachers, holds only what a person opens.
+    const runDir = defaultRunDir(root, path.join(out, 'report.json'));
+    assert.ok(runDir.startsWith(path.join(root, '.exam-copilot', 'runs') + path.sep), runDir);
+    assert.equal(readLines(path.join(runDir, 'validation.hybrid.jsonl')).length, full.total);
+    assert.deepEqual(readdirSync(out).sort(), ['junit.xml', 'report.json']);
   });
 
   void it('resumes a killed run without losing or repeating a row, ending with the same report', async () => {
     const out = path.join(root, 'resume');
-    const runFile = path.join(out, 'validation.keyword.jsonl');
+    const runFile = path.join(defaultRunDir(root, path.join(out, 'report.json')), 'validation.keyword.jsonl');
     const args = [bin, '--root', root, 'eval', dataset, '--report-json', path.join(out, 'report.json')];
     // The run pauses once 7 rows are written (a test hook), so the kill lands mid-run whatever the machine's speed.
     const marker = path.join(root, 'eval-paused');
@@ -240,5 +245,51 @@ void describe('eval CLI', () => {
       empty.cleanup();
     }
     assert.equal(cli(['eval', dataset, '--modes', 'keyword,bogus']).status, 2);
+  });
+
+  void it('a read-only root: eval and answer end in one line naming the folder', (t) => {
+    // Tests run as root, which write permissions do not stop: the root is mounted read-only in a mount namespace of
+    // the command's own (unshare -m), so nothing outside it sees the mount. Without one, permissions do the same.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot && spawnSync('unshare', ['-m', 'mount', '--bind', '-o', 'ro', root, root]).status !== 0) {
+      t.skip('running as root without a mount namespace (unshare -m), so no folder can be made read-only');
+      return;
+    }
+    const readOnly = (args: string[]): { status: number | null; stderr: string } => {
+      const command = [process.execPath, bin, '--root', root, ...args];
+      const r = asRoot
+        ? spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$@"', root, ...command], { env, encoding: 'utf8' })
+        : (() => {
+            chmodSync(root, 0o555);
+            chmodSync(path.join(root, '.exam-copilot'), 0o555);
+            try {
+              return spawnSync(command[0] ?? '', command.slice(1), { env, encoding: 'utf8' });
+            } finally {
+              chmodSync(root, 0o755);
+              chmodSync(path.join(root, '.exam-copilot'), 0o755);
+            }
+          })();
+      return { status: r.status, stderr: r.stderr };
+    };
+    for (const args of [
+      ['eval', dataset, '--limit', '3', '--modes', 'keyword'],
+      ['eval', dataset, '--limit', '3', '--modes', 'keyword', '--report-json', path.join(root, 'ro', 'report.json')],
+      ['answer', dataset],
+    ]) {
+      const r = readOnly(args);
+      assert.equal(r.status, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /^exam-copilot: cannot write the (run files in .*\.exam-copilot\/runs\S*|answered copy \S+) \((the file system is read-only|permission denied)\); /,
+      );
+    }
+    // A sheet that cannot be written is said before any question is asked.
+    const blocked = cli(['answer', dataset, '-o', path.join(dataset, 'out.csv')]);
+    assert.equal(blocked.status, 1, blocked.stderr);
+    assert.match(
+      blocked.stderr,
+      /^exam-copilot: cannot write the answered copy .*out\.csv \(.*validation\.csv is a file, not a folder\); pass -o/,
+    );
   });
 });

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.js';
-import { NotReadyError } from '../../src/errors.js';
+import type { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { NotReadyError, UserError } from '../../src/errors.js';
+import { loadDataset } from '../../src/evaluate/load-dataset.js';
 import { evalWorkerCount, openEvalPool, POOL_MIN_ANSWERS } from '../../src/evaluate/eval-pool.js';
 import { memoizeAnalyzer } from '../../src/text/memoize-analyzer.js';
 import type { RunRecord } from '../../src/evaluate/eval-types.js';
@@ -73,6 +76,80 @@ void describe('eval worker pool', () => {
       );
     } finally {
       empty.cleanup();
+    }
+  });
+
+  // A hang is what these guard against: the timeout turns one into a failure instead of a stuck suite.
+  void it('a row that makes the worker throw synchronously fails alone; the thread keeps answering', { timeout: 120_000 }, async () => {
+    const rows = (await loadDataset(dataset)).rows;
+    const good = rows[0];
+    assert.ok(good);
+    const pool = await openEvalPool({ root, config, answerer: 'offline', topK: 8, noCache: true, retrieval: true, workers: 1 });
+    try {
+      // questionFromParts throws a UserError for an option key that is not a letter: inside the worker's message handler.
+      const bad = { ...good, id: 'BAD', options: [...good.options, { letter: 'Z', text: '甲' }] };
+      await assert.rejects(pool.answer(bad, 'keyword'), (e: unknown) => e instanceof UserError && /option key "Z"/.test(e.message));
+      const answered = await pool.answer(good, 'keyword');
+      assert.match(answered.answer, /^[A-D]$/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  void it(
+    'a worker that dies mid-run leaves the pool: its rows fail, the run ends with a one-line error and does not hang',
+    { timeout: 120_000 },
+    async () => {
+      const threads: Worker[] = [];
+      const runDir = path.join(root, 'dying');
+      await assert.rejects(
+        runEval({
+          root,
+          config,
+          file: dataset,
+          modes: ['keyword'],
+          answerer: 'offline',
+          concurrency: 4,
+          runDir,
+          openEngine: (o) => openEvalPool({ ...o, workers: 2, onWorker: (w) => threads.push(w) }),
+          onProgress: (event) => {
+            if (event.phase === 'row' && event.done === 5) void threads[0]?.terminate();
+          },
+        }),
+        (e: unknown) =>
+          e instanceof UserError &&
+          /an eval worker thread stopped \(exit code 1\) with \d+ questions? in flight; 1 of 2 left/.test(e.message) &&
+          /rerun with --resume/.test(e.message),
+      );
+      // What was answered is in the run file, whole lines only, and the run stopped before the end.
+      const lines = readFileSync(path.join(runDir, 'validation.keyword.jsonl'), 'utf8').trim().split('\n');
+      const ids = lines.map((l) => (JSON.parse(l) as RunRecord).id);
+      assert.ok(ids.length >= 5 && ids.length < 60, `${ids.length} rows recorded`);
+      assert.equal(new Set(ids).size, ids.length);
+    },
+  );
+
+  void it('once its last worker is gone the pool fails every row at once', { timeout: 120_000 }, async () => {
+    const good = (await loadDataset(dataset)).rows[0];
+    assert.ok(good);
+    const threads: Worker[] = [];
+    const pool = await openEvalPool({
+      root,
+      config,
+      answerer: 'offline',
+      topK: 8,
+      noCache: true,
+      retrieval: true,
+      workers: 1,
+      onWorker: (w) => threads.push(w),
+    });
+    try {
+      const exited = new Promise((resolve) => threads[0]?.once('exit', resolve));
+      await threads[0]?.terminate();
+      await exited;
+      await assert.rejects(pool.answer(good, 'keyword'), /an eval worker thread stopped .*no worker is left/);
+    } finally {
+      await pool.close();
     }
   });
 

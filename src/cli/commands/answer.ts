@@ -44,6 +44,13 @@ export function registerAnswer(program: Command): Command {
     .option('--concurrency <n>', 'questions in flight at once (LLM calls); default 1')
     .option('--resume', 'continue an interrupted run: reuse the rows already answered')
     .option('--no-cache', 'do not read or write the LLM response cache')
+    .addHelpText(
+      'after',
+      '\nEvery readable row gets a letter: where the answerer abstains, its best guess, marked "guess" in the basis column.' +
+        '\nExit codes: 0 answered (rows where the LLM failed get the offline answer, with a warning and their count; --resume asks' +
+        ' them again); 3 some rows could not be read (kept, marked unreadable); 5 not ready (no index, --agent without an LLM, or' +
+        ' the LLM failed on every question: the sheet is still written, with the offline answers); 1 could not run; 2 usage.',
+    )
     .action(async (file: string, flags: AnswerFlags, command: Command) => {
       const globals = globalOptions(command);
       const mode = oneOf<AnswerMode>('--mode', flags.mode, ANSWER_MODES);
@@ -88,6 +95,7 @@ export function registerAnswer(program: Command): Command {
         progress.stop();
       }
       report.reportAnswerFile(ui, result);
-      if (result.unreadable.length > 0) process.exitCode = ExitCode.partial;
+      if (result.llmFailedAll) process.exitCode = ExitCode.notReady;
+      else if (result.unreadable.length > 0) process.exitCode = ExitCode.partial;
     });
 }

@@ -62,7 +62,10 @@ export function registerEval(program: Command): Command {
     .option('--resume', 'continue an interrupted run: reuse finished rows from the run files')
     .option('--top-k <n>', 'evidence chunks per question (as in ask) and K of evidence hit rate', '8')
     .option('--no-cache', 'do not read or write the LLM response cache')
-    .option('--run-dir <dir>', 'where per-mode run files go (default: next to --report-json, else .exam-copilot/runs)')
+    .option(
+      '--run-dir <dir>',
+      'where per-mode run files (and their lock) go; default .exam-copilot/runs/<report>-<hash> for --report-json, else .exam-copilot/runs',
+    )
     .option('--report-json <path>', 'write the JSON report')
     .option('--report-md <path>', 'write a Markdown report')
     .option('--junit <path>', 'write JUnit XML: one testcase per question per mode')
@@ -106,7 +109,11 @@ export function registerEval(program: Command): Command {
         predictions: outputFile('--predictions', raw.predictions, cwd),
         html: outputFile('--report-html', raw.reportHtml, cwd),
       };
-      const runDir = abs(raw.runDir) ?? (targets.json ? path.dirname(targets.json) : undefined);
+      // Run files and the run lock are the tool's state, not something a reader opens: by default they go under
+      // .exam-copilot/runs/ (a folder per --report-json, so eval --resume with the same report finds them), never into
+      // the report folder that serve lists.
+      const { defaultRunDir } = await import('../../evaluate/run-files.js');
+      const runDir = abs(raw.runDir) ?? (targets.json ? defaultRunDir(globals.root, targets.json) : undefined);
 
       const { parseFailUnder, runGate } = await import('../../evaluate/gate.js');
       const failUnder = raw.failUnder === undefined ? undefined : parseFailUnder(raw.failUnder);
