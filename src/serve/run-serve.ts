@@ -64,7 +64,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
     s.once('error', (error: NodeJS.ErrnoException) => {
-      context.close();
+      void context.close();
       if (error.code === 'EADDRINUSE')
         reject(new UsageError(`port ${options.port} on ${options.host} is in use; pass another with --port`));
       else if (error.code === 'EACCES')
@@ -109,8 +109,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       }
       if ('closeAllConnections' in server) server.closeAllConnections();
       await closed;
-      // The index closes when the last request using it ends (at once when none does).
-      context.close();
+      // The index closes when the last request using it ends (at once when none does); a request still running
+      // after the drain (an LLM call within its deadline) is not waited for again.
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, drainMs).unref());
+      await Promise.race([context.close(), timer]);
     },
   };
 }

@@ -38,8 +38,11 @@ export interface ServeContext {
   search(query: string, options: RetrieveOptions): Promise<Hit[]>;
   chunk(id: string): Promise<Chunk | undefined>;
   ask(question: string, choice: AskChoice): Promise<AskResult>;
-  /** Closes the index once the requests still using it have finished; later requests fail with 503. */
-  close(): void;
+  /**
+   * Closes the index once the requests still using it have finished (the promise settles then); later requests fail
+   * with 503.
+   */
+  close(): Promise<void>;
 }
 
 export interface ServeContextOptions {
@@ -58,7 +61,10 @@ interface Generation {
   users: number;
   /** Replaced by a newer build (or the server is stopping): close when `users` reaches 0. */
   retired: boolean;
-  closed: boolean;
+  closing: boolean;
+  /** Settles once the generation's sessions and retriever are closed. */
+  closed: Promise<void>;
+  markClosed: () => void;
 }
 
 /**
@@ -74,11 +80,13 @@ export function createServeContext(options: ServeContextOptions): ServeContext {
   let stopped = false;
 
   const closeIfDone = (g: Generation): void => {
-    if (!g.retired || g.users > 0 || g.closed) return;
-    g.closed = true;
+    if (!g.retired || g.users > 0 || g.closing) return;
+    g.closing = true;
     // Sessions first: they answer from the shared retriever but never close it.
     const sessions = [...g.sessions.values()].map((s) => s.then((x) => x.close()).catch(() => undefined));
-    void Promise.all(sessions).then(() => g.retriever.then((r) => r.close()).catch(() => undefined));
+    void Promise.all(sessions)
+      .then(() => g.retriever.then((r) => r.close()).catch(() => undefined))
+      .then(g.markClosed);
   };
 
   const acquire = (): Generation => {
@@ -87,7 +95,9 @@ export function createServeContext(options: ServeContextOptions): ServeContext {
     if (!current || current.id !== id) {
       const old = current;
       const retriever = openRetriever({ root, config });
-      const g: Generation = { id, retriever, sessions: new Map(), users: 0, retired: false, closed: false };
+      let markClosed = (): void => undefined;
+      const closed = new Promise<void>((resolve) => (markClosed = resolve));
+      const g: Generation = { id, retriever, sessions: new Map(), users: 0, retired: false, closing: false, closed, markClosed };
       // A failed open (no index yet) must not stick: the next request tries again.
       retriever.catch(() => {
         if (current === g) current = null;
@@ -155,11 +165,12 @@ export function createServeContext(options: ServeContextOptions): ServeContext {
     ask: (question, choice) => withIndex((index) => index.ask(question, choice)),
     close() {
       stopped = true;
-      if (current) {
-        current.retired = true;
-        closeIfDone(current);
-      }
+      const last = current;
       current = null;
+      if (!last) return Promise.resolve();
+      last.retired = true;
+      closeIfDone(last);
+      return last.closed;
     },
   };
 }
