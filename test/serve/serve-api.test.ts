@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -171,6 +172,41 @@ describe('serve: the JSON API and files over real HTTP', () => {
       assert.ok(res.status === 404 || res.status === 400, `${probe} → ${res.status}`);
       assert.doesNotMatch(res.body, /root:x:0:0|"name": "exam-copilot"|"sources"/, probe);
     }
+  });
+
+  it('streams a source by byte range, as pdf.js asks for a large PDF', async () => {
+    const view = await (await fetch(`${base}/toc`)).text();
+    const id = /\/view\?doc=([0-9a-f]{16})/.exec(view)?.[1];
+    assert.ok(id);
+    const whole = Buffer.from(await (await fetch(`${base}/files/${id}`)).arrayBuffer());
+    const head = await rawRequest(server.port, { path: `/files/${id}`, headers: { range: 'bytes=0-4' } });
+    assert.equal(head.status, 206);
+    assert.equal(head.headers['content-range'], `bytes 0-4/${whole.length}`);
+    assert.equal(head.body, '%PDF-');
+    const tail = await fetch(`${base}/files/${id}`, { headers: { range: 'bytes=-16' } });
+    assert.equal(tail.status, 206);
+    assert.deepEqual(Buffer.from(await tail.arrayBuffer()), whole.subarray(whole.length - 16));
+    const beyond = await rawRequest(server.port, { path: `/files/${id}`, headers: { range: `bytes=${whole.length}-` } });
+    assert.equal(beyond.status, 416);
+    assert.equal(beyond.headers['content-range'], `bytes */${whole.length}`);
+  });
+
+  it('lets an eval report run the script its own CSP allows, and nothing else', async () => {
+    mkdirSync(path.join(tmp.root, 'reports'), { recursive: true });
+    const script = 'document.body.dataset.ready = "1";';
+    const hash = createHash('sha256').update(script).digest('base64');
+    const other = createHash('sha256').update('alert(1)').digest('base64');
+    writeFileSync(
+      path.join(tmp.root, 'reports', 'filters.html'),
+      `<!doctype html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-${hash}'"></head>` +
+        `<body><meta http-equiv="Content-Security-Policy" content="script-src 'sha256-${other}'"><script>${script}</script></body>`,
+    );
+    const res = await fetch(`${base}/reports/filters.html`);
+    assert.equal(res.status, 200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, new RegExp(`script-src 'sha256-${hash.replace(/[+/]/g, (c) => `\\${c}`)}'`));
+    assert.ok(!csp.includes(other), 'a policy written in the body is not taken');
+    assert.match(csp, /default-src 'none'/);
   });
 
   it('refuses links that point out of rawdoc/ and reports/', async () => {
