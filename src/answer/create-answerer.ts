@@ -84,7 +84,10 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const paths = projectPaths(root);
   // Only the LLM reads prompts; the offline answerer should not fail on (or spend time reading) the prompt files.
   const prompts = answerer === 'llm' ? (await import('./prompt-templates.js')).loadPrompts(paths.prompts) : paths.prompts;
-  const built = analyzerFromConfig(root, config);
+  // An injected index brings the analyzer it was opened with: one jieba dictionary per index, not one per session.
+  const built = options.retriever
+    ? { analyzer: options.retriever.analyzer, warnings: options.retriever.warnings }
+    : analyzerFromConfig(root, config);
   const analyzer = options.tokenCacheEntries ? memoizeAnalyzer(built.analyzer, options.tokenCacheEntries) : built.analyzer;
   const warnings = built.warnings;
   const open = async (): Promise<OpenedIndex> => {
