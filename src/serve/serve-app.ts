@@ -5,8 +5,6 @@ import { register as registerFiles } from './routes/files.js';
 import { register as registerPages } from './routes/pages.js';
 import type { ServeContext } from './serve-context.js';
 
-export { MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS, MAX_QUESTION_CHARS } from './request-params.js';
-
 /** Options of the web application. */
 export interface ServeAppOptions {
   context: ServeContext;

@@ -98,9 +98,13 @@ export function createServeContext(options: ServeContextOptions): ServeContext {
       let markClosed = (): void => undefined;
       const closed = new Promise<void>((resolve) => (markClosed = resolve));
       const g: Generation = { id, retriever, sessions: new Map(), users: 0, retired: false, closing: false, closed, markClosed };
-      // A failed open (no index yet) must not stick: the next request tries again.
+      // A failed open (no index yet) must not stick: the next request tries again, and this generation's sessions
+      // (baseline needs no index) close after the requests using them.
       retriever.catch(() => {
-        if (current === g) current = null;
+        if (current !== g) return;
+        current = null;
+        g.retired = true;
+        closeIfDone(g);
       });
       current = g;
       if (old) {

@@ -84,8 +84,20 @@ describe('serve across an ingest that swaps the index', { skip: !canListOpenFile
     assert.ok(!open[0]?.endsWith('(deleted)'), open[0]);
   });
 
-  it('closes the index on shutdown once no request uses it', async () => {
-    await server.close();
+  it('on shutdown stops accepting, lets a running request finish, then closes the index', async () => {
+    gate = new Promise((resolve) => (openGate = resolve));
+    const asked = llm.chatRequests().length;
+    const slow = post(`${base}/api/ask`, { question: `${QUESTION}（停止）`, answerer: 'llm' });
+    for (let i = 0; i < 200 && llm.chatRequests().length === asked; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(llm.chatRequests().length > asked, 'the LLM was asked');
+    const closing = server.close();
+    // No new connection is accepted while the running request finishes.
+    await assert.rejects(fetch(`${base}/api/toc`));
+    openGate();
+    const { status, json } = await slow;
+    assert.equal(status, 200, JSON.stringify(json));
+    assert.equal(json.answerer, 'llm');
+    await closing;
     assert.deepEqual(handles(), []);
     server = await startServer({ root: fx.root, config: configWithLlm(fx, llm.baseURL), host: '127.0.0.1', port: 0, topK: 5 });
   });
