@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Retriever } from '../retrieve/retriever.js';
+import type { OpenedRetriever } from '../retrieve/open-retriever.js';
 import type { Chunk, ChunkFilter, OutlineEntry } from '../types.js';
 
 /**
@@ -40,7 +40,8 @@ export interface ToolOutcome {
 
 /** What the tools read from: the opened index and the outline. */
 export interface ToolContext {
-  retriever: Pick<Retriever, 'search' | 'chunk' | 'chunks'>;
+  /** Passages are read by key and by SQL range, never by loading the whole chunk table. */
+  retriever: Pick<OpenedRetriever, 'search' | 'chunk' | 'chunksBySeq' | 'chunksOnPages'>;
   outline: readonly OutlineEntry[];
   /** Most characters of passage text one call returns. */
   maxCharsPerCall: number;
@@ -155,9 +156,11 @@ function refused(message: string): ToolOutcome {
   return { content: JSON.stringify({ error: message }), chunkIds: [], chars: 0, error: message };
 }
 
-function printedPage(label: string): number | null {
-  return /^\d+$/.test(label.trim()) ? Number(label) : null;
-}
+/**
+ * Most chunks one `read` by pages fetches: a call returns at most `maxCharsPerCall` characters (4,000 by default),
+ * which this many chunks exceed at any chunk size ingest makes.
+ */
+const READ_PAGES_LIMIT = 64;
 
 /**
  * Runs one tool call. Arguments arrive as the model wrote them (a JSON string or an object); anything wrong
@@ -213,30 +216,18 @@ export async function runTool(name: string, rawArguments: unknown, ctx: ToolCont
   if (args.chunk_ids) {
     const unknown = args.chunk_ids.filter((id) => !ctx.retriever.chunk(id));
     if (unknown.length > 0) return refused(`unknown chunk_ids: ${unknown.join(', ')}; use ids from toc/search/read results`);
-    const wanted = new Set<string>();
-    const bySource = new Map<string, Chunk[]>();
-    for (const c of ctx.retriever.chunks) {
-      const list = bySource.get(c.source) ?? [];
-      list.push(c);
-      bySource.set(c.source, list);
-    }
+    const wanted = new Map<string, Chunk>();
     for (const id of args.chunk_ids) {
       const center = ctx.retriever.chunk(id);
       if (!center) continue;
-      const siblings = (bySource.get(center.source) ?? []).filter((c) => c.section === center.section && c.chapter === center.chapter);
-      for (const c of siblings)
-        if (c.seq >= center.seq - (args.before ?? 0) && c.seq <= center.seq + (args.after ?? 0)) wanted.add(c.chunk_id);
+      const around = ctx.retriever.chunksBySeq(center.source, center.seq - (args.before ?? 0), center.seq + (args.after ?? 0));
+      for (const c of around) if (c.section === center.section && c.chapter === center.chapter) wanted.set(c.chunk_id, c);
     }
-    chunks = ctx.retriever.chunks.filter((c) => wanted.has(c.chunk_id));
+    // Index order: ingest writes sources in this order, each in seq order.
+    chunks = [...wanted.values()].sort((a, b) => a.source.localeCompare(b.source) || a.seq - b.seq);
   } else {
     const pages = args.pages ?? { from: 0, to: 0 };
-    chunks = ctx.retriever.chunks.filter((c) => {
-      if (args.book && c.book !== args.book) return false;
-      const start = printedPage(c.page_start);
-      if (start === null) return false;
-      const end = printedPage(c.page_end) ?? start;
-      return start <= pages.to && end >= pages.from;
-    });
+    chunks = ctx.retriever.chunksOnPages(args.book ?? null, pages.from, pages.to, READ_PAGES_LIMIT);
     if (chunks.length === 0) return refused(`nothing on printed pages ${pages.from}-${pages.to}${args.book ? ` of ${args.book}` : ''}`);
   }
   const { passages, chars, truncated } = toPassages(chunks, ctx.maxCharsPerCall);

@@ -7,7 +7,7 @@ import { openAskSession, type AskResult, type AskSession } from '../answer/run-a
 import { describeEndpoint, redactSecrets, type ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError } from '../errors.js';
 import { projectPaths } from '../paths.js';
-import { openRetriever } from '../retrieve/open-retriever.js';
+import { openRetriever, type OpenedRetriever } from '../retrieve/open-retriever.js';
 import { runToc } from '../retrieve/run-toc.js';
 import type { Hit, Warning } from '../types.js';
 import { AgentFailure, loadAgentPrompts, runAgent, type AgentAnswer, type AgentBudgets, type AgentTraceStep } from './run-agent.js';
@@ -37,6 +37,11 @@ export interface AgentSessionOptions {
   budgets?: Partial<AgentBudgets>;
   /** The exam the prompts name; default `config.exam.name`. */
   examName?: string;
+  /**
+   * An index opened by the caller and shared (the web server's, per index generation); the session neither reopens
+   * nor closes it. Without it the session opens one, which its tools and its one-shot fallback share.
+   */
+  retriever?: OpenedRetriever;
 }
 
 /** An open agent: the index, the outline, the tool model, and the one-shot session it falls back to. */
@@ -79,7 +84,8 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   const paths = projectPaths(root);
   const prompts = loadAgentPrompts(paths.prompts);
   const outline = runToc({ root }).entries;
-  const retriever = await openRetriever({ root, config });
+  const owned = options.retriever === undefined;
+  const retriever = options.retriever ?? (await openRetriever({ root, config }));
   let model: ToolChatModel | null = null;
   let oneShot: AskSession | null = null;
   try {
@@ -94,16 +100,18 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
       rerank: true,
       cache: options.cache,
       answerer: 'llm',
+      retriever,
     });
   } catch (error) {
     model?.close();
-    retriever.close();
+    if (owned) retriever.close();
     throw error;
   }
   const tools = model;
   const fallbackSession = oneShot;
   const endpoint = describeEndpoint(config.llm);
-  const warnings: Warning[] = [...retriever.warnings, ...fallbackSession.warnings];
+  // The fallback answers from the same index, so its warnings (the same dictionary's) are the retriever's.
+  const warnings: Warning[] = [...retriever.warnings];
 
   const answer = async (question: ParsedQuestion): Promise<AgentAskResult> => {
     const started = Date.now();
@@ -140,7 +148,7 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
     close() {
       tools.close();
       fallbackSession.close();
-      retriever.close();
+      if (owned) retriever.close();
     },
   };
 }

@@ -46,6 +46,11 @@ export interface CreateAnswererOptions {
   searchCacheEntries?: number;
   /** Offline answerer: keep this many passages cut into windows across questions (default 2,000). */
   passageCacheEntries?: number;
+  /**
+   * An index opened by the caller (the web server shares one per index generation between search, every answer
+   * session and the agent). The answerer uses it as is: it never reopens or closes it, whatever `reopenOnRebuild`.
+   */
+  retriever?: OpenedRetriever;
 }
 
 /**
@@ -79,24 +84,67 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const paths = projectPaths(root);
   // Only the LLM reads prompts; the offline answerer should not fail on (or spend time reading) the prompt files.
   const prompts = answerer === 'llm' ? (await import('./prompt-templates.js')).loadPrompts(paths.prompts) : paths.prompts;
-  const built = analyzerFromConfig(root, config);
+  // An injected index brings the analyzer it was opened with: one jieba dictionary per index, not one per session.
+  const built = options.retriever
+    ? { analyzer: options.retriever.analyzer, warnings: options.retriever.warnings }
+    : analyzerFromConfig(root, config);
   const analyzer = options.tokenCacheEntries ? memoizeAnalyzer(built.analyzer, options.tokenCacheEntries) : built.analyzer;
   const warnings = built.warnings;
-  // Assigned inside openIndex (a closure), so declared with its full type for the compiler's flow analysis.
-  let retriever = null as OpenedRetriever | null;
-  let generation: string | null = null;
-  const openIndex = async (): Promise<void> => {
+  const open = async (): Promise<OpenedIndex> => {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
-    generation = indexGeneration(root);
+    const generation = indexGeneration(root);
     // The analyzer built above: jieba's dictionary is loaded once per answerer.
-    retriever = await openRetriever({
+    const retriever = await openRetriever({
       root,
       config,
       analyzer: { analyzer, warnings },
       ...(options.searchCacheEntries ? { searchCacheEntries: options.searchCacheEntries } : {}),
     });
+    return { retriever, generation, users: 0, retired: false, closed: false };
   };
-  if (options.retrieval) await openIndex();
+  const injected = options.retriever;
+  let current: OpenedIndex | null = injected
+    ? { retriever: injected, generation: null, users: 0, retired: false, closed: false }
+    : options.retrieval
+      ? await open()
+      : null;
+  const reopens = !injected && options.reopenOnRebuild !== false;
+  // One reopen at a time: every question that finds the index rebuilt waits for the same opening.
+  let reopening: Promise<void> | null = null;
+  let closed = false;
+  const closeIfDone = (g: OpenedIndex): void => {
+    if (!g.retired || g.users > 0 || g.closed) return;
+    g.closed = true;
+    if (g.retriever !== injected) g.retriever.close();
+  };
+  /** The index to answer from, counted as in use until `release`: a rebuilt one is reopened once, the old one closed when unused. */
+  const acquire = async (): Promise<OpenedIndex | null> => {
+    while (current && reopens && indexGeneration(root) !== current.generation) {
+      reopening ??= (async () => {
+        const next = await open();
+        const old = current;
+        current = next;
+        // Closed while opening: nobody will use the new index.
+        if (closed) next.retired = true;
+        closeIfDone(next);
+        if (old) {
+          old.retired = true;
+          closeIfDone(old);
+        }
+      })().finally(() => {
+        reopening = null;
+      });
+      // A rebuild swapped in during the opening loops once more.
+      await reopening;
+    }
+    if (current) current.users++;
+    return current;
+  };
+  const release = (g: OpenedIndex | null): void => {
+    if (!g) return;
+    g.users--;
+    closeIfDone(g);
+  };
   let llm: LlmClient | null = null;
   if (answerer === 'llm' && config.llm) {
     const { createLlmClient } = await import('./llm-client.js');
@@ -107,58 +155,78 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
     });
   }
   const endpoint = llm && config.llm ? describeEndpoint(config.llm) : undefined;
-  // Built on first use: baseline-only runs never need them, and a corpus is tokenised once, not per question.
-  let stats: CorpusStats | undefined;
   // Keyed by passage content, so it stays valid when the index is reopened.
   const passages = createPassageCache(options.passageCacheEntries);
   return {
     answerer,
-    embedderId: retriever?.embedderId ?? 'none',
+    embedderId: current?.retriever.embedderId ?? 'none',
     endpoint,
     // openRetriever builds the same analyzer and reports the same dictionary warnings.
-    warnings: retriever ? retriever.warnings : warnings,
+    warnings: current ? current.retriever.warnings : warnings,
     async answer(question, mode) {
-      if (retriever && options.reopenOnRebuild !== false && indexGeneration(root) !== generation) {
-        retriever.close();
-        retriever = null;
-        stats = undefined;
-        await openIndex();
+      const index = await acquire();
+      try {
+        return await answerFrom(index, question, mode);
+      } finally {
+        release(index);
       }
-      if (retriever) {
-        const stored = retriever.corpusFrequency;
-        stats ??= stored ? corpusStatsFromIndex(retriever.size, stored) : buildCorpusStats(retriever.chunks, analyzer);
-      }
-      const result = await answerQuestion(question, {
-        retriever,
-        llm,
-        answerer,
-        mode,
-        topK: options.topK,
-        // Small units (one article each) count by size, so topK of them read about as much as topK windows.
-        unitChars: config.chunking.minChars,
-        rerank: options.rerank,
-        prompts,
-        analyzer,
-        passages,
-        examName: config.exam.name,
-        ...(stats ? { stats } : {}),
-        ...(config.answer.abstainBelow !== undefined ? { abstainBelow: config.answer.abstainBelow } : {}),
-        ...(options.guess ? { guess: true } : {}),
-      });
-      // Belt and braces: nothing the LLM path produced may carry the key.
-      if (result.message) result.message = redactSecrets(result.message, config);
-      if (result.warnings) result.warnings = result.warnings.map((w) => redactSecrets(w, config));
-      return result;
     },
-    chunk: (id) => retriever?.chunk(id),
+    chunk: (id) => current?.retriever.chunk(id),
     llmNotice() {
       const circuit = llm?.circuit();
       if (!circuit?.open) return null;
       return `the LLM was not called for ${circuit.skipped} more call(s) after ${circuit.reason ?? 'repeated failures'}; those questions were answered offline and marked llm_failed; rerun with --resume to retry them with the LLM`;
     },
     close() {
+      closed = true;
       llm?.close();
-      retriever?.close();
+      if (current) {
+        current.retired = true;
+        closeIfDone(current);
+      }
     },
   };
+
+  async function answerFrom(index: OpenedIndex | null, question: ParsedQuestion, mode: AnswerMode): Promise<AnswerResult> {
+    const retriever = index?.retriever ?? null;
+    let stats: CorpusStats | undefined;
+    if (index && retriever) {
+      const stored = retriever.corpusFrequency;
+      index.stats ??= stored ? corpusStatsFromIndex(retriever.size, stored) : buildCorpusStats(retriever.chunks, analyzer);
+      stats = index.stats;
+    }
+    const result = await answerQuestion(question, {
+      retriever,
+      llm,
+      answerer,
+      mode,
+      topK: options.topK,
+      // Small units (one article each) count by size, so topK of them read about as much as topK windows.
+      unitChars: config.chunking.minChars,
+      rerank: options.rerank,
+      prompts,
+      analyzer,
+      passages,
+      examName: config.exam.name,
+      ...(stats ? { stats } : {}),
+      ...(config.answer.abstainBelow !== undefined ? { abstainBelow: config.answer.abstainBelow } : {}),
+      ...(options.guess ? { guess: true } : {}),
+    });
+    // Belt and braces: nothing the LLM path produced may carry the key.
+    if (result.message) result.message = redactSecrets(result.message, config);
+    if (result.warnings) result.warnings = result.warnings.map((w) => redactSecrets(w, config));
+    return result;
+  }
+}
+
+/** One opened index generation and the questions answering from it (closed once it is replaced and unused). */
+interface OpenedIndex {
+  retriever: OpenedRetriever;
+  /** `indexGeneration` when it was opened; null for an injected index (never reopened here). */
+  generation: string | null;
+  users: number;
+  retired: boolean;
+  closed: boolean;
+  /** Corpus statistics of this index, built on first use (baseline-only runs never need them). */
+  stats?: CorpusStats;
 }

@@ -1,5 +1,6 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError } from '../errors.js';
+import type { OpenedRetriever } from '../retrieve/open-retriever.js';
 import type { Warning } from '../types.js';
 import type { AnswerMode, AnswerResult, ParsedQuestion } from './answer-types.js';
 import { chooseAnswerer } from './choose-answerer.js';
@@ -40,7 +41,12 @@ export interface AskSession {
 }
 
 /** Opens what answering needs (through `createAnswerer`, as eval does): the index unless baseline, the analyzer, the LLM client and the prompts. */
-export async function openAskSession(options: Omit<AskOptions, 'showContext'>): Promise<AskSession> {
+export async function openAskSession(
+  options: Omit<AskOptions, 'showContext'> & {
+    /** An index opened by the caller and shared (the web server's, per index generation); the session neither reopens nor closes it. */
+    retriever?: OpenedRetriever;
+  },
+): Promise<AskSession> {
   const answerer = chooseAnswerer(options.config, options.answerer);
   if (options.mode === 'baseline' && answerer !== 'llm') {
     throw new NotReadyError(
@@ -56,6 +62,7 @@ export async function openAskSession(options: Omit<AskOptions, 'showContext'>): 
     rerank: options.rerank,
     cache: options.cache,
     ...(options.guess ? { guess: true } : {}),
+    ...(options.retriever && options.mode !== 'baseline' ? { retriever: options.retriever } : {}),
   });
   const answer = async (question: ParsedQuestion): Promise<AskResult> => {
     const result = await opened.answer(question, options.mode);

@@ -232,6 +232,11 @@ export interface FtsIndex {
   chunksInRange(source: string, from: number, to: number): Chunk[];
   /** The chunks of one source with `seq` in [from, to], in seq order (neighbour expansion). */
   chunksBySeq(source: string, from: number, to: number): Chunk[];
+  /**
+   * At most `limit` chunks, in index order, whose printed pages (numeric labels only) overlap [from, to], of one
+   * book or of any: the agent's `read` by pages, without loading the chunk table.
+   */
+  chunksOnPages(book: string | null, from: number, to: number, limit: number): Chunk[];
   /** Number of chunks. */
   readonly count: number;
   readonly analyzerFingerprint: string;
@@ -423,6 +428,9 @@ export function openFtsIndex(
   const byId = db.prepare('SELECT * FROM chunks WHERE chunk_id = ?');
   const bySeq = db.prepare('SELECT * FROM chunks WHERE source = ? AND seq BETWEEN ? AND ? ORDER BY seq');
   const inRange = db.prepare('SELECT * FROM chunks WHERE source = ? AND char_start < ? AND char_end > ? ORDER BY seq');
+  const onPages = db.prepare(
+    'SELECT * FROM chunks WHERE (@book IS NULL OR book = @book) AND page_start_num <= @to AND page_end_num >= @from ORDER BY row LIMIT @limit',
+  );
   const hasCorpusDf = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpus_df'").get() !== undefined;
   const corpusDf = hasCorpusDf ? db.prepare('SELECT df FROM corpus_df WHERE term = ?').pluck() : null;
   // Older indexes lack the table, and tokens cut by other window rules would not match the answerer's windows.
@@ -535,6 +543,9 @@ export function openFtsIndex(
     },
     chunksBySeq(source, from, to) {
       return (bySeq.all(source, from, to) as ChunkRow[]).map(rowToChunk);
+    },
+    chunksOnPages(book, from, to, limit) {
+      return (onPages.all({ book, from, to, limit }) as ChunkRow[]).map(rowToChunk);
     },
     close() {
       db.close();

@@ -45,6 +45,12 @@ export interface OpenedRetriever extends Retriever {
   readonly corpusFrequency: ((token: string) => number) | null;
   /** A hybrid search ranks its keyword query on a worker thread, concurrently with the vector scan (`retrieval.parallelAbove`). */
   readonly parallelHybrid: boolean;
+  /** The analyzer queries are cut with (the answerer given this retriever cuts questions with it too). */
+  readonly analyzer: Analyzer;
+  /** The chunks of one source with `seq` in [from, to], in seq order, read by key (the agent's `read`). */
+  chunksBySeq(source: string, from: number, to: number): Chunk[];
+  /** At most `limit` chunks whose printed pages overlap [from, to], of one book or (null) any, in index order. */
+  chunksOnPages(book: string | null, from: number, to: number, limit: number): Chunk[];
 }
 
 /**
@@ -144,6 +150,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       warnings,
       searchers,
       corpusFrequency: fts.corpusFrequency,
+      analyzer,
       get chunks(): readonly Chunk[] {
         all ??= fts.loadChunks();
         return all;
@@ -152,6 +159,8 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       vectorBackend: index.backend,
       size: fts.count,
       chunk: (id) => fts.chunkById(id),
+      chunksBySeq: (source, from, to) => fts.chunksBySeq(source, from, to),
+      chunksOnPages: (book, from, to, limit) => fts.chunksOnPages(book, from, to, limit),
       passageTokens(chunk) {
         const known = new Map<string, readonly string[]>();
         const stored = fts.chunkById(chunk.chunk_id);

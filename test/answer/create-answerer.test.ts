@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AnswerDeps } from '../../src/answer/answer-question.js';
 import { createAnswerer } from '../../src/answer/create-answerer.js';
@@ -6,7 +7,8 @@ import { parseQuestion } from '../../src/answer/parse-question.js';
 import { runAsk } from '../../src/answer/run-ask.js';
 import { NotReadyError } from '../../src/errors.js';
 import { openEvalEngine } from '../../src/evaluate/eval-engine.js';
-import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
+import { canListOpenFiles, openFilesNamed } from '../helpers/open-files.js';
+import { buildFixtureIndex, swapInRebuiltIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
 
 const STEM = '基金财产由（　）负责保管。';
 const OPTIONS = { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' };
@@ -86,4 +88,35 @@ describe('one answerer factory for ask and eval', () => {
       NotReadyError,
     );
   });
+
+  it(
+    'reopens a rebuilt index once for concurrent questions, and closes the old one after them',
+    { skip: !canListOpenFiles && 'no /proc/self/fd' },
+    async () => {
+      const handles = (): string[] => openFilesNamed('sqlite_fts.db', path.basename(fx.root));
+      const answerer = await createAnswerer({ root: fx.root, config: fx.config, retrieval: true, topK: 3, rerank: false, cache: false });
+      try {
+        const question = parseQuestion(STEM, { options: OPTIONS });
+        const before = await answerer.answer(question, 'hybrid');
+        assert.equal(before.answer, 'A');
+        assert.equal(handles().length, 1);
+        await swapInRebuiltIndex(fx);
+        // Every question arrives before the reopen has finished: they must share one opening, and all answer from it.
+        const answers = await Promise.all(Array.from({ length: 4 }, () => answerer.answer(question, 'hybrid')));
+        for (const a of answers) {
+          assert.equal(a.answer, 'A');
+          assert.deepEqual(
+            a.evidence.map((e) => e.chunk_id),
+            before.evidence.map((e) => e.chunk_id),
+          );
+        }
+        const open = handles();
+        assert.equal(open.length, 1, `one index handle, of the new build: ${open.join(', ')}`);
+        assert.ok(!open[0]?.endsWith('(deleted)'), open[0]);
+      } finally {
+        answerer.close();
+      }
+      assert.deepEqual(handles(), []);
+    },
+  );
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
 import { buildIndexes, type IndexBuildResult } from '../../src/indexing/build-indexes.js';
 import { projectPaths } from '../../src/paths.js';
+import { markStagingComplete, prepareStaging, swapIntoPlace } from '../../src/store/atomic-swap.js';
 import type { Chunk, IndexDoc } from '../../src/types.js';
 import { fixturesDir, makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
@@ -50,4 +51,16 @@ export async function buildFixtureIndex(patch?: (c: ExamCopilotConfig) => void, 
   const config = testConfig(tmp.root, patch);
   const result = await buildIndexes({ root: tmp.root, config, chunks: corpus.chunks, docs: corpus.docs, indexDir: paths.index });
   return { ...tmp, config, result, chunks: corpus.chunks };
+}
+
+/**
+ * Rebuilds the fixture's index in a staging folder and swaps it into place with the store's own swap, as an
+ * `ingest --force` does: readers see a new index generation (a new file) with the same content.
+ */
+export async function swapInRebuiltIndex(fx: FixtureIndex, corpus = readFixtureCorpus()): Promise<void> {
+  const staging = prepareStaging(fx.root);
+  cpSync(projectPaths(fx.root).outline, path.join(staging.data, 'outline.json'));
+  await buildIndexes({ root: fx.root, config: fx.config, chunks: corpus.chunks, docs: corpus.docs, indexDir: staging.index });
+  markStagingComplete(fx.root);
+  swapIntoPlace(fx.root);
 }

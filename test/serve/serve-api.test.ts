@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { answerJson } from '../../src/answer/answer-json.js';
@@ -10,6 +13,7 @@ import { runIngest } from '../../src/ingest/run-ingest.js';
 import { runToc } from '../../src/retrieve/run-toc.js';
 import { startServer, type RunningServer } from '../../src/serve/run-serve.js';
 import { chatMessages, chatReply, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
+import { runOfflineCli } from '../helpers/run-cli.js';
 import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
@@ -17,6 +21,25 @@ const KEY = 'sk-serve-test-secret-0123456789';
 
 interface SearchJson {
   hits: { chunk_id: string; book: string; page_start: string; chunk_type: string; text: string }[];
+}
+
+/** One request sent as written (fetch would normalise `..` and set some headers itself), with its reply. */
+async function rawRequest(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
 
 async function postJson(
@@ -139,11 +162,51 @@ describe('serve: the JSON API and files over real HTTP', () => {
       '/assets/..%2f..%2fpackage.json',
       '/reports/..%2fdata%2fmanifest.json',
       '/view?doc=..%2f..%2fetc%2fpasswd',
+      '/files/../../../../etc/passwd',
+      '/assets/../../package.json',
+      '/vendor/pdfjs/../../../package.json',
+      '/reports/../data/manifest.json',
     ]) {
-      const res = await fetch(base + probe);
+      // Sent as written: fetch would resolve the `..` segments itself, so the server would never see them.
+      const res = await rawRequest(server.port, { path: probe });
       assert.ok(res.status === 404 || res.status === 400, `${probe} → ${res.status}`);
-      assert.doesNotMatch(await res.text(), /root:x:0:0|"name": "exam-copilot"/, probe);
+      assert.doesNotMatch(res.body, /root:x:0:0|"name": "exam-copilot"|"sources"/, probe);
     }
+  });
+
+  it('streams a source by byte range, as pdf.js asks for a large PDF', async () => {
+    const view = await (await fetch(`${base}/toc`)).text();
+    const id = /\/view\?doc=([0-9a-f]{16})/.exec(view)?.[1];
+    assert.ok(id);
+    const whole = Buffer.from(await (await fetch(`${base}/files/${id}`)).arrayBuffer());
+    const head = await rawRequest(server.port, { path: `/files/${id}`, headers: { range: 'bytes=0-4' } });
+    assert.equal(head.status, 206);
+    assert.equal(head.headers['content-range'], `bytes 0-4/${whole.length}`);
+    assert.equal(head.body, '%PDF-');
+    const tail = await fetch(`${base}/files/${id}`, { headers: { range: 'bytes=-16' } });
+    assert.equal(tail.status, 206);
+    assert.deepEqual(Buffer.from(await tail.arrayBuffer()), whole.subarray(whole.length - 16));
+    const beyond = await rawRequest(server.port, { path: `/files/${id}`, headers: { range: `bytes=${whole.length}-` } });
+    assert.equal(beyond.status, 416);
+    assert.equal(beyond.headers['content-range'], `bytes */${whole.length}`);
+  });
+
+  it('lets an eval report run the script its own CSP allows, and nothing else', async () => {
+    mkdirSync(path.join(tmp.root, 'reports'), { recursive: true });
+    const script = 'document.body.dataset.ready = "1";';
+    const hash = createHash('sha256').update(script).digest('base64');
+    const other = createHash('sha256').update('alert(1)').digest('base64');
+    writeFileSync(
+      path.join(tmp.root, 'reports', 'filters.html'),
+      `<!doctype html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-${hash}'"></head>` +
+        `<body><meta http-equiv="Content-Security-Policy" content="script-src 'sha256-${other}'"><script>${script}</script></body>`,
+    );
+    const res = await fetch(`${base}/reports/filters.html`);
+    assert.equal(res.status, 200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, new RegExp(`script-src 'sha256-${hash.replace(/[+/]/g, (c) => `\\${c}`)}'`));
+    assert.ok(!csp.includes(other), 'a policy written in the body is not taken');
+    assert.match(csp, /default-src 'none'/);
   });
 
   it('refuses links that point out of rawdoc/ and reports/', async () => {
@@ -182,15 +245,7 @@ describe('serve: the JSON API and files over real HTTP', () => {
   });
 
   it('refuses a Host header that is not this machine (DNS rebinding)', async () => {
-    const { request } = await import('node:http');
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: server.port, path: '/', headers: { host: 'evil.example:80' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const { status } = await rawRequest(server.port, { path: '/', headers: { host: 'evil.example:80' } });
     assert.equal(status, 403);
   });
 
@@ -263,9 +318,90 @@ describe('serve: the LLM key never reaches the page', () => {
     assert.ok(Array.isArray(agent.json.trace));
     assert.match(await (await fetch(base + '/')).text(), /<option value="agent">agent<\/option>/);
   });
+
+  it('refuses cross-site requests that would answer or spend the LLM budget, and serves its own page', async () => {
+    const own = `http://127.0.0.1:${server.port}`;
+    const body = JSON.stringify({ question: QUESTION, answerer: 'agent' });
+    const asked = llm.chatRequests().length;
+    // A form on another site can POST text/plain without a preflight; a script there can send JSON with its Origin.
+    const textPlain = await rawRequest(server.port, {
+      method: 'POST',
+      path: '/api/ask',
+      headers: { 'content-type': 'text/plain', origin: 'http://evil.example' },
+      body,
+    });
+    assert.equal(textPlain.status, 403, textPlain.body);
+    assert.match(textPlain.body, /^\{"error":"refused a request from another origin \(http:\/\/evil\.example\)/);
+    const json = await rawRequest(server.port, {
+      method: 'POST',
+      path: '/api/ask',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+      body,
+    });
+    assert.equal(json.status, 403, json.body);
+    // A link or an image on another site: a GET the browser marks cross-site.
+    const link = await rawRequest(server.port, {
+      path: `/ask?q=${encodeURIComponent(QUESTION)}&answerer=llm`,
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' },
+    });
+    assert.equal(link.status, 403, link.body);
+    assert.equal(link.body.split('\n').length, 1, 'one line');
+    const sameSite = await rawRequest(server.port, {
+      path: `/api/search?q=${encodeURIComponent('基金')}`,
+      headers: { 'sec-fetch-site': 'same-site' },
+    });
+    assert.equal(sameSite.status, 403);
+    // A POST without an origin but with a non-JSON body is refused too (415).
+    const untyped = await rawRequest(server.port, { method: 'POST', path: '/api/ask', headers: { 'content-type': 'text/plain' }, body });
+    assert.equal(untyped.status, 415, untyped.body);
+    assert.equal(llm.chatRequests().length, asked, 'no refused request reached the LLM');
+
+    // The page's own requests still work: a same-origin POST, and the question form (a same-origin navigation).
+    const ownPost = await rawRequest(server.port, {
+      method: 'POST',
+      path: '/api/ask',
+      headers: { 'content-type': 'application/json; charset=utf-8', origin: own },
+      body: JSON.stringify({ question: QUESTION, answerer: 'llm' }),
+    });
+    assert.equal(ownPost.status, 200, ownPost.body);
+    assert.equal((JSON.parse(ownPost.body) as { answerer: string }).answerer, 'llm');
+    const form = await rawRequest(server.port, {
+      path: `/ask?q=${encodeURIComponent(QUESTION)}&answerer=llm`,
+      headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' },
+    });
+    assert.equal(form.status, 200);
+    // Answered by the LLM (from its cache: the same question was just asked), as the form asked.
+    assert.match(form.body, /<option value="llm" selected>/);
+    assert.doesNotMatch(form.body, /answered offline/);
+    // A client that does not say where it comes from (a script, an old browser) gets the offline answer and a note.
+    const unmarked = llm.chatRequests().length;
+    const script = await rawRequest(server.port, { path: `/ask?q=${encodeURIComponent(QUESTION)}&answerer=llm` });
+    assert.equal(script.status, 200);
+    assert.match(script.body, /answered offline: the LLM and the agent run only for a question asked from this page/);
+    assert.match(script.body, /<option value="offline" selected>/);
+    assert.equal(llm.chatRequests().length, unmarked, 'the LLM was not called');
+  });
 });
 
 describe('serve through the CLI', () => {
+  it('ends with one line and exit 2 for a port out of range or in use', async () => {
+    const outOfRange = runOfflineCli(['serve', '--port', '99999']);
+    assert.equal(outOfRange.status, 2, outOfRange.stderr);
+    assert.equal(outOfRange.stderr.trim().split('\n').length, 1, outOfRange.stderr);
+    assert.match(outOfRange.stderr, /--port must be a whole number from 1 to 65535/);
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      const inUse = runOfflineCli(['serve', '--port', String(port)]);
+      assert.equal(inUse.status, 2, inUse.stderr);
+      assert.equal(inUse.stderr.trim().split('\n').length, 1, inUse.stderr);
+      assert.match(inUse.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use`));
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
   it('prints its address, binds to loopback, and stops cleanly on SIGINT', async () => {
     const tmp = makeTempRoot({ sample: true });
     try {
