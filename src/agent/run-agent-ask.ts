@@ -2,6 +2,9 @@ import type { AnswerResult, EvidenceItem, ParsedQuestion } from '../answer/answe
 import { toEvidence } from '../answer/evidence.js';
 import { createLlmClient, LlmError } from '../answer/llm-client.js';
 import { llmReplyResult, replyOutcome } from '../answer/llm-reply-result.js';
+import { buildCorpusStats, corpusStatsFromIndex, type CorpusStats } from '../answer/corpus-stats.js';
+import { checkAgainstClauses } from '../answer/verdict-check.js';
+import type { Analyzer } from '../text/analyzer.js';
 import { parseQuestion } from '../answer/parse-question.js';
 import { openAskSession, type AskResult, type AskSession } from '../answer/run-ask.js';
 import { describeEndpoint, redactSecrets, type ExamCopilotConfig } from '../config/load-config.js';
@@ -113,6 +116,8 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
   // The fallback answers from the same index, so its warnings (the same dictionary's) are the retriever's.
   const warnings: Warning[] = [...retriever.warnings];
 
+  // The corpus statistics the clause check weighs words by, built at the first answer from what the index stored.
+  let corpus: { analyzer: Analyzer; stats: CorpusStats } | null = null;
   const answer = async (question: ParsedQuestion): Promise<AgentAskResult> => {
     const started = Date.now();
     try {
@@ -123,7 +128,17 @@ export async function openAgentSession(options: AgentSessionOptions): Promise<Ag
         examName: options.examName ?? config.exam.name,
         budgets: { deadlineMs: llmConfig.deadlineMs, ...options.budgets },
       });
-      const result = toAnswerResult(question, reply, (id) => retriever.chunk(id), started);
+      // The letter is checked against what its own cited passages say, clause by clause, independently of the model.
+      corpus ??= {
+        analyzer: retriever.analyzer,
+        stats: retriever.corpusFrequency
+          ? corpusStatsFromIndex(retriever.size, retriever.corpusFrequency)
+          : buildCorpusStats(retriever.chunks, retriever.analyzer),
+      };
+      const result = checkAgainstClauses(
+        toAnswerResult(question, reply, (id) => retriever.chunk(id), started),
+        corpus,
+      );
       return { result, endpoint, warnings: [], agent: { trace: reply.trace, protocol: reply.protocol, rounds: reply.rounds } };
     } catch (error) {
       if (!(error instanceof AgentFailure) && !(error instanceof LlmError)) throw error;

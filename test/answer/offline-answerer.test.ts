@@ -125,19 +125,21 @@ void test('abstention threshold: below it no letter (closest passages, a guess);
   assert.equal(normal.answer, 'B');
   assert.equal(normal.guess, undefined);
   const c = normal.confidence;
-  // Just above the answer's own confidence: abstain, keep B as the guess, show the closest passages.
-  const strict = await answerQuestion(q, { ...deps, abstainBelow: c + 0.001 });
+  // The threshold is compared with the confidence as shown (two decimals): one step above it abstains.
+  const shown = Math.round(c * 100) / 100;
+  // Just above the answer's shown confidence: abstain, keep B as the guess, show the closest passages.
+  const strict = await answerQuestion(q, { ...deps, abstainBelow: shown + 0.01 });
   assert.equal(strict.answer, '');
   assert.equal(strict.fallback, 'no_evidence');
   assert.equal(strict.message, NO_EVIDENCE_MESSAGE);
   assert.deepEqual(strict.guess, { answer: 'B', confidence: c });
   assert.ok(strict.evidence.length > 0);
-  const guessed = await answerQuestion(q, { ...deps, abstainBelow: c + 0.001, guess: true });
+  const guessed = await answerQuestion(q, { ...deps, abstainBelow: shown + 0.01, guess: true });
   assert.equal(guessed.answer, 'B');
   assert.equal(guessed.fallback, null);
   assert.ok(guessed.guess);
-  // Exactly at the threshold: answered.
-  const edge = await answerQuestion(q, { ...deps, abstainBelow: c });
+  // Shown exactly at the threshold: answered, whatever the third decimal (a value shown is never also withheld).
+  const edge = await answerQuestion(q, { ...deps, abstainBelow: shown });
   assert.equal(edge.answer, 'B');
   assert.equal(
     (
