@@ -67,7 +67,7 @@ describe('one answerer factory for ask and eval', () => {
       );
       assert.ok(asked.result.evidence.length > 0);
     } finally {
-      engine.close();
+      await engine.close();
     }
   });
 

@@ -106,7 +106,7 @@ describe('serve pages a student reads, in a real browser', { skip: skipWithoutBr
   after(async () => {
     await chromium?.close();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    context?.close();
+    await context?.close();
     tmp.cleanup();
   });
 
