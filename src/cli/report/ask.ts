@@ -4,6 +4,7 @@ import type { AnswerResult } from '../../answer/answer-types.js';
 import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
 import { formatCitation } from '../../text/citation.js';
+import { printable } from './printable.js';
 import type { Ui } from './ui.js';
 
 /** The `--json` shape of one answer (stable: eval and scripts read it; the agent adds its steps). */
@@ -29,7 +30,7 @@ export function formatAnswer(
   lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)})`);
   lines.push(`${bold(r.guess ? 'Closest passages:' : 'Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
   for (const e of r.evidence) {
-    lines.push(`- ${citation(e)}`);
+    lines.push(`- ${printable(citation(e))}`);
     lines.push(`  "${markedQuote(e)}"`);
   }
   const how = `mode: ${r.mode} | answerer: ${r.answerer === 'llm' ? `llm${out.endpoint ? ` (${out.endpoint})` : ''}` : 'offline (retrieval-based IR solver)'}${r.fallback ? ` | fallback: ${r.fallback}` : ''}`;
