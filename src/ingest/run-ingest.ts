@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { errorMessage, UserError } from '../errors.js';
@@ -18,6 +18,7 @@ import { parsePdf, PdfParseError, scannedFailure } from './parse-pdf.js';
 import { scanSources, type SourceFile } from '../store/scan-sources.js';
 import { structurePdf } from './structure-pdf.js';
 import { tableRowChunks } from './table-chunks.js';
+import { diskFullError, isDiskFull, makeStateFolder } from './write-errors.js';
 
 /** The last good build, as far as it can be reused (same chunking settings and parser). */
 interface PreviousBuild {
@@ -514,7 +515,7 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
   const { root } = paths;
   const { config, onProgress } = options;
   const pause = options.testHooks?.pause;
-  mkdirSync(paths.state, { recursive: true });
+  makeStateFolder(root, paths.state);
   const lock = acquireIngestLock(root, paths.lock, `exam-copilot ingest${options.force ? ' --force' : ''}`);
   let staged: StagedData | null = null;
   try {
@@ -562,6 +563,14 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     swapIntoPlace(root, pause ? () => pause('swap') : undefined);
     staged = null;
     return summarise(root, started, files, false, indexed.index, warnings);
+  } catch (error) {
+    // A full disk is the user's to fix, not a bug: say so on one line (the staging area is dropped below).
+    if (isDiskFull(error)) {
+      // The half-written staging area holds space the user needs back, whether or not it got as far as `staged`.
+      rmSync(paths.staging, { recursive: true, force: true });
+      throw diskFullError(root, existsSync(paths.ftsDb), error);
+    }
+    throw error;
   } finally {
     // An unfinished staging area is never swapped in; drop it so the next run starts clean.
     if (staged) rmSync(paths.staging, { recursive: true, force: true });
