@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { removeInvisible } from '../text/normalize-text.js';
 import type { ParsedQuestion, QuestionKind, QuestionOption, Statement } from './answer-types.js';
 
 /**
@@ -184,8 +185,8 @@ function normaliseGivenOptions(given: Record<string, string> | readonly string[]
     : Object.entries(given as Record<string, string>);
   const options: QuestionOption[] = [];
   for (const [key, value] of entries) {
-    const letter = foldWidth(key).trim().toUpperCase();
-    const text = cleanOptionText(foldWidth(String(value ?? '')));
+    const letter = removeInvisible(foldWidth(key)).trim().toUpperCase();
+    const text = cleanOptionText(removeInvisible(foldWidth(String(value ?? ''))));
     if (!/^[A-H]$/.test(letter)) throw new UserError(`option key "${key}" is not a letter A–H; give options as {"A": "…", "B": "…"}`);
     if (text === '') continue;
     options.push({ letter, text });
@@ -207,7 +208,9 @@ function inferKind(stem: string, options: QuestionOption[], statements: Statemen
  * the options 正确 / 错误 are supplied.
  */
 export function parseQuestion(text: string, options: ParseQuestionOptions = {}): ParsedQuestion {
-  const raw = text;
+  // Invisible characters (a NUL or zero-width space pasted with an option) would change the words the question
+  // searches and scores with; books are read without them, so questions are too.
+  const raw = removeInvisible(text);
   if (raw.trim() === '' && (options.options === undefined || Object.keys(options.options).length === 0)) {
     throw new UserError(
       'empty question: type a question with options A–D, e.g. ask "下列属于货币市场工具的是 A.股票 B.银行定期存单 C.公司债 D.可转债"',

@@ -139,7 +139,8 @@ function readConfigFile(configFile: string): ConfigFile {
   if (!existsSync(configFile)) return {};
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(configFile, 'utf8'));
+    // Windows editors (Notepad) save UTF-8 with a byte-order mark, which JSON.parse refuses as a character.
+    raw = JSON.parse(readFileSync(configFile, 'utf8').replace(/^\uFEFF/u, ''));
   } catch (error) {
     throw new UserError(`${configFile}: not valid JSON (${(error as Error).message}); fix the file or remove it`);
   }

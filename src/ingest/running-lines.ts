@@ -76,6 +76,24 @@ interface Candidate {
   slot: string;
   key: string;
   l: PdfLine;
+  /** The line read next below it on the page, if any. */
+  below: PdfLine | null;
+}
+
+/**
+ * A line that opens a list of titles: the line under it is another numbered title of about its size, set close
+ * below it (within two of its line heights), as the entries of a 目录 follow each other. A running head is set apart
+ * from the body under it, and when a chapter starts at the top of a page the heading under the running head is set
+ * much larger (and may repeat its text).
+ */
+function opensTitleList(l: PdfLine, below: PdfLine | null): boolean {
+  return (
+    below !== null &&
+    isNumberedTitle(below.text) &&
+    runningKey(below.text) !== runningKey(l.text) &&
+    Math.abs(below.size - l.size) <= 1.5 &&
+    l.y - below.y <= 2.2 * Math.max(l.size, below.size)
+  );
 }
 
 /**
@@ -94,7 +112,8 @@ export function findRunningLines(pages: readonly PdfPage[], bodySize: number): R
       for (const { l, i } of list) {
         const inBand = band === 'top' ? l.y >= page.height * 0.88 : l.y <= page.height * 0.12;
         if (!inBand) continue;
-        candidates.push({ page: page.index, line: i, band, slot: `${band}:${Math.round(l.y / 3)}`, key: runningKey(l.text), l });
+        const below = order[order.findIndex((o) => o.i === i) + 1]?.l ?? null;
+        candidates.push({ page: page.index, line: i, band, slot: `${band}:${Math.round(l.y / 3)}`, key: runningKey(l.text), l, below });
       }
     };
     // Each band takes its own outer two lines: on a page that is nearly empty (the blank verso after the last page
@@ -123,9 +142,11 @@ export function findRunningLines(pages: readonly PdfPage[], bodySize: number): R
     const slotIsRunning = (slotPages.get(c.slot)?.size ?? 0) >= threshold;
     const repeatsInSlot = (slotTextPages.get(`${c.slot}|${c.key}`)?.size ?? 0) >= 2;
     const smaller = c.l.size < bodySize - 0.3;
-    // A smaller line that is itself a numbered title (a 目录 line at the top of its page) is not a running head unless
-    // it repeats: running heads that name a chapter repeat on every page of the chapter.
-    const title = smaller && !repeatsInSlot && !repeated && isNumberedTitle(c.l.text);
+    // A smaller line that is itself a numbered title and opens a list of titles (a 目录 line at the top of its page) is
+    // not a running head unless it repeats. A running head naming a chapter that fits on two pages is printed once
+    // (the law's title on even pages, the chapter on odd ones), so a lone numbered title in the slot is still one
+    // when the body follows it.
+    const title = smaller && !repeatsInSlot && !repeated && isNumberedTitle(c.l.text) && opensTitleList(c.l, c.below);
     const running = number !== null || repeated || (slotIsRunning && (repeatsInSlot || (smaller && !title)));
     if (!running) continue;
     let set = result.drop.get(c.page);

@@ -116,6 +116,9 @@ export function bodyPages(pages: readonly PdfPage[], tocPages: readonly number[]
   return pages.filter((p) => !toc.has(p.index)).map((page) => ({ page, lines: page.lines.filter((_, i) => !dropped(page.index, i)) }));
 }
 
+/** The numbering of a book's structure: a body heading of these kinds always has a place in the outline. */
+const STRUCTURAL_KINDS: ReadonlySet<string> = new Set(['part', 'subpart', 'chapter', 'section']);
+
 /** Kinds that are headings whatever the outline says; `（一）` only when the outline lists such headings. */
 const ALWAYS_HEADING: ReadonlySet<HeadingKind> = new Set(['part', 'subpart', 'chapter', 'section', 'cn-item', 'dec2', 'dec3']);
 
@@ -263,7 +266,11 @@ export function cutSegments(
 /**
  * Step 8: the outline. Each entry keeps the printed page its bookmark or TOC line gives, and its physical page is
  * where its heading was found in the body; so entries of a 目录 without page numbers get the page where they start,
- * and never the 目录 page itself. Without an outline, the headings found become it.
+ * and never the 目录 page itself. Body headings the bookmarks or the 目录 leave out join the outline in reading order,
+ * where they stand among the entries found around them: every 编/分编/章/节 (a statute's 目录 that stops at the 分编
+ * while the body has its 章 and 节), and finer numbering (一、, 1.1) only of a kind the outline itself lists, since a
+ * textbook's 目录 that stops at the 节 leaves its in-text 一、 headings out by design. Without an outline, the
+ * headings found become it.
  */
 export function buildOutline(
   targets: readonly OutlineTarget[],
@@ -273,25 +280,50 @@ export function buildOutline(
   tocPages: readonly number[],
 ): OutlineEntry[] {
   const toc = new Set(tocPages);
-  if (targets.length === 0) {
-    return found.map((h) => ({
-      book: meta.book,
-      source: meta.source,
-      title: h.title,
-      level: h.level,
-      page: labelOf(h.pdfPage),
-      pdf_page: h.pdfPage,
-    }));
-  }
+  const fromBody = (h: FoundHeading): OutlineEntry => ({
+    book: meta.book,
+    source: meta.source,
+    title: h.title,
+    level: h.level,
+    page: labelOf(h.pdfPage),
+    pdf_page: h.pdfPage,
+  });
+  if (targets.length === 0) return found.map(fromBody);
   const foundAt = new Map<OutlineTarget, number>();
   for (const h of found) if (h.target && !foundAt.has(h.target)) foundAt.set(h.target, h.pdfPage);
-  return targets.map((t) => {
+  const fromTarget = (t: OutlineTarget): OutlineEntry => {
     const bookmarked = t.pdfPage !== null && !toc.has(t.pdfPage) ? t.pdfPage : null;
     const pdfPage = bookmarked ?? foundAt.get(t) ?? null;
     // The printed page the bookmark or TOC gives is what the book says; the found heading's page fills the gaps.
     const page = t.page ?? labelOf(pdfPage);
     return { book: meta.book, source: meta.source, title: t.title, level: t.level, page, pdf_page: pdfPage };
-  });
+  };
+  const index = new Map(targets.map((t, i) => [t, i]));
+  const listedKinds = new Set(targets.map((t) => numberingKind(t.title)));
+  const joins = (h: FoundHeading): boolean => {
+    const kind = numberingKind(h.title);
+    return kind !== null && (STRUCTURAL_KINDS.has(kind) || listedKinds.has(kind));
+  };
+  const out: OutlineEntry[] = [];
+  let next = 0;
+  for (const h of found) {
+    const i = h.target ? index.get(h.target) : undefined;
+    if (i === undefined) {
+      // A heading the outline does not list, placed after the entries read so far.
+      if (joins(h)) out.push(fromBody(h));
+      continue;
+    }
+    // Entries before it that the body never printed keep their place in the outline's order.
+    for (; next <= i; next++) {
+      const t = targets[next];
+      if (t) out.push(fromTarget(t));
+    }
+  }
+  for (; next < targets.length; next++) {
+    const t = targets[next];
+    if (t) out.push(fromTarget(t));
+  }
+  return out;
 }
 
 /**

@@ -172,3 +172,16 @@ export function normalizeText(text: string): string {
   out += rest.normalize('NFKC');
   return out.replace(INVISIBLE, '');
 }
+
+/** Control characters other than tab and line breaks (NUL, ESC, DEL, C1): never meant as text. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
+
+/**
+ * Removes what a reader cannot see from typed or pasted text: zero-width characters, the byte-order mark and the
+ * soft hyphen (as {@link normalizeText} removes them from book text), and control characters. Used on questions,
+ * where the rest of book normalisation (NFKC) would change meaning (Ⅰ/Ⅱ statement markers become I/II).
+ */
+export function removeInvisible(text: string): string {
+  return text.replace(INVISIBLE, '').replace(CONTROL, '');
+}

@@ -47,3 +47,23 @@ void test(
     assert.equal(off.result.fallback, 'off_topic');
   },
 );
+
+void test(
+  'invisible characters in a question (NUL, zero-width space, BOM) give the answer and confidence of the clean question',
+  { skip: !hasSample && 'no sample textbook' },
+  async () => {
+    const { config } = loadConfig({ root: tr.root, env: {} });
+    const base = { root: tr.root, config, mode: 'hybrid' as const, topK: 8, rerank: false, cache: false, showContext: false };
+    const clean = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
+    const reference = (await runAsk({ ...base, question: clean })).result;
+    for (const question of [
+      clean.replace('A.基金托管人', 'A.基金托管人\u0000'),
+      clean.replace('B.基金管理人', 'B.基金\u200b管理人').replace('A.基金托管人', 'A.基金托\u200d管人'),
+      `\ufeff${clean.replace('负责保管', '负责\u2060保管')}`,
+    ]) {
+      const got = (await runAsk({ ...base, question })).result;
+      assert.deepEqual([got.answer, got.confidence], [reference.answer, reference.confidence], JSON.stringify(question));
+      assert.deepEqual(got.question.options, reference.question.options);
+    }
+  },
+);

@@ -43,6 +43,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads a config file saved with a UTF-8 byte-order mark (as Windows Notepad saves it)', () => {
+    const tmp = makeTempRoot();
+    try {
+      writeFileSync(path.join(tmp.root, 'exam-copilot.config.json'), `\uFEFF${JSON.stringify({ retrieval: { rrfK: 30 } })}`);
+      const { config, warnings } = loadConfig({ root: tmp.root, env: {} });
+      assert.equal(config.retrieval.rrfK, 30);
+      assert.deepEqual(warnings, []);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('warns, and stays offline, when a key is set without a model', () => {
     const tmp = makeTempRoot();
     try {

@@ -95,16 +95,20 @@ void describe('a 目录 without page numbers, mapped to the body headings', () =
   void it('reads both 目录 pages and none of the body', () => {
     assert.deepEqual(s.tocPages, [2, 3]);
   });
-  void it('places each entry on the page where its heading starts, never on the 目录 page', () => {
+  void it('places each entry on the page where its heading starts, never on the 目录 page, with the body headings it omits', () => {
     assert.deepEqual(
       s.outline.map((o) => [o.title, o.level, o.page, o.pdf_page]),
       [
         ['总则', 1, '4', 4],
         ['第一章 基本规定', 3, '4', 4],
         ['第二章 自然人', 3, '5', 5],
+        // Body headings the 目录 does not list join the outline where they stand.
+        ['第一节 民事权利能力和民事行为能力', 4, '5', 5],
         ['第二编 物权编', 1, '6', 6],
         ['第一分编 通则', 2, '6', 6],
+        ['第一章 一般规定', 3, '6', 6],
         ['第二分编 所有权', 2, '7', 7],
+        ['第四章 一般规定', 3, '7', 7],
         // The line at the top of the second 目录 page is a title, not a running head, although it is set small.
         ['第九十九章 不存在', 3, null, null],
         ['第三编 合同编', 1, '8', 8],

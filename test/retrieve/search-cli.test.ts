@@ -34,6 +34,23 @@ describe('search and toc commands', () => {
     assert.match(lines[1]!, /^ {4}表2-1 开放式基金与封闭式基金的比较/);
   });
 
+  it('a terminal escape in a file name is shown escaped in search and ask evidence lines, never sent raw', () => {
+    const note = '# 托管笔记\n\n基金托管人负责保管基金财产，基金管理人负责投资管理。\n';
+    const tmp = makeTempRoot({ files: { 'rawdoc/esc\u001b[31mred.md': note } });
+    try {
+      assert.equal(run(['--root', tmp.root, 'ingest']).status, 0);
+      const search = run(['--root', tmp.root, 'search', '基金托管人负责保管', '--mode', 'keyword']);
+      const ask = run(['--root', tmp.root, 'ask', '基金财产由（ ）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.证券公司']);
+      for (const r of [search, ask]) {
+        assert.equal(r.status, 0, r.stderr);
+        assert.ok(!r.stdout.includes('\u001b'), JSON.stringify(r.stdout));
+        assert.match(r.stdout, /esc\\x1b\[31mred \| 托管笔记/u);
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('a Markdown note: search cites it without a page (a note has none), toc lists its headings', () => {
     const note =
       '# 货币基金笔记\n\n## 第一章 投资范围\n\n货币市场基金的平均剩余期限不得超过一百二十天。\n\n### 第一节 禁投品种\n\n不得投资于股票。\n';

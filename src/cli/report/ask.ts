@@ -4,6 +4,7 @@ import type { AnswerResult, OptionVerdict } from '../../answer/answer-types.js';
 import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
 import { formatCitation } from '../../text/citation.js';
+import { printable } from './printable.js';
 import type { Ui } from './ui.js';
 
 /** The `--json` shape of one answer (stable: eval and scripts read it; the agent adds its steps). */
@@ -36,7 +37,7 @@ export function formatAnswer(
   lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)}${source})`);
   lines.push(`${bold(r.guess ? 'Closest passages:' : 'Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
   for (const e of r.evidence) {
-    lines.push(`- ${citation(e)}`);
+    lines.push(`- ${printable(citation(e))}`);
     lines.push(`  "${markedQuote(e)}"`);
     if (e.suspicious) lines.push(`  ⚠ reads like an instruction, not textbook text: ${e.suspicious}`);
   }

@@ -1,6 +1,7 @@
 import { batchReportJson, type BatchSearchReport } from '../../evaluate/run-batch-search.js';
 import type { SearchResult } from '../../retrieve/run-search.js';
 import { formatCitation } from '../../text/citation.js';
+import { printable } from './printable.js';
 import type { Colors } from './colors.js';
 import type { Ui } from './ui.js';
 
@@ -55,7 +56,7 @@ export function reportSearch(ui: Ui, result: SearchResult): void {
   }
   result.hits.forEach((h, i) => {
     // The one citation format `ask` shows: an unknown page (a note has none) is left out, not written as p.?.
-    const where = formatCitation(h);
+    const where = printable(formatCitation(h));
     const type = h.chunk_type === 'text' ? '' : c.magenta(` [${h.chunk_type}]`);
     ui.out(`${c.bold(String(i + 1).padStart(2))}. ${c.cyan(h.score.toFixed(4))}  ${where}${type}`);
     ui.out(`    ${snippet(h.text, result.query, c)}`);

@@ -52,5 +52,10 @@ export async function renderPage(doc: RenderableDocument, page: RenderablePage, 
   let ink = 0;
   for (let i = 0; i < data.length; i += 16) if ((data[i] ?? 255) + (data[i + 1] ?? 255) + (data[i + 2] ?? 255) < 480) ink++;
   const blank = ink < data.length / 16 / 5000;
-  return { png: blank ? null : await canvas.encode('png'), blank, dpi: effective, width, height };
+  const png = blank ? null : await canvas.encode('png');
+  // Free the page-sized pixel buffer now (as pdf.js's own canvas factory does), not whenever a collection finds it:
+  // its memory is native, so the JS heap that paces collections barely sees it.
+  canvas.width = 0;
+  canvas.height = 0;
+  return { png, blank, dpi: effective, width, height };
 }
