@@ -165,7 +165,7 @@ void describe('eval CLI', () => {
 
   void it('exit codes: 0 passed, 4 gate failed (--fail-under, --compare/--max-drop), 1 or 5 could not run', () => {
     const out = path.join(root, 'gate');
-    const limited = ['eval', dataset, '--limit', '12', '--modes', 'keyword,hybrid'];
+    const limited = ['eval', dataset, '--limit', '20', '--modes', 'keyword,hybrid'];
     const ok = cli([...limited, '--fail-under', '0.05', '--report-json', path.join(out, 'prev.json')]);
     assert.equal(ok.status, 0, ok.stderr);
     assert.match(ok.stdout, /accuracy gate passed/);

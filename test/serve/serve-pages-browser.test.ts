@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { serve } from '@hono/node-server';
 import type { Page } from 'puppeteer-core';
 import type { OptionVerdict } from '../../src/answer/answer-types.js';
+import type { AskResult } from '../../src/answer/run-ask.js';
 import { toEvidence } from '../../src/answer/evidence.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
@@ -71,30 +72,34 @@ describe('serve pages a student reads, in a real browser', { skip: skipWithoutBr
     assert.ok(found, 'the sample has a chunk whose second page holds the sentence');
     secondPageChunk = found;
     const real = createServeContext({ root: tmp.root, config, topK: 8 });
-    // The answer page renders per-option verdicts; until the offline answerer fills them, they are written here by
-    // hand for the sample question, from real chunks of the index (A from the answer's own evidence).
+    // Verdicts written by hand for the sample question, from real chunks of the index (A from the answer's own
+    // evidence, B from a chunk's second page), so the page's rendering of a quote on a later page is pinned whatever the
+    // offline answerer reads; every other question shows the answerer's own verdicts.
+    const withVerdicts = (question: string, out: AskResult): AskResult => {
+      if (question !== QUESTION) return out;
+      const [a] = out.result.evidence;
+      assert.ok(a, 'the sample question has evidence');
+      const verdicts: OptionVerdict[] = [
+        { label: 'A', target: 'option', text: '基金托管人', verdict: 'supported', evidence: a },
+        {
+          label: 'B',
+          target: 'option',
+          text: '基金管理人',
+          verdict: 'contradicted',
+          reason: '主体不同：基金管理人负责投资运作',
+          evidence: toEvidence(secondPageChunk, SECOND_PAGE_SENTENCE, ['基金管理人']),
+        },
+        { label: 'C', target: 'option', text: '基金销售机构', verdict: 'not_found' },
+        { label: 'D', target: 'option', text: '基金份额登记机构', verdict: 'not_found' },
+      ];
+      return { ...out, result: { ...out.result, verdicts } };
+    };
     context = {
       ...real,
       async ask(question, options) {
-        const out = await real.ask(question, options);
-        if (question !== QUESTION) return out;
-        const [a] = out.result.evidence;
-        assert.ok(a, 'the sample question has evidence');
-        const verdicts: OptionVerdict[] = [
-          { label: 'A', target: 'option', text: '基金托管人', verdict: 'supported', evidence: a },
-          {
-            label: 'B',
-            target: 'option',
-            text: '基金管理人',
-            verdict: 'contradicted',
-            reason: '主体不同：基金管理人负责投资运作',
-            evidence: toEvidence(secondPageChunk, SECOND_PAGE_SENTENCE, ['基金管理人']),
-          },
-          { label: 'C', target: 'option', text: '基金销售机构', verdict: 'not_found' },
-          { label: 'D', target: 'option', text: '基金份额登记机构', verdict: 'not_found' },
-        ];
-        return { ...out, result: { ...out.result, verdicts } };
+        return withVerdicts(question, await real.ask(question, options));
       },
+      withIndex: (use) => real.withIndex((index) => use({ ...index, ask: async (q, o) => withVerdicts(q, await index.ask(q, o)) })),
     };
     const app = createServeApp({ context, allowedHosts: [] });
     server = await new Promise((resolve) => {
