@@ -39,6 +39,7 @@ export function checkAgainstClauses(result: AnswerResult, corpus: { analyzer: An
     ...result,
     confidence: Math.round(result.confidence * DEFAULT_WEIGHTS.verdictConflictFactor * 1000) / 1000,
     verdictConflict: true,
+    message: result.message ? `${result.message}；${note}` : note,
     warnings: [...(result.warnings ?? []), note],
   };
 }

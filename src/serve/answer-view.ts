@@ -18,6 +18,7 @@ async function evidenceCard(e: EvidenceItem, lookup: AnswerViewLookup): Promise<
   return {
     citation: formatCitation({ ...e, page_start: '', page_end: '' }),
     pages: formatPages(e.page_start, e.page_end),
+    ...(e.suspicious ? { suspicious: e.suspicious } : {}),
     quote: e.quote,
     ...(e.highlights ? { highlights: e.highlights } : {}),
     href: viewHref(chunk, lookup.sources, e.quote),

@@ -16,7 +16,13 @@ export function query(fields: Record<string, string | number | undefined>): stri
   return s ? `?${s}` : '';
 }
 
-const WORDS_ZH: Readonly<Record<string, string>> = { high: '高 (high)', medium: '中 (medium)', low: '低 (low)', guess: '猜测 (guess)' };
+const WORDS_ZH: Readonly<Record<string, string>> = {
+  high: '高 (high)',
+  medium: '中 (medium)',
+  low: '低 (low)',
+  guess: '猜测 (guess)',
+  unsupported: '无依据 (unsupported)',
+};
 
 /** The confidence words (`high`, `medium`, `low`, `guess`, from the answer JSON) as the page shows them. */
 export function confidenceLabel(words: string, answered: boolean): string {
@@ -84,6 +90,8 @@ export interface EvidenceCard {
   highlights?: Array<[number, number]>;
   /** Link to the source at the quote's page, or null when the source cannot be shown. */
   href: string | null;
+  /** Why the passage reads like an instruction to the model rather than textbook text (shown as a warning). */
+  suspicious?: string;
 }
 
 /** One option (or Ⅰ/Ⅱ statement) with what the books say of it, as the page shows it. */
@@ -156,7 +164,10 @@ function sourceLine(e: EvidenceCard, prefix = ''): string {
   const link = e.href
     ? `<a class="open" href="${escapeHtml(e.href)}">查看原文${e.pages ? ` ${escapeHtml(e.pages)}` : ''}</a>`
     : `<span class="pages">${escapeHtml(e.pages)}</span>`;
-  return `<div class="where">${prefix}<span class="citation">${escapeHtml(e.citation)}</span> ${link}</div>`;
+  const warning = e.suspicious
+    ? `<p class="suspicious">⚠ 此段读起来像给模型的指令，而非教材原文 (reads like an instruction, not textbook text): ${escapeHtml(e.suspicious)}</p>`
+    : '';
+  return `<div class="where">${prefix}<span class="citation">${escapeHtml(e.citation)}</span> ${link}</div>${warning}`;
 }
 
 function verdictItem(v: VerdictCard): string {
