@@ -87,7 +87,7 @@ function lettersWithText(r: AnswerResult, letters: string): string {
 function verdictLines(v: OptionVerdict, dim: (t: string) => string): string[] {
   const head = `  ${MARK[v.verdict]} ${v.label} ${v.text} — ${v.reason ?? WORD[v.verdict]}`;
   if (!v.evidence) return [head];
-  return [head, dim(`      "${markedQuote(v.evidence)}"`), dim(`      ${citation(v.evidence)}`)];
+  return [head, dim(`      "${markedQuote(v.evidence)}"`), dim(`      ${printable(citation(v.evidence))}`)];
 }
 
 /** What an answer to a piped question echoes of its input: the JSONL `id`, or the question's number, and its text. */
