@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ChunkFilter } from '../types.js';
-import type { FtsRankerOptions, RankedRow } from './fts-index.js';
+import type { FtsRankerOptions, RankedRow } from './fts-ranker.js';
 import type { QueryTerm } from './fts-query.js';
 
 /** What the thread is told at start. */
