@@ -24,7 +24,7 @@ const { applyFaissThreadDefaults } = await importDist('src/indexing/load-faiss.j
 // As the CLI entry does: FAISS's thread libraries read these when they load.
 applyFaissThreadDefaults(process.env);
 const { createVectorIndex } = await importDist('src/indexing/vector-index.js');
-const { loadLsa } = await importDist('src/indexing/embedders/lsa-embedder.js');
+const { loadLsa } = await importDist('src/indexing/embedders/lsa-store.js');
 const { readVectorMeta, writeVectorMeta } = await importDist('src/indexing/vector-meta.js');
 const { projectPaths } = await importDist('src/paths.js');
 
