@@ -45,6 +45,8 @@ export interface OpenedRetriever extends Retriever {
   readonly corpusFrequency: ((token: string) => number) | null;
   /** A hybrid search ranks its keyword query on a worker thread, concurrently with the vector scan (`retrieval.parallelAbove`). */
   readonly parallelHybrid: boolean;
+  /** Settles once the keyword thread is ready (true), or when there is none or it could not start (false). */
+  keywordThreadReady(): Promise<boolean>;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   }
   let closeEmbedder = (): void => undefined;
   let closeThread = (): void => undefined;
+  let threadReady: Promise<boolean> = Promise.resolve(false);
   let keywordForHybrid: Searcher | undefined;
   try {
     // Chunks are read from SQLite by key when a hit needs them; the whole table is loaded only when a caller
@@ -114,10 +117,12 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
     if (fts.count >= config.retrieval.parallelAbove) {
-      const { openFtsRankThread } = await import('../indexing/fts-rank-thread.js');
-      const thread = await openFtsRankThread(fts.file, fts.rankerOptions);
+      // Not waited for: until the thread is ready, keyword queries rank here (a one-shot ask is over before then).
+      const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
+      const thread = startFtsRankThread(fts.file, fts.rankerOptions);
       closeThread = () => void thread.close();
-      keywordForHybrid = new ThreadedKeywordSearcher(fts, thread);
+      threadReady = thread.settled;
+      keywordForHybrid = new ThreadedKeywordSearcher(fts, () => thread.current());
     }
     const hybrid = new HybridSearcher(keywordForHybrid ?? keyword, vector, {
       rrfK: config.retrieval.rrfK,
@@ -166,6 +171,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       },
       search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
       parallelHybrid: keywordForHybrid !== undefined,
+      keywordThreadReady: () => threadReady,
       close: () => {
         closeThread();
         fts.close();
