@@ -107,6 +107,11 @@ export interface Hit {
 export interface Searcher {
   readonly name: string;
   search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]>;
+  /**
+   * `search` for several queries at once, the hits of each in query order, where doing them together saves work
+   * (one pass over the vectors); absent: the caller searches one by one.
+   */
+  searchMany?(queries: readonly string[], k: number, filter?: ChunkFilter): Promise<Hit[][]>;
 }
 
 /** The swap point between embedding models. Vectors are L2-normalised by the embedder. */

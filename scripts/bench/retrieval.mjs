@@ -19,12 +19,12 @@ const { runIngest } = await importDist('src/ingest/run-ingest.js');
 const { buildIndexes } = await importDist('src/indexing/build-indexes.js');
 const { analyzerFromConfig } = await importDist('src/text/analyzer-from-config.js');
 const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
-const { writeFtsIndex } = await importDist('src/indexing/fts-index.js');
+const { writeFtsIndex } = await importDist('src/indexing/fts-writer.js');
 const { applyFaissThreadDefaults } = await importDist('src/indexing/load-faiss.js');
 // As the CLI entry does: FAISS's thread libraries read these when they load.
 applyFaissThreadDefaults(process.env);
 const { createVectorIndex } = await importDist('src/indexing/vector-index.js');
-const { loadLsa } = await importDist('src/indexing/embedders/lsa-embedder.js');
+const { loadLsa } = await importDist('src/indexing/embedders/lsa-store.js');
 const { readVectorMeta, writeVectorMeta } = await importDist('src/indexing/vector-meta.js');
 const { projectPaths } = await importDist('src/paths.js');
 

@@ -4,9 +4,13 @@
 //   2. `eval` answers/s: the 436 FinanceIQ questions over fund-laws-combined.pdf in keyword, vector and hybrid
 //      (offline answerer); the run files are kept in the printed folder so two runs can be diffed;
 //   3. ingest of the whole law library (1,512 Markdown files): wall time and peak RSS of the process;
-//   4. search latency p50/p95 per mode on that library with the STARD dev queries (a loop in one process, k = 10).
-// Usage: node scripts/bench/speed.mjs ../shared/bench [--skip ask,eval,library,search] [--runs 7] [--library-root DIR]
-//   [--eval-runs-before DIR] [--keep]
+//   4. search latency p50/p95 per mode on that library with the STARD dev queries (a loop in one process, k = 10), next
+//      to LanceDB's full-text search over the same units and the same jieba tokens (the ratios printed);
+//   5. building the indexes from the library's units (buildIndexes: keyword index, LSA fit and embedding, vectors) next
+//      to building LanceDB's FTS index over the same tokens; `--build-units N` repeats the units up to N (e.g. 100000);
+//   6. one offline ask on the library vs `--version` (as step 1; needs the library root).
+// Usage: node scripts/bench/speed.mjs ../shared/bench [--skip ask,eval,library,search,build,library-ask] [--runs 7]
+//   [--library-root DIR] [--build-units N] [--eval-runs-before DIR] [--keep]
 //   --library-root: search an already ingested library root instead of the one step 3 builds.
 //   --eval-runs-before: the eval run folder of an earlier run (kept with --keep): counts the records whose prediction
 //     differs (every field but latency_ms and finished_at), to show that a speed change kept the answers.
@@ -17,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { benchArgs, importDist, repo } from './lib/bench-args.mjs';
+import { indexedTokens, lanceFts } from './lib/lancedb-fts.mjs';
 import { searchLatency } from './lib/search-latency.mjs';
 
 const { args, opt, bench, skip } = benchArgs();
@@ -55,9 +60,9 @@ if (!skip.has('ask') || !skip.has('eval')) {
 }
 
 // (1) ask vs --version, paired whole-process runs.
-if (!skip.has('ask')) {
-  const question =
-    '基金托管人应当履行的职责不包括（ ）。A.安全保管基金财产 B.办理与基金托管业务活动有关的信息披露事项 C.对基金财务会计报告出具意见 D.决定基金收益分配方案';
+const question =
+  '基金托管人应当履行的职责不包括（ ）。A.安全保管基金财产 B.办理与基金托管业务活动有关的信息披露事项 C.对基金财务会计报告出具意见 D.决定基金收益分配方案';
+function askVersusVersion(root, label) {
   const wall = (argv) => {
     const t = performance.now();
     const r = spawnSync(process.execPath, [bin, ...argv], { env, encoding: 'utf8' });
@@ -65,18 +70,19 @@ if (!skip.has('ask')) {
     return performance.now() - t;
   };
   wall(['--version']);
-  wall(['--root', fundRoot, 'ask', '--answerer', 'offline', question]); // warm the file cache
+  wall(['--root', root, 'ask', '--answerer', 'offline', question]); // warm the file cache
   const version = [];
   const ask = [];
   for (let i = 0; i < runs; i++) {
     version.push(wall(['--version']));
-    ask.push(wall(['--root', fundRoot, 'ask', '--answerer', 'offline', question]));
+    ask.push(wall(['--root', root, 'ask', '--answerer', 'offline', question]));
   }
   const ratios = ask.map((a, i) => a / version[i]);
-  results.push({ measure: 'ask (offline, hybrid) wall ms, median', value: median(ask).toFixed(0) });
+  results.push({ measure: `ask ${label} (offline, hybrid) wall ms, median`, value: median(ask).toFixed(0) });
   results.push({ measure: '--version wall ms, median', value: median(version).toFixed(0) });
-  results.push({ measure: 'ask / --version (median of paired ratios)', value: median(ratios).toFixed(2) });
+  results.push({ measure: `ask ${label} / --version (median of paired ratios)`, value: median(ratios).toFixed(2) });
 }
+if (!skip.has('ask')) askVersusVersion(fundRoot, 'on fund-laws-combined.pdf');
 
 // (2) eval answers/s.
 if (!skip.has('eval')) {
@@ -154,14 +160,68 @@ if (!skip.has('search') && existsSync(path.join(libRoot, 'index'))) {
     .slice(0, 100)
     .map((r) => [r.question, r.A, r.B, r.C, r.D].join(' '));
   const config = loadConfig({ root: libRoot, env: {} }).config;
+  const latency = {};
   for (const mode of ['keyword', 'vector', 'hybrid']) {
     const { p50, p95, chunks } = await searchLatency({ root: libRoot, config, mode, warmUp, queries });
+    latency[mode] = { p50, p95 };
     results.push({
       measure: `search ${mode} p50 / p95 ms (${queries.length} STARD queries, ${chunks} chunks)`,
       value: `${p50.toFixed(1)} / ${p95.toFixed(1)}`,
     });
   }
+  // LanceDB over the units' stored jieba tokens, queried with the analyzer's tokens of the same questions.
+  const { analyzerFromConfig } = await importDist('src/text/analyzer-from-config.js');
+  const { analyzer } = analyzerFromConfig(libRoot, config);
+  const tokens = (q) => analyzer.tokens(q).join(' ');
+  const { p50, p95 } = lanceFts(indexedTokens(path.join(libRoot, 'index', 'sqlite_fts.db')), warmUp.map(tokens), queries.map(tokens));
+  results.push({ measure: 'LanceDB FTS p50 / p95 ms (same units, same tokens)', value: `${p50.toFixed(1)} / ${p95.toFixed(1)}` });
+  for (const mode of ['keyword', 'vector', 'hybrid']) {
+    results.push({
+      measure: `search ${mode} / LanceDB FTS, p50 / p95`,
+      value: `${(latency[mode].p50 / p50).toFixed(1)} / ${(latency[mode].p95 / p95).toFixed(1)}`,
+    });
+  }
 }
+
+// (5) building the indexes from the library's units, vs LanceDB's FTS index over the same tokens.
+if (!skip.has('build') && existsSync(path.join(libRoot, 'data', 'chunks.jsonl'))) {
+  const { buildIndexes } = await importDist('src/indexing/build-indexes.js');
+  const readJsonl = (file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  let chunks = readJsonl(path.join(libRoot, 'data', 'chunks.jsonl'));
+  let docs = readJsonl(path.join(libRoot, 'data', 'docs_for_index.jsonl'));
+  const units = Number(opt('--build-units', String(chunks.length)));
+  if (units !== chunks.length) {
+    // Repeated units get ids of their own (a larger corpus of the same text).
+    const cycle = (xs) =>
+      Array.from({ length: units }, (_, i) =>
+        i < xs.length ? xs[i] : { ...xs[i % xs.length], chunk_id: `${xs[i % xs.length].chunk_id}~${Math.floor(i / xs.length)}` },
+      );
+    chunks = cycle(chunks);
+    docs = cycle(docs);
+  }
+  const config = { ...loadConfig({ root: libRoot, env: {} }).config, llm: null };
+  const indexDir = path.join(out, 'build-index');
+  const t = performance.now();
+  const built = await buildIndexes({ root: libRoot, config, chunks, docs, indexDir });
+  const seconds = (performance.now() - t) / 1000;
+  const ms = built.timingsMs;
+  results.push({
+    measure: `build ${units} units s (keyword ${(ms.fts / 1000).toFixed(1)}, LSA fit ${(ms.embedder / 1000).toFixed(1)}, embed ${(ms.embed / 1000).toFixed(1)}, vectors ${(ms.vector / 1000).toFixed(1)})`,
+    value: seconds.toFixed(1),
+  });
+  const texts = indexedTokens(path.join(indexDir, 'sqlite_fts.db'));
+  chunks = docs = null;
+  const lance = lanceFts(texts);
+  results.push({ measure: `LanceDB FTS build ${units} units s`, value: lance.seconds.toFixed(1) });
+  results.push({ measure: 'build / LanceDB build', value: (seconds / lance.seconds).toFixed(1) });
+}
+
+// (6) one offline ask on the library.
+if (!skip.has('library-ask') && existsSync(path.join(libRoot, 'index'))) askVersusVersion(libRoot, 'on the law library');
 
 console.log(`\n| measure | value |\n|---|---|`);
 for (const r of results) console.log(`| ${r.measure} | ${r.value} |`);

@@ -30,7 +30,7 @@ const { analyzerFromConfig } = await importDist('src/text/analyzer-from-config.j
 const { normalizeForJudge } = await importDist('src/evaluate/retrieval-metrics.js');
 const { loadQueries } = await importDist('src/evaluate/load-queries.js');
 const { openRetriever } = await importDist('src/retrieve/open-retriever.js');
-const { fitLsa } = await importDist('src/indexing/embedders/lsa-embedder.js');
+const { fitLsa } = await importDist('src/indexing/embedders/lsa-fit.js');
 const { projectPaths } = await importDist('src/paths.js');
 
 const pct = (x) => x.toFixed(3);

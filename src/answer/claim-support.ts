@@ -71,10 +71,15 @@ export class Solver {
     this.blank = blankContext(stem, weights.blankContextChars);
   }
 
-  async retrieve(query: string): Promise<void> {
-    if (query.trim() === '') return;
-    const hits = await this.ctx.retriever.search(query, { mode: this.ctx.mode, k: this.ctx.topK, unitChars: this.ctx.unitChars ?? 0 });
-    for (const hit of hits) {
+  /** Retrieves for each query and pools the hits in query order; the searches run together where the retriever can. */
+  async retrieve(queries: readonly string[]): Promise<void> {
+    const asked = queries.filter((q) => q.trim() !== '');
+    const options = { mode: this.ctx.mode, k: this.ctx.topK, unitChars: this.ctx.unitChars ?? 0 };
+    const { retriever } = this.ctx;
+    const found: Hit[][] = [];
+    if (retriever.searchMany) found.push(...(await retriever.searchMany(asked, options)));
+    else for (const q of asked) found.push(await retriever.search(q, options));
+    for (const hit of found.flat()) {
       if (this.seen.has(hit.chunk.chunk_id)) continue;
       this.seen.add(hit.chunk.chunk_id);
       this.pool.push(hit);

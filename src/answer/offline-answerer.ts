@@ -53,8 +53,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     : judge || question.kind === 'open'
       ? []
       : question.options.map((o) => o.text);
-  await solver.retrieve(question.stem);
-  for (const claim of claims) await solver.retrieve(`${question.stem} ${claim}`);
+  await solver.retrieve([question.stem, ...claims.map((claim) => `${question.stem} ${claim}`)]);
 
   // Topic is judged on the question itself (stem and statements), not the options: unknown option words
   // mean "no evidence", an unknown stem means "not about these books".

@@ -7,7 +7,7 @@ import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import type { Chunk, IndexDoc, Warning } from '../types.js';
 import { createEmbedder } from './embedders/create-embedder.js';
 import { EmbeddingCache, embedWithCache } from './embedding-cache.js';
-import { writeFtsIndex } from './fts-index.js';
+import { writeFtsIndex } from './fts-writer.js';
 import { createVectorIndex } from './vector-index.js';
 import { configuredModel, VECTOR_FILES, writeVectorMeta } from './vector-meta.js';
 

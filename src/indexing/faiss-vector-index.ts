@@ -12,6 +12,9 @@ import { checkDimension, checkK, type VectorIndex, type VectorKind, type VectorS
  */
 const ADD_BATCH = 256;
 
+/** FAISS's `distance_compute_blas_threshold` (its default; faiss-node cannot change it): see `searchMany`. */
+const FAISS_BLAS_QUERIES = 20;
+
 /** HNSW parameters; the efs are stored in the index file, so they survive write/read. */
 export interface HnswParams {
   m: number;
@@ -100,6 +103,40 @@ export class FaissVectorIndex implements VectorIndex {
       }
     });
     return { ids, scores };
+  }
+
+  /**
+   * Several queries in one call. Over a flat index FAISS scores fewer than `FAISS_BLAS_QUERIES` queries one at a time,
+   * each a pass over every vector, and from that many on as one matrix product (BLAS) over blocks of the vectors: so
+   * a smaller batch is padded with zero queries, whose results are dropped. Measured on the law library (66,634 × 256,
+   * 68 MB): five queries take a third of the time of five searches. Scores can differ from `search`'s in the last
+   * bits (another summation order); the neighbours were the same.
+   */
+  searchMany(queries: readonly Float32Array[], k: number): VectorSearchResult[] {
+    for (const q of queries) checkDimension(q, this.dimension, 'query vector');
+    checkK(k);
+    const take = Math.min(k, this.size);
+    if (take === 0) return queries.map(() => ({ ids: [], scores: [] }));
+    if (queries.length < 2 || this.kind !== 'flat') return queries.map((q) => this.search(q, k));
+    const d = this.dimension;
+    const n = Math.max(queries.length, FAISS_BLAS_QUERIES);
+    const flat = new Array<number>(n * d).fill(0);
+    queries.forEach((q, i) => {
+      for (let j = 0; j < d; j += 1) flat[i * d + j] = q[j] as number;
+    });
+    const result = this.index.search(flat, take);
+    return queries.map((_, i) => {
+      const ids: number[] = [];
+      const scores: number[] = [];
+      for (let r = i * take; r < (i + 1) * take; r += 1) {
+        const label = result.labels[r] as number;
+        if (label >= 0) {
+          ids.push(label);
+          scores.push(result.distances[r] as number);
+        }
+      }
+      return { ids, scores };
+    });
   }
 
   write(file: string): void {

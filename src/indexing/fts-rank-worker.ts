@@ -1,7 +1,7 @@
 /** The thread behind `openFtsRankThread`: one read-only connection to the keyword index, ranking one query at a time. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Database } from '../sqlite-database.js';
-import { createFtsRanker } from './fts-index.js';
+import { createFtsRanker } from './fts-ranker.js';
 import type { FtsRankReply, FtsRankRequest, FtsRankThreadData } from './fts-rank-thread.js';
 
 const port = parentPort;

@@ -31,6 +31,11 @@ export interface VectorIndex {
   add(vectors: readonly Float32Array[]): void;
   /** The `k` best rows (fewer when the index holds fewer). */
   search(query: Float32Array, k: number): VectorSearchResult;
+  /**
+   * The `k` best rows of each query, where one call costs less than a search per query (FAISS's flat index: one
+   * pass over the vectors); absent: search one by one.
+   */
+  searchMany?(queries: readonly Float32Array[], k: number): VectorSearchResult[];
   /** Writes the index in FAISS's format (creating the parent folder). */
   write(file: string): void;
 }

@@ -1,4 +1,4 @@
-import { printedPageNumber } from '../indexing/fts-index.js';
+import { printedPageNumber } from '../indexing/chunk-rows.js';
 import type { Chunk, ChunkFilter } from '../types.js';
 
 /**

@@ -72,6 +72,24 @@ export class HybridSearcher implements Searcher {
       this.keyword.search(query, Math.min(depth, this.options.keywordDepth), filter),
       this.vector.search(query, depth, filter),
     ]);
+    return this.fuse(query, kw, vec, k);
+  }
+
+  /**
+   * `search` for each query: every keyword query is started first (posted to the thread, or ranked here), then the
+   * vector searches run together (`Searcher.searchMany`: one pass over a flat FAISS index), then each is fused.
+   */
+  async searchMany(queries: readonly string[], k: number, filter?: ChunkFilter): Promise<Hit[][]> {
+    const depth = Math.max(k, this.options.depth);
+    const keyword = queries.map((q) => this.keyword.search(q, Math.min(depth, this.options.keywordDepth), filter));
+    const vector = this.vector.searchMany
+      ? this.vector.searchMany(queries, depth, filter)
+      : Promise.all(queries.map((q) => this.vector.search(q, depth, filter)));
+    const [kw, vec] = await Promise.all([Promise.all(keyword), vector]);
+    return queries.map((q, i) => this.fuse(q, kw[i]!, vec[i]!, k));
+  }
+
+  private fuse(query: string, kw: Hit[], vec: Hit[], k: number): Hit[] {
     const fused = reciprocalRankFusion(
       [
         { name: this.keyword.name, hits: kw, weight: this.options.weights.keyword },

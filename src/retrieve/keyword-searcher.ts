@@ -15,17 +15,20 @@ export class KeywordSearcher implements Searcher {
 /**
  * BM25 as `KeywordSearcher` gives it, ranked on a worker thread (fts-rank-thread.ts). The query terms are chosen and
  * posted before `search` returns its promise, so a caller that then runs other work on this thread (the hybrid's
- * vector scan) overlaps the two; the rows come back to this thread's index for their chunks.
+ * vector scan) overlaps the two; the rows come back to this thread's index for their chunks. Until the thread is
+ * ready (`thread()` null), queries are ranked on this thread, with the same result.
  */
 export class ThreadedKeywordSearcher implements Searcher {
   readonly name = 'keyword';
   constructor(
     private readonly fts: FtsIndex,
-    private readonly thread: FtsRankThread,
+    private readonly thread: () => FtsRankThread | null,
   ) {}
 
   search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     if (k <= 0) return Promise.resolve([]);
-    return this.thread.rank(this.fts.queryTerms(query), this.fts.rankDepth(k), filter).then((rows) => this.fts.hitsFor(query, rows, k));
+    const thread = this.thread();
+    if (!thread) return Promise.resolve(this.fts.search(query, k, filter));
+    return thread.rank(this.fts.queryTerms(query), this.fts.rankDepth(k), filter).then((rows) => this.fts.hitsFor(query, rows, k));
   }
 }

@@ -51,6 +51,8 @@ export interface OpenedRetriever extends Retriever {
   chunksBySeq(source: string, from: number, to: number): Chunk[];
   /** At most `limit` chunks whose printed pages overlap [from, to], of one book or (null) any, in index order. */
   chunksOnPages(book: string | null, from: number, to: number, limit: number): Chunk[];
+  /** Settles once the keyword thread is ready (true), or when there is none or it could not start (false). */
+  keywordThreadReady(): Promise<boolean>;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   }
   let closeEmbedder = (): void => undefined;
   let closeThread = (): void => undefined;
+  let threadReady: Promise<boolean> = Promise.resolve(false);
   let keywordForHybrid: Searcher | undefined;
   try {
     // Chunks are read from SQLite by key when a hit needs them; the whole table is loaded only when a caller
@@ -120,10 +123,12 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
     if (fts.count >= config.retrieval.parallelAbove) {
-      const { openFtsRankThread } = await import('../indexing/fts-rank-thread.js');
-      const thread = await openFtsRankThread(fts.file, fts.rankerOptions);
+      // Not waited for: until the thread is ready, keyword queries rank here (a one-shot ask is over before then).
+      const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
+      const thread = startFtsRankThread(fts.file, fts.rankerOptions);
       closeThread = () => void thread.close();
-      keywordForHybrid = new ThreadedKeywordSearcher(fts, thread);
+      threadReady = thread.settled;
+      keywordForHybrid = new ThreadedKeywordSearcher(fts, () => thread.current());
     }
     const hybrid = new HybridSearcher(keywordForHybrid ?? keyword, vector, {
       rrfK: config.retrieval.rrfK,
@@ -174,7 +179,9 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
         return known;
       },
       search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
+      searchMany: (queries, opts) => retrieveMany(searchers, neighbourhood, queries, opts, config.retrieval.neighbours),
       parallelHybrid: keywordForHybrid !== undefined,
+      keywordThreadReady: () => threadReady,
       close: () => {
         closeThread();
         fts.close();
@@ -202,12 +209,57 @@ export async function retrieve(
   defaultNeighbours = 0,
 ): Promise<Hit[]> {
   if (query.trim() === '' || options.k <= 0) return [];
+  const candidates = await searchers[options.mode].search(query, candidateCount(wanted(options)), options.filter);
+  return finishRetrieval(neighbourhood, query, candidates, options, defaultNeighbours);
+}
+
+/**
+ * `retrieve` for several queries, whose searches run together where the mode's searcher can (`Searcher.searchMany`):
+ * each query gets exactly the hits `retrieve` gives it, up to the last bits of vector scores (see
+ * `FaissVectorIndex.searchMany`).
+ */
+export async function retrieveMany(
+  searchers: Readonly<Record<RetrievalMode, Searcher>>,
+  neighbourhood: (hits: readonly Hit[], n: number) => readonly Chunk[],
+  queries: readonly string[],
+  options: RetrieveOptions,
+  defaultNeighbours = 0,
+): Promise<Hit[][]> {
   const searcher = searchers[options.mode];
+  const asked = queries.filter((q) => q.trim() !== '');
+  if (!searcher.searchMany || asked.length < 2 || options.k <= 0) {
+    const out: Hit[][] = [];
+    for (const q of queries) out.push(await retrieve(searchers, neighbourhood, q, options, defaultNeighbours));
+    return out;
+  }
+  const found = await searcher.searchMany(asked, candidateCount(wanted(options)), options.filter);
+  const byQuery = new Map(asked.map((q, i) => [q, found[i]!] as const));
+  return queries.map((q) => {
+    const candidates = byQuery.get(q);
+    return candidates ? finishRetrieval(neighbourhood, q, candidates, options, defaultNeighbours) : [];
+  });
+}
+
+/** Room for k hits of units a fifth of unitChars long (article units are rarely shorter), within BUDGET_MAX_HITS. */
+function wanted(options: RetrieveOptions): number {
   const unitChars = options.unitChars ?? 0;
-  // Room for k hits of units a fifth of unitChars long (article units are rarely shorter), within BUDGET_MAX_HITS.
-  const want = unitChars > 0 ? Math.max(options.k, Math.min(BUDGET_MAX_HITS, options.k * 5)) : options.k;
-  const candidates = await searcher.search(query, candidateCount(want), options.filter);
-  const ranked = takeEvidence(dedupeHits(applyQuotePriority(query, applyExamPriority(query, candidates))), options.k, unitChars, want);
+  return unitChars > 0 ? Math.max(options.k, Math.min(BUDGET_MAX_HITS, options.k * 5)) : options.k;
+}
+
+/** A search's candidates through the rules, deduplication, the cut and neighbour expansion (`retrieve`). */
+function finishRetrieval(
+  neighbourhood: (hits: readonly Hit[], n: number) => readonly Chunk[],
+  query: string,
+  candidates: Hit[],
+  options: RetrieveOptions,
+  defaultNeighbours: number,
+): Hit[] {
+  const ranked = takeEvidence(
+    dedupeHits(applyQuotePriority(query, applyExamPriority(query, candidates))),
+    options.k,
+    options.unitChars ?? 0,
+    wanted(options),
+  );
   const n = options.neighbours ?? defaultNeighbours;
   return n > 0 ? dedupeHits(expandNeighbours(ranked, neighbourhood(ranked, n), n)) : ranked;
 }

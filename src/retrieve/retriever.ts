@@ -24,6 +24,12 @@ export const BUDGET_MAX_HITS = 100;
 /** An opened index: what `ask`, `search` and `eval` query. Built by `openRetriever({ root, config })`. */
 export interface Retriever {
   search(query: string, options: RetrieveOptions): Promise<Hit[]>;
+  /**
+   * `search` for several queries with the same options, the hits of each in query order: the vector searches of a
+   * hybrid or vector retrieval run together (one pass over a flat FAISS index). The offline answerer retrieves its
+   * stem and each option this way. Absent: call `search` per query.
+   */
+  searchMany?(queries: readonly string[], options: RetrieveOptions): Promise<Hit[][]>;
   /** Looks a chunk up by id. */
   chunk(id: string): Chunk | undefined;
   /**

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { hanCharacters, okapiBm25, rescoreByCharacters, type CharacterStatistics } from '../../src/indexing/character-rescorer.js';
-import { openFtsIndex, writeFtsIndex } from '../../src/indexing/fts-index.js';
+import { openFtsIndex } from '../../src/indexing/fts-index.js';
+import { writeFtsIndex } from '../../src/indexing/fts-writer.js';
 import { openFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
 import { KeywordSearcher, ThreadedKeywordSearcher } from '../../src/retrieve/keyword-searcher.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
@@ -97,7 +98,7 @@ void describe('character re-scoring of the keyword ranking', () => {
     const thread = await openFtsRankThread(file, fts.rankerOptions);
     try {
       const local = await new KeywordSearcher(fts).search(QUESTION, 3);
-      const threaded = await new ThreadedKeywordSearcher(fts, thread).search(QUESTION, 3);
+      const threaded = await new ThreadedKeywordSearcher(fts, () => thread).search(QUESTION, 3);
       assert.deepEqual(
         threaded.map((h) => [h.chunk.chunk_id, h.score]),
         local.map((h) => [h.chunk.chunk_id, h.score]),

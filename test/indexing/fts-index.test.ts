@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildFtsQuery } from '../../src/indexing/fts-query.js';
-import { BM25_WEIGHTS, createFtsRanker, openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
+import { openFtsIndex, type FtsIndex } from '../../src/indexing/fts-index.js';
+import { BM25_WEIGHTS, createFtsRanker } from '../../src/indexing/fts-ranker.js';
 import { DEFAULT_TWO_STAGE } from '../../src/indexing/fts-two-stage.js';
 import { projectPaths } from '../../src/paths.js';
 import { loadConfig } from '../../src/config/load-config.js';

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fitLsa, loadLsa, lsaFeatures, type LsaWeighting } from '../../src/indexing/embedders/lsa-embedder.js';
+import { lsaFeatures, type LsaWeighting } from '../../src/indexing/embedders/lsa-features.js';
+import { fitLsa } from '../../src/indexing/embedders/lsa-fit.js';
+import { loadLsa, saveLsa } from '../../src/indexing/embedders/lsa-store.js';
 import { innerProduct } from '../../src/indexing/embedders/vector-math.js';
 import { randomizedSvd, symmetricEigen } from '../../src/indexing/embedders/randomized-svd.js';
 import { NotReadyError } from '../../src/errors.js';
@@ -49,7 +51,7 @@ describe('LSA embedder', () => {
     assert.deepEqual(a.embed('完全陌生'), new Float32Array(a.dimension)); // no known feature → zero vector
     const dir = mkdtempSync(path.join(os.tmpdir(), 'lsa-'));
     try {
-      a.save(dir);
+      saveLsa(a, dir);
       const loaded = loadLsa(dir, analyzer);
       assert.equal(loaded.id, a.id);
       assert.deepEqual(loaded.embed('托管 财产'), v);

@@ -3,7 +3,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writ
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fitLsa, loadLsa } from '../../src/indexing/embedders/lsa-embedder.js';
+import { fitLsa } from '../../src/indexing/embedders/lsa-fit.js';
+import { loadLsa, saveLsa } from '../../src/indexing/embedders/lsa-store.js';
 import { NotReadyError } from '../../src/errors.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
 import { readTermTable } from '../../src/text/term-table.js';
@@ -23,7 +24,7 @@ describe('LSA model loaded from disk', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lsa-rows-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const { model } = fitLsa(analyzer, CORPUS, { dimension: 3 });
-  model.save(dir);
+  saveLsa(model, dir);
 
   it('embeds exactly as the fitted model, reading only the rows a text needs', async () => {
     const loaded = loadLsa(dir, analyzer);

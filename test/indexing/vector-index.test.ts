@@ -169,6 +169,26 @@ void describe('FAISS backend', () => {
     }
   });
 
+  void test('searchMany gives each query the ids search gives it, scores within 1e-5, flat and HNSW', async (t) => {
+    if (faissSkip) return t.skip(faissSkip);
+    for (const kind of ['flat', 'hnsw'] as const) {
+      const faiss = await createVectorIndex({ dimension: DIM, kind, backend: 'faiss' });
+      faiss.add(vectors);
+      // Five queries (padded to FAISS's matrix-product path), one, and more than the padding.
+      for (const batch of [queries.slice(0, 5), queries.slice(0, 1), [...queries, ...queries.slice(0, 3)]]) {
+        const many = faiss.searchMany?.(batch, K);
+        assert.ok(many, 'FAISS indexes search in batches');
+        assert.equal(many.length, batch.length);
+        batch.forEach((q, i) => {
+          const one = faiss.search(q, K);
+          assert.deepEqual(many[i]!.ids, one.ids, `${kind} query ${i} of ${batch.length}`);
+          many[i]!.scores.forEach((s, j) => assert.ok(Math.abs(s - one.scores[j]!) < 1e-5, `score ${s} vs ${one.scores[j]}`));
+        });
+      }
+      assert.deepEqual(faiss.searchMany?.([], K), []);
+    }
+  });
+
   void test('files cross between backends: identical bytes and identical results', async (t) => {
     if (faissSkip) return t.skip(faissSkip);
     const faiss = await createVectorIndex({ dimension: DIM, kind: 'flat', backend: 'faiss' });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { openFtsIndex, writeFtsIndex } from '../../src/indexing/fts-index.js';
+import { openFtsIndex } from '../../src/indexing/fts-index.js';
+import { writeFtsIndex } from '../../src/indexing/fts-writer.js';
 import { matchesFilter } from '../../src/retrieve/chunk-filter.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
 import { makeTempRoot } from '../helpers/temp-root.js';

@@ -4,9 +4,12 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, PARALLEL_ABOVE } from '../../src/config/load-config.js';
 import { UserError } from '../../src/errors.js';
-import { openFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
+import { openFtsIndex } from '../../src/indexing/fts-index.js';
+import { openFtsRankThread, startFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
+import { projectPaths } from '../../src/paths.js';
 import { openRetriever, type OpenedRetriever } from '../../src/retrieve/open-retriever.js';
 import { RETRIEVAL_MODES } from '../../src/retrieve/retriever.js';
+import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import type { ChunkFilter } from '../../src/types.js';
 import { makeTempRoot } from '../helpers/temp-root.js';
 import { buildFixtureIndex, type FixtureIndex } from './fixture-index.js';
@@ -23,6 +26,8 @@ describe('hybrid search with the keyword query on a worker thread', () => {
     const withParallelAbove = (n: number) => ({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: n } });
     parallel = await openRetriever({ root: fx.root, config: withParallelAbove(1) });
     inProcess = await openRetriever({ root: fx.root, config: withParallelAbove(1000) });
+    // The thread starts without being waited for; these tests are about the ranking it does once ready.
+    assert.equal(await parallel.keywordThreadReady(), true);
   });
   after(() => {
     parallel.close();
@@ -78,6 +83,33 @@ describe('the keyword ranking thread', () => {
       );
     } finally {
       tmp.cleanup();
+    }
+  });
+});
+
+describe('a keyword ranking thread started without waiting', () => {
+  it('is not there at once, then ranks as the index does on this thread; an unstartable one settles false', async () => {
+    const fx = await buildFixtureIndex();
+    const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
+    const started = startFtsRankThread(fts.file, fts.rankerOptions);
+    try {
+      assert.equal(started.current(), null);
+      assert.equal(await started.settled, true);
+      const thread = started.current();
+      assert.ok(thread);
+      for (const q of QUERIES) {
+        const terms = fts.queryTerms(q);
+        const rows = await thread.rank(terms, fts.rankDepth(5));
+        assert.deepEqual(fts.hitsFor(q, rows, 5), fts.search(q, 5), q);
+      }
+      const missing = startFtsRankThread(path.join(fx.root, 'none.db'), fts.rankerOptions);
+      assert.equal(await missing.settled, false);
+      assert.equal(missing.current(), null);
+      await missing.close();
+    } finally {
+      await started.close();
+      fts.close();
+      fx.cleanup();
     }
   });
 });

@@ -84,6 +84,36 @@ describe('retriever on the fixture corpus', () => {
     assert.equal(expanded?.chunk.page_end, '89');
   });
 
+  it('searchMany gives every query the hits search gives it, in every mode, on the JS and the FAISS backend', async () => {
+    const queries = [...GOLD.map((g) => g.q), '', GOLD[0]!.q, '表2-1 基金托管人'];
+    const faiss = await openRetriever({ root: fx.root, config: fx.config, backend: 'faiss' }).catch(() => null);
+    try {
+      for (const r of faiss ? [retriever, faiss] : [retriever]) {
+        for (const mode of RETRIEVAL_MODES) {
+          for (const options of [
+            { mode, k: 5 },
+            { mode, k: 3, unitChars: 400, neighbours: 1 },
+          ]) {
+            const many = await r.searchMany?.(queries, options);
+            assert.ok(many, 'the opened retriever searches in batches');
+            assert.equal(many.length, queries.length);
+            for (const [i, q] of queries.entries()) {
+              const one = await r.search(q, options);
+              assert.deepEqual(
+                many[i]!.map((h) => h.chunk.chunk_id),
+                one.map((h) => h.chunk.chunk_id),
+                `${r.vectorBackend} ${mode} "${q}"`,
+              );
+              many[i]!.forEach((h, j) => assert.ok(Math.abs(h.score - one[j]!.score) < 1e-5, `${mode} "${q}" score`));
+            }
+          }
+        }
+      }
+    } finally {
+      faiss?.close();
+    }
+  });
+
   it('returns nothing for empty or punctuation-only queries', async () => {
     for (const mode of RETRIEVAL_MODES) {
       assert.deepEqual(await retriever.search('   ', { mode, k: 5 }), []);

@@ -4,7 +4,8 @@ import { NotReadyError } from '../../errors.js';
 import { projectPaths } from '../../paths.js';
 import type { Analyzer } from '../../text/analyzer.js';
 import type { Embedder } from '../../types.js';
-import { fitLsa, loadLsa, lsaCorpusHash, savedLsaCorpusHash, type LsaFitOptions } from './lsa-embedder.js';
+import { fitLsa, lsaCorpusHash, type LsaFitOptions } from './lsa-fit.js';
+import { loadLsa, saveLsa, savedLsaCorpusHash } from './lsa-store.js';
 
 /** Where a fitted embedder keeps its state inside an index folder. */
 export function embedderStateDir(indexDir: string): string {
@@ -54,7 +55,7 @@ export async function createEmbedder(config: ExamCopilotConfig, options: CreateE
         if (savedLsaCorpusHash(previousDir) === lsaCorpusHash(options.analyzer, options.textsForFit, fitOptions)) {
           try {
             const model = loadLsa(previousDir, options.analyzer);
-            model.save(dir);
+            saveLsa(model, dir);
             return { embedder: model, reused: true };
           } catch {
             // An unreadable previous fit is simply refitted.
@@ -62,7 +63,7 @@ export async function createEmbedder(config: ExamCopilotConfig, options: CreateE
         }
       }
       const { model, vectors } = fitLsa(options.analyzer, options.textsForFit, fitOptions, options.onFitProgress);
-      model.save(dir);
+      saveLsa(model, dir);
       return { embedder: model, reused: false, corpusVectors: vectors };
     }
     case 'transformers': {
