@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { parseXml } from './xml-check.js';
 import { goldenDir, makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 // Offline, no colour, no spinner, and no LLM from the developer's environment.
@@ -19,7 +20,7 @@ const env = {
   EXAM_COPILOT_LLM_BASE_URL: '',
   EXAM_COPILOT_LLM_API_KEY: '',
 };
-const tmp = makeTempRoot({ sample: true });
+const tmp = await sampleRoot();
 const root = tmp.root;
 const dataset = path.join(root, 'rawdoc', 'validation.csv');
 
@@ -77,10 +78,6 @@ const stable = (r: JsonReport): unknown => ({
   })),
 });
 
-before(() => {
-  const r = cli(['ingest']);
-  assert.equal(r.status, 0, r.stderr);
-});
 after(() => tmp.cleanup());
 
 void describe('eval CLI', () => {
