@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { EndpointConfig } from '../config/load-config.js';
+import { LLM_CACHE_DEFAULTS, type EndpointConfig } from '../config/load-config.js';
 import { redactUrl } from '../config/redact.js';
 import { Database, type SqliteDatabase } from '../sqlite-database.js';
 import type { ChatRequest, ChatResult } from './llm-chat.js';
@@ -37,9 +37,9 @@ export interface LlmResponseCache {
 }
 
 export interface OpenLlmCacheOptions {
-  /** Default 10,000. */
+  /** Most entries kept (`llm.cacheMaxEntries`; default `LLM_CACHE_DEFAULTS`, from the configuration). */
   maxEntries?: number | undefined;
-  /** Default 64 MiB. */
+  /** Most bytes of stored values kept (`llm.cacheMaxBytes`). */
   maxBytes?: number | undefined;
   /** The one redactor, applied to the whole stored value. */
   redact: (t: string) => string;
@@ -84,8 +84,8 @@ export function openLlmCache(file: string, options: OpenLlmCacheOptions): LlmRes
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.transaction(() => migrate(db)).immediate();
-  const maxEntries = options.maxEntries ?? 10_000;
-  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const maxEntries = options.maxEntries ?? LLM_CACHE_DEFAULTS.maxEntries;
+  const maxBytes = options.maxBytes ?? LLM_CACHE_DEFAULTS.maxBytes;
   const keepEntries = Math.ceil(maxEntries * EVICT_TO);
   const keepBytes = Math.floor(maxBytes * EVICT_TO);
   const select = db.prepare<[string], { value: string }>('SELECT value FROM responses WHERE key = ?');

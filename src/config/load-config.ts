@@ -92,6 +92,12 @@ export const DEFAULT_USER_DICT = 'rawdoc/userdict.txt';
 /** Reads a value from the merged environment (`.env` under the process environment); blank counts as unset. */
 type EnvLookup = (...names: string[]) => string | undefined;
 
+/** The LLM response cache's bounds when `llm.cacheMaxEntries` / `llm.cacheMaxBytes` are not set. */
+export const LLM_CACHE_DEFAULTS = { maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 } as const;
+
+/** Time limit for the OCR of one page when `ingest.ocrPageTimeoutMs` is not set: a full book page takes seconds. */
+export const OCR_PAGE_TIMEOUT_DEFAULT_MS = 120_000;
+
 /**
  * Reads configuration from, in increasing precedence: defaults, `exam-copilot.config.json` in the root,
  * `.env` in the root, and the process environment. Problems that still leave a usable value become
@@ -111,7 +117,7 @@ export function loadConfig(options: { root: string; env?: NodeJS.ProcessEnv }): 
       fileTimeoutMs: file.pdf?.fileTimeoutMs ?? 300_000,
       password: pick('EXAM_COPILOT_PDF_PASSWORD') ?? file.pdf?.password,
     },
-    ingest: { ocr: file.ingest?.ocr ?? 'auto', ocrPageTimeoutMs: file.ingest?.ocrPageTimeoutMs ?? 120_000 },
+    ingest: { ocr: file.ingest?.ocr ?? 'auto', ocrPageTimeoutMs: file.ingest?.ocrPageTimeoutMs ?? OCR_PAGE_TIMEOUT_DEFAULT_MS },
     embedder: resolveEmbedder(file, pick, llm),
     vector: resolveVector(file, pick),
     retrieval: {
@@ -149,7 +155,7 @@ function readConfigFile(configFile: string): ConfigFile {
   } catch (error) {
     if (!(error instanceof ConfigIssue)) throw error;
     const where = error.path.length > 0 ? error.path.join('.') : '(top level)';
-    throw new UserError(`${configFile}: ${where}: ${error.message}; see the README's Configuration section`);
+    throw new UserError(`${configFile}: ${where}: ${error.message}; see docs/configuration.md`);
   }
 }
 
@@ -213,8 +219,8 @@ function resolveLlm(file: ConfigFile, pick: EnvLookup, warnings: Warning[]): Exa
     deadlineMs,
     maxRetries: envInteger(pick, 'EXAM_COPILOT_LLM_MAX_RETRIES', file.llm?.maxRetries ?? 3, 0, warnings),
     concurrency: envInteger(pick, 'EXAM_COPILOT_LLM_CONCURRENCY', file.llm?.concurrency ?? 4, 1, warnings),
-    cacheMaxEntries: file.llm?.cacheMaxEntries ?? 10_000,
-    cacheMaxBytes: file.llm?.cacheMaxBytes ?? 64 * 1024 * 1024,
+    cacheMaxEntries: file.llm?.cacheMaxEntries ?? LLM_CACHE_DEFAULTS.maxEntries,
+    cacheMaxBytes: file.llm?.cacheMaxBytes ?? LLM_CACHE_DEFAULTS.maxBytes,
     tools: file.llm?.tools ?? 'auto',
   };
 }

@@ -360,8 +360,3 @@ export function writeReports(report: EvalReport, targets: ReportTargets, gate?: 
   put(targets.html, () => renderHtmlReport(report));
   return written;
 }
-
-/** The records of a mode whose answer was wrong (for reporters). */
-export function wrongRecords(report: EvalReport, mode: AnswerMode): RunRecord[] {
-  return (report.records[mode] ?? []).filter((r) => !r.correct);
-}

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAgentAsk } from '../../src/agent/run-agent-ask.js';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
 import { Database } from '../../src/sqlite-database.js';
 import {
   chatMessages,
@@ -16,7 +15,8 @@ import {
   type RecordedRequest,
   type ScriptedResponse,
 } from '../helpers/fake-openai-server.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 /**
  * The agent goes through the one LLM transport: what the one-shot path guarantees (redaction, the bounded cache that
@@ -124,7 +124,7 @@ describe('the agent on the one LLM transport', () => {
   const configFor = (patch: Record<string, string>): ExamCopilotConfig => loadConfig({ root: tmp.root, env: { ...env, ...patch } }).config;
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     server = await startFakeOpenAiServer();
     env = {
       EXAM_COPILOT_LLM_BASE_URL: server.baseURL,
@@ -133,7 +133,6 @@ describe('the agent on the one LLM transport', () => {
       EXAM_COPILOT_LLM_MAX_RETRIES: '0',
     };
     config = configFor({});
-    await runIngest({ root: tmp.root, config });
   });
   after(async () => {
     await server.close();

@@ -6,7 +6,6 @@ import { after, before, describe, it } from 'node:test';
 import { openAgentSession, runAgentAsk, type AgentSessionOptions } from '../../src/agent/run-agent-ask.js';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
 import {
   chatMessages,
   chatReply,
@@ -15,7 +14,8 @@ import {
   type RecordedRequest,
   type ScriptedResponse,
 } from '../helpers/fake-openai-server.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
 
@@ -96,7 +96,7 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
   });
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     server = await startFakeOpenAiServer();
     config = loadConfig({
       root: tmp.root,
@@ -108,7 +108,6 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
         EXAM_COPILOT_LLM_TIMEOUT_MS: '2000',
       },
     }).config;
-    await runIngest({ root: tmp.root, config });
   });
   after(async () => {
     await server.close();
@@ -331,12 +330,11 @@ describe('ask --agent against a scripted OpenAI-compatible server', () => {
 });
 
 describe('ask --agent through the CLI', () => {
-  it('is a not-ready error (exit 5, one line) without an LLM', () => {
-    const tmp = makeTempRoot({ sample: true });
+  it('is a not-ready error (exit 5, one line) without an LLM', async () => {
+    const tmp = await sampleRoot();
     try {
       const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
       const env = { ...process.env, NO_COLOR: '1', OPENAI_BASE_URL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', EXAM_COPILOT_LLM_MODEL: '' };
-      assert.equal(spawnSync(process.execPath, [bin, '--root', tmp.root, '--quiet', 'ingest'], { env }).status, 0);
       const r = spawnSync(process.execPath, [bin, '--root', tmp.root, 'ask', '--agent', QUESTION], { env, encoding: 'utf8' });
       assert.equal(r.status, 5);
       assert.equal(r.stderr.trim().split('\n').length, 1);

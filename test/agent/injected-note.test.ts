@@ -14,7 +14,8 @@ import {
   type RecordedRequest,
   type ScriptedResponse,
 } from '../helpers/fake-openai-server.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 /**
  * Issue 33: a note planted in rawdoc/ tells the model the answer and its confidence. A model that obeys what it reads
@@ -110,7 +111,7 @@ describe('a planted instruction in rawdoc/ and a model that obeys it', () => {
   const env: Record<string, string> = {};
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true, files: { 'rawdoc/planted-note.md': NOTE } });
+    tmp = await sampleRoot({ files: { 'rawdoc/planted-note.md': NOTE } });
     server = await startFakeOpenAiServer();
     Object.assign(env, {
       EXAM_COPILOT_LLM_BASE_URL: server.baseURL,

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chatMessages, chatReply, errorReply, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 const KEY = 'sk-cli-test-secret-0123456789';
@@ -44,7 +45,7 @@ describe('ask through the CLI with an OpenAI-compatible endpoint', () => {
   let env: Record<string, string>;
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     server = await startFakeOpenAiServer();
     env = {
       EXAM_COPILOT_LLM_BASE_URL: server.baseURL,
@@ -52,8 +53,6 @@ describe('ask through the CLI with an OpenAI-compatible endpoint', () => {
       EXAM_COPILOT_LLM_MODEL: 'fake-model',
       EXAM_COPILOT_LLM_MAX_RETRIES: '1',
     };
-    const ingest = await cli(tmp.root, ['--quiet', 'ingest'], {});
-    assert.equal(ingest.status, 0, ingest.stderr);
   });
   after(async () => {
     await server.close();

@@ -4,18 +4,16 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runAsk } from '../../src/answer/run-ask.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
 import { formatAnswer } from '../../src/cli/report/ask.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 // The real pipeline over the sample textbook: ingest → openRetriever → offline answer.
 const hasSample = existsSync(path.join(repoRoot, 'rawdoc', 'validation.csv'));
 let tr: TempRoot;
 before(async () => {
   if (!hasSample) return;
-  tr = makeTempRoot({ sample: true });
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  await runIngest({ root: tr.root, config });
+  tr = await sampleRoot();
 });
 after(() => tr?.cleanup());
 

@@ -8,7 +8,6 @@ import { answerQuestion, type AnswerDeps } from '../../src/answer/answer-questio
 import type { AnswerResult } from '../../src/answer/answer-types.js';
 import { questionFromParts } from '../../src/answer/parse-question.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
 import { projectPaths } from '../../src/paths.js';
 import { openRetriever, type OpenedRetriever } from '../../src/retrieve/open-retriever.js';
 import type { Retriever } from '../../src/retrieve/retriever.js';
@@ -16,7 +15,8 @@ import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import type { Analyzer } from '../../src/text/analyzer.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
 import { decodePassageTokens, encodePassageTokens, headingText, planWindows, segmentPassage } from '../../src/text/passage-windows.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 describe('window plan', () => {
   it('cuts clauses, sentences and sentence pairs, bridging a sentence cut at a bare line break', () => {
@@ -106,9 +106,8 @@ describe('passage tokens stored at ingest', { skip: !hasSample && 'no sample tex
   let retriever: OpenedRetriever;
   let analyzer: Analyzer;
   before(async () => {
-    tr = makeTempRoot({ sample: true });
+    tr = await sampleRoot();
     const { config } = loadConfig({ root: tr.root, env: {} });
-    await runIngest({ root: tr.root, config });
     analyzer = analyzerFromConfig(tr.root, config).analyzer;
     retriever = await openRetriever({ root: tr.root, config });
   });

@@ -61,7 +61,7 @@ describe('config file schema', () => {
         () => loadConfig({ root: tmp.root, env: {} }),
         (error: unknown) =>
           error instanceof UserError &&
-          error.message === `${file}: retrieval.depth: Too small: expected number to be >0; see the README's Configuration section`,
+          error.message === `${file}: retrieval.depth: Too small: expected number to be >0; see docs/configuration.md`,
       );
       writeFileSync(file, JSON.stringify([1]));
       assert.throws(

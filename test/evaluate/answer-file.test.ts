@@ -10,8 +10,8 @@ import type { OptionVerdict } from '../../src/answer/answer-types.js';
 import { verdictsCell } from '../../src/evaluate/answer-sheet.js';
 import { runAnswerFile, type AnsweredRow } from '../../src/evaluate/run-answer-file.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 const Q1 = ['S001', '根据证券投资基金的定义，基金财产由（　）负责保管。', '基金托管人', '基金管理人', '基金销售机构', '基金份额登记机构'];
@@ -23,9 +23,8 @@ describe('answer: a question-only set answered and written back', () => {
   const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     config = loadConfig({ root: tmp.root, env: {} }).config;
-    await runIngest({ root: tmp.root, config });
   });
   after(() => tmp.cleanup());
 

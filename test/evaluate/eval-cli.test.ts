@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { defaultRunDir } from '../../src/evaluate/run-files.js';
 import { parseXml } from './xml-check.js';
 import { goldenDir, makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 // Offline, no colour, no spinner, and no LLM from the developer's environment.
@@ -20,7 +21,7 @@ const env = {
   EXAM_COPILOT_LLM_BASE_URL: '',
   EXAM_COPILOT_LLM_API_KEY: '',
 };
-const tmp = makeTempRoot({ sample: true });
+const tmp = await sampleRoot();
 const root = tmp.root;
 const dataset = path.join(root, 'rawdoc', 'validation.csv');
 
@@ -78,10 +79,6 @@ const stable = (r: JsonReport): unknown => ({
   })),
 });
 
-before(() => {
-  const r = cli(['ingest']);
-  assert.equal(r.status, 0, r.stderr);
-});
 after(() => tmp.cleanup());
 
 void describe('eval CLI', () => {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,9 +14,9 @@ import {
   type RecordedRequest,
   type ScriptedResponse,
 } from '../helpers/fake-openai-server.js';
-import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
-const tmp = makeTempRoot({ sample: true });
+const tmp = await sampleRoot();
 const root = tmp.root;
 const dataset = path.join(root, 'rawdoc', 'validation.csv');
 let server: FakeOpenAiServer;
@@ -75,11 +74,6 @@ function llmConfig(): ExamCopilotConfig {
 }
 
 before(async () => {
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', root, 'ingest'], {
-    encoding: 'utf8',
-    env: { ...process.env, EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '' },
-  });
-  assert.equal(r.status, 0, r.stderr);
   server = await startFakeOpenAiServer({ handler });
 });
 after(async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
@@ -10,18 +10,15 @@ import { evalWorkerCount, openEvalPool, POOL_MIN_ANSWERS } from '../../src/evalu
 import { memoizeAnalyzer } from '../../src/text/memoize-analyzer.js';
 import type { RunRecord } from '../../src/evaluate/eval-types.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
 import { makeTempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
-const tmp = makeTempRoot({ sample: true });
+const tmp = await sampleRoot();
 const root = tmp.root;
 const config = { ...loadConfig({ root, env: {} }).config, llm: null };
 const dataset = path.join(root, 'rawdoc', 'validation.csv');
 
-before(async () => {
-  await runIngest({ root, config });
-});
 after(() => tmp.cleanup());
 
 /** What a run decides per question, without timings. */

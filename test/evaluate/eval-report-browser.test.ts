@@ -8,7 +8,8 @@ import type { Browser, Page } from 'puppeteer-core';
 import type { RunRecord } from '../../src/evaluate/eval-types.js';
 import { readRunFile } from '../../src/evaluate/run-files.js';
 import { launchHeadless, skipWithoutBrowser, type HeadlessChromium } from '../helpers/headless-chromium.js';
-import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 const MODES = ['keyword', 'vector', 'hybrid'] as const;
@@ -50,12 +51,11 @@ describe('the eval HTML report in a real browser', { skip: skipWithoutBrowser },
   let ids: string[] = [];
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     const run = (args: string[]): void => {
       const r = spawnSync(process.execPath, [bin, '--root', tmp.root, ...args], { env, encoding: 'utf8', timeout: 300_000 });
       assert.equal(r.status, 0, r.stderr);
     };
-    run(['ingest']);
     const html = path.join(tmp.root, 'reports', 'eval.html');
     const runs = path.join(tmp.root, 'runs');
     const evalArgs = [

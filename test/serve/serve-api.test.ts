@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../../src/serve/run-serve.js';
 import { chatMessages, chatReply, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 import { runOfflineCli } from '../helpers/run-cli.js';
 import { makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
 const KEY = 'sk-serve-test-secret-0123456789';
@@ -57,7 +58,7 @@ describe('serve: the JSON API and files over real HTTP', () => {
   let base: string;
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     // A Markdown note beside the PDFs: notes open rendered, scrolled to the marked passage.
     writeFileSync(
       path.join(tmp.root, 'rawdoc', '笔记.md'),
@@ -277,7 +278,7 @@ describe('serve: the LLM key never reaches the page', () => {
   let server: RunningServer;
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     llm = await startFakeOpenAiServer();
     llm.setHandler((req) => {
       const text = chatMessages(req)
@@ -290,7 +291,6 @@ describe('serve: the LLM key never reaches the page', () => {
       root: tmp.root,
       env: { EXAM_COPILOT_LLM_BASE_URL: llm.baseURL, EXAM_COPILOT_LLM_API_KEY: KEY, EXAM_COPILOT_LLM_MODEL: 'fake-model' },
     });
-    await runIngest({ root: tmp.root, config });
     server = await startServer({ root: tmp.root, config, host: '127.0.0.1', port: 0, topK: 8 });
   });
   after(async () => {

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { loadConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
 import { startServer, type RunningServer } from '../../src/serve/run-serve.js';
 import { launchHeadless, skipWithoutBrowser, type HeadlessChromium } from '../helpers/headless-chromium.js';
-import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+import { type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。\nA.基金托管人\nB.基金管理人\nC.基金销售机构\nD.基金份额登记机构';
 
@@ -55,9 +55,8 @@ describe('serve in a real browser', { skip: skipWithoutBrowser }, () => {
   let errors: string[];
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     const { config } = loadConfig({ root: tmp.root, env: {} });
-    await runIngest({ root: tmp.root, config });
     server = await startServer({ root: tmp.root, config, host: '127.0.0.1', port: 0, topK: 8 });
     chromium = await launchHeadless();
     browser = chromium.browser;

@@ -16,7 +16,8 @@ import { createServeContext, type ServeContext } from '../../src/serve/serve-con
 import { quotePdfPage } from '../../src/text/citation.js';
 import type { Chunk } from '../../src/types.js';
 import { launchHeadless, skipWithoutBrowser, type HeadlessChromium } from '../helpers/headless-chromium.js';
-import { fixturesDir, makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+import { fixturesDir, type TempRoot } from '../helpers/temp-root.js';
+import { sampleRoot } from '../helpers/sample-root.js';
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。\nA.基金托管人\nB.基金管理人\nC.基金销售机构\nD.基金份额登记机构';
 /** A question the sample books say nothing about: the offline answerer abstains with a guess. */
@@ -60,7 +61,7 @@ describe('serve pages a student reads, in a real browser', { skip: skipWithoutBr
   let errors: string[];
 
   before(async () => {
-    tmp = makeTempRoot({ sample: true });
+    tmp = await sampleRoot();
     copyFileSync(path.join(fixturesDir, 'notes', '开放式基金笔记.md'), path.join(tmp.root, 'rawdoc', '开放式基金笔记.md'));
     const { config } = loadConfig({ root: tmp.root, env: {} });
     await runIngest({ root: tmp.root, config });
