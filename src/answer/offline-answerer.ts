@@ -2,7 +2,8 @@ import type { AnswerResult, OptionVerdict, ParsedQuestion } from './answer-types
 import type { CalibrationFeatures } from './calibration.js';
 import { calibratedConfidence } from './calibration.js';
 import { noSupport, Solver, type OfflineContext } from './claim-support.js';
-import { optionVerdicts, questionVerdicts, verdictStanding } from './option-verdicts.js';
+import { optionVerdicts } from './option-verdicts.js';
+import { questionVerdicts, verdictStanding } from './question-verdicts.js';
 import type { Chunk } from '../types.js';
 import {
   combinationDecision,

@@ -1,12 +1,11 @@
 import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
-import { planWindows } from '../text/passage-windows.js';
 import type { Chunk } from '../types.js';
-import type { EvidenceItem, OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
-import { statementsInOption } from './parse-question.js';
+import type { OptionVerdict, VerdictKind } from './answer-types.js';
+import { aliasesOf, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
+import { BOTH, deniedAfter, ONLY, oppositeOf, polarityClash, tokenShare } from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
-import { flattenText, readerForm, termRanges } from './evidence.js';
-import { quoteLocation } from '../text/citation.js';
+import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 
 /**
  * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
@@ -60,122 +59,20 @@ const FRAME = new Set([
 
 /** How a clause must cover the question's words (idf-weighted share) to speak of it. */
 const ON_QUESTION = 0.5;
+
 /**
  * A sentence speaks of the question when it (with its passage's headings) holds most of the question's words, or a
  * good part of them including the most specific one: 永续年金 under a heading, or 申购、赎回…确认 without 时限.
  */
 const ON_QUESTION_ALONE = 0.6;
+
 const ON_QUESTION_WITH_KEY = 1 / 3;
+
 /** Passages (best first) of each claim whose clauses are read. */
 const PASSAGES_PER_CLAIM = 4;
 
-const NEGATIVE = /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权|不予|不超过|不少于/u;
-/** Words that deny an act (并不经手, 不负责, 无权). */
-const DENIAL = /并不|并非|不负责|不得|不能|无权|不参与|不承担/u;
-const ONLY = /只能|仅能|只可|仅可|只有|仅限|仅/u;
-const BOTH = /既可|又可|也可|均可|都可|或者|以及/u;
-/** The verb that ends a list lead's subject (基金托管人|应当履行下列职责：). */
-const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承担|履行|有下列|下列|包括|如下|以下|的职责|的义务/u;
-const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
 /** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
 const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
-/** A token that is only a unit (天 in 30天). */
-const UNIT_WORD = /^(个)?(月|日|天|年|周|%|人|元|万元|亿元|份|万份|亿份|倍|学时|小时|分钟|工作日|交易日|个百分点)$/u;
-const WRAP = /(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu;
-const FORMULA = /[=＝+＋×*/÷^]/u;
-
-/** A number with its unit, in one normal form: `30日` for 三十日 / 30天, `t+1`, `80%`, `12月` for 12个月. */
-export function valuesOf(text: string): string[] {
-  const out: string[] = [];
-  const normal = normalizeText(text).toLowerCase();
-  const re =
-    /(?<![a-z])t(?=日)|t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
-  for (const m of normal.matchAll(re)) {
-    if (m[0] === 't') out.push('t+0');
-    else if (m[1] !== undefined) out.push(`t+${m[1]}`);
-    else out.push(`${Number(m[2])}${unitOf(m[3] ?? '')}`);
-  }
-  return out;
-}
-
-function unitOf(unit: string): string {
-  if (unit === '天') return '日';
-  if (unit === '个月') return '月';
-  if (unit === '个工作日') return '工作日';
-  if (unit === '个交易日') return '交易日';
-  return unit;
-}
-
-/** The unit of a normal-form value (`t+` for T+n). */
-function unitOfValue(v: string): string {
-  return v.startsWith('t+') ? 't+' : v.replace(/^[\d.]+/u, '');
-}
-
-/** Text compared character for character: the analyzer's normal form without whitespace, symbols kept. */
-function exactForm(text: string): string {
-  return normalizeText(text)
-    .toLowerCase()
-    .replace(/[\s*`]+/gu, '')
-    .replace(/[（]/gu, '(')
-    .replace(/[）]/gu, ')');
-}
-
-/** A claim and the names it goes by: `有限合伙人（LP）` is also `有限合伙人` and `LP`. */
-function aliasesOf(claim: string): string[] {
-  const out = [claim];
-  // A formula's brackets group terms; only a name's brackets hold another name.
-  const m = FORMULA.test(claim) ? null : /^(.+?)[（(]([^（）()]+)[）)]$/u.exec(claim.trim());
-  if (m?.[1] && m[2]) out.push(m[1], m[2]);
-  return out.map(exactForm).filter((a) => a.length >= 2);
-}
-
-/** One sentence (or list item read with its lead) of a passage: its own run for the quote, and its clauses. */
-interface Unit {
-  chunk: Chunk;
-  /** The text read (lead + item for a list item). */
-  text: string;
-  /** The passage's own run, for the quote. */
-  span: string;
-  /** The list's lead and the item, when the unit is a list item read with its lead. */
-  lead?: string;
-  item?: string;
-  /** Rank of its passage among the claim's passages (0 = best). */
-  rank: number;
-}
-
-/** The units of a passage: every sentence, and every list item read with its lead. */
-function unitsOf(chunk: Chunk, rank: number): Unit[] {
-  const sentences = chunk.text
-    .split(/(?<=[。；;！？!?\n])/u)
-    .map((x) => x.trim())
-    .filter((x) => x !== '');
-  // Sentences of the text as a reader reads it: a PDF line that wraps between two CJK characters does not end one.
-  const out: Unit[] = chunk.text
-    .replace(WRAP, '')
-    .split(/(?<=[。；;！？!?\n])/u)
-    .map((x) => x.trim())
-    .filter((x) => x !== '')
-    .map((text) => ({ chunk, text, span: text, rank }));
-  // The plan's list items read with their lead (`…职责：` + `（八）…`): a window whose text is a lead ending in a
-  // colon followed by one of the passage's sentences.
-  for (const w of planWindows(chunk.text).windows) {
-    if (w.span === undefined) continue;
-    const item = sentences.find((x) => w.text.length > x.length && w.text.endsWith(x) && LIST_ITEM.test(x));
-    if (!item) continue;
-    const lead = w.text.slice(0, w.text.length - item.length);
-    if (!/[：:]\s*$/u.test(lead)) continue;
-    out.push({ chunk, text: w.text, span: w.span, lead, item, rank });
-  }
-  return out;
-}
-
-/** Clauses of a unit at `，；` (a `：` binds a label to its value, and `、` lists, so neither cuts). */
-function clausesOf(text: string): string[] {
-  return text
-    .split(/(?<=[，,；;。])/u)
-    .map((c) => c.trim())
-    .filter((c) => c !== '');
-}
 
 /** What one clause says of a claim. */
 interface Reading {
@@ -389,7 +286,7 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       const opposite = oppositeOf(top.clause, c.stem);
       if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.
-      const denied = deniedAfter(unit.text, top.clause, c);
+      const denied = deniedAfter(unit.text, top.clause, { stem: c.stem, topicWords: [...c.topic.weights.keys()] });
       if (denied) return { verdict: 'contradicted', unit, coverage, marks: [denied], reason: `否定：${denied}` };
       // A clause that names other options too is a list: it places the option among them, and binds it to the
       // question less than a clause that names it alone (首次公开发行(IPO)：收益最高 against 退出方式：IPO、M&A…).
@@ -422,201 +319,4 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     return { verdict: 'supported', unit, coverage, marks: c.words.filter((w) => holds(top.clause, w)) };
   }
   return null;
-}
-
-/**
- * A negation after the clause that names the option, before the question's most specific words, in the same
- * sentence, that the stem does not have: the sentence names the option and then denies it the question's act.
- */
-function deniedAfter(sentence: string, clause: string, c: ClaimReading): string | null {
-  const normal = normalizeText(sentence).toLowerCase();
-  const from = normal.indexOf(normalizeText(clause).toLowerCase()) + normalizeText(clause).length;
-  if (from <= 0) return null;
-  const rest = normal.slice(from);
-  const cue = DENIAL.exec(rest);
-  if (!cue || DENIAL.test(normalizeText(c.stem))) return null;
-  const after = rest.slice(cue.index);
-  const topicAfter = [...c.topic.weights.keys()].some((t) => after.includes(t));
-  return topicAfter ? cue[0] : null;
-}
-
-/** Pairs of words of opposite sense: a clause stating one where the question says the other states the opposite. */
-const OPPOSITES: ReadonlyArray<readonly [string, string]> = [
-  ['最高', '最低'],
-  ['最大', '最小'],
-  ['最多', '最少'],
-  ['最长', '最短'],
-  ['越高', '越低'],
-  ['越大', '越小'],
-  ['上升', '下降'],
-  ['上涨', '下跌'],
-  ['增加', '减少'],
-  ['提高', '降低'],
-  ['高于', '低于'],
-  ['多于', '少于'],
-  ['有限', '无限'],
-  ['增大', '减小'],
-];
-
-/** The word of `clause` opposite to one the question states (and the clause does not), or null. */
-function oppositeOf(clause: string, question: string): string | null {
-  for (const [a, b] of OPPOSITES) {
-    if (question.includes(a) && clause.includes(b) && !clause.includes(a)) return b;
-    if (question.includes(b) && clause.includes(a) && !clause.includes(b)) return a;
-  }
-  return null;
-}
-
-/** The subject of a list's lead: the words before its verb (基金托管人 in 基金托管人应当履行下列职责：). */
-function leadSubject(lead: string): string {
-  const text =
-    lead
-      .trim()
-      .replace(/^第[一二三四五六七八九十百零\d]+条\s*/u, '')
-      .split(/[，,]/u)
-      .at(-1) ?? '';
-  const m = LEAD_VERB.exec(text);
-  return (m ? text.slice(0, m.index) : '').trim();
-}
-
-/** Share of the tokens found in the text. */
-function tokenShare(text: string, tokens: readonly string[]): number {
-  if (tokens.length === 0) return 0;
-  const normal = normalizeText(text).toLowerCase();
-  return tokens.filter((t) => normal.includes(t)).length / tokens.length;
-}
-
-/**
- * A negation on one side only, placed before the claim's words in the clause (Chinese negation scopes forward:
- * 不得将基金财产用于抵押): the cue, or null. A cue after the claim's words (守法合规的禁止行为) does not negate it.
- */
-function polarityClash(clauses: readonly string[], claim: string, claimTokens: readonly string[]): string | null {
-  const claimNegated = NEGATIVE.test(claim);
-  for (const clause of clauses) {
-    const normal = normalizeText(clause).toLowerCase();
-    const first = Math.min(...claimTokens.map((t) => normal.indexOf(t)).filter((i) => i >= 0));
-    if (!Number.isFinite(first)) continue;
-    const cue = NEGATIVE.exec(normal);
-    const clauseNegated = cue !== null && cue.index < first + 12;
-    if (claimNegated !== clauseNegated) {
-      if (clauseNegated && cue) return cue[0];
-      if (claimNegated) return NEGATIVE.exec(claim)?.[0] ?? null;
-    }
-  }
-  return null;
-}
-
-/** The value as the clause writes it (三十日 for 30日), for the reason. */
-function rawValue(clause: string, value: string): string {
-  const m = value.startsWith('t+') ? new RegExp(`[tT]\\s*\\+\\s*${value.slice(2)}`, 'u').exec(clause) : null;
-  if (m) return m[0];
-  clause = clause.replace(/[*`]/gu, '');
-  for (const piece of clause.split(/[，,；;。：:\s]/u)) if (valuesOf(piece).includes(value)) return piece.trim().slice(0, 24);
-  return value;
-}
-
-/**
- * The evidence of a verdict: its unit quoted whole, verbatim from the passage (a list item with its lead, the items
- * between left out as `…`), with its citation, chunk id and the quote's own pages.
- */
-function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceItem {
-  const chunk = unit.chunk;
-  let quote: string;
-  // Quoted as the reader sees it (a note without its Markdown), and located in that same text.
-  const reader = (text: string): string => flattenText(readerForm(chunk, text));
-  if (unit.lead) {
-    const lead = reader(unit.lead);
-    const item = reader(unit.item ?? '');
-    const whole = reader(unit.span);
-    quote = whole === `${lead}${item}` || whole.length <= lead.length + item.length + 1 ? whole : `${lead}…${item}`;
-  } else {
-    quote = reader(unit.span);
-  }
-  const located = { ...chunk, text: readerForm(chunk, chunk.text) };
-  const at = quoteLocation(located, quote.split('…')[0] ?? quote);
-  const end = quoteLocation(located, quote.split('…').at(-1) ?? quote);
-  const highlights = termRanges(
-    quote,
-    marks.filter((m) => m.trim() !== ''),
-  );
-  return {
-    chunk_id: chunk.chunk_id,
-    book: chunk.book,
-    headings: chunk.headings,
-    chapter: chunk.chapter,
-    section: chunk.section,
-    articles: [...new Set([...at.articles, ...end.articles])],
-    figure_ref: chunk.figure_ref,
-    page_start: at.page_start,
-    page_end: end.page_end,
-    quote,
-    ...(highlights.length > 0 ? { highlights } : {}),
-  };
-}
-
-const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/iu;
-
-/**
- * The verdicts shown for a question: one per option, in order, and for a combination question first one per
- * statement. An option of a combination question is `supported` when every statement it names is supported and every
- * other one contradicted, `contradicted` when it names a contradicted statement or leaves out a supported one, with
- * the clause of that statement; a true/false question's 正确 takes the statement's verdict and 错误 its opposite.
- */
-export function questionVerdicts(question: ParsedQuestion, claims: readonly OptionVerdict[]): OptionVerdict[] {
-  if (question.kind === 'combination') {
-    const byLabel = new Map(claims.map((v) => [v.label, v]));
-    const options = question.options.map((o): OptionVerdict => {
-      const named = new Set(statementsInOption(o.text, question.statements));
-      const wrong = question.statements.find((st) => {
-        const v = byLabel.get(st.label)?.verdict;
-        return named.has(st.label) ? v === 'contradicted' : v === 'supported';
-      });
-      const base = { label: o.letter, target: 'option' as const, text: o.text };
-      if (wrong) {
-        const v = byLabel.get(wrong.label);
-        const reason = named.has(wrong.label) ? `${wrong.label} 与教材不符` : `遗漏 ${wrong.label}（教材支持）`;
-        return { ...base, verdict: 'contradicted', ...(v?.evidence ? { evidence: v.evidence } : {}), reason };
-      }
-      const all = question.statements.every((st) => byLabel.get(st.label)?.verdict !== 'not_found');
-      const first = question.statements.find((st) => named.has(st.label));
-      const evidence = first ? byLabel.get(first.label)?.evidence : undefined;
-      return all && evidence ? { ...base, verdict: 'supported', evidence } : { ...base, verdict: 'not_found' };
-    });
-    return [...claims, ...options];
-  }
-  if (question.kind === 'judge') {
-    const statement = claims[0];
-    return question.options.map((o): OptionVerdict => {
-      const base = { label: o.letter, target: 'option' as const, text: o.text };
-      if (!statement || statement.verdict === 'not_found' || !statement.evidence) return { ...base, verdict: 'not_found' };
-      const saysTrue = JUDGE_TRUE.test(o.text.trim());
-      const verdict = saysTrue === (statement.verdict === 'supported') ? 'supported' : 'contradicted';
-      return { ...base, verdict, evidence: statement.evidence, ...(statement.reason ? { reason: statement.reason } : {}) };
-    });
-  }
-  return [...claims];
-}
-
-/** How the verdicts of the chosen letters stand: for the confidence, and to say when letter and evidence disagree. */
-export interface VerdictStanding {
-  /** Every chosen option has the verdict a right answer has (`supported`; `contradicted` for a negated stem). */
-  agrees: number;
-  /** Options not chosen that have that verdict too (rivals the clauses do not rule out). */
-  rivals: number;
-  /** A chosen option has the opposite verdict: the letter contradicts its own evidence. */
-  against: number;
-}
-
-/** Where the chosen letters stand among the option verdicts. */
-export function verdictStanding(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): VerdictStanding {
-  const wanted: VerdictKind = question.negated ? 'contradicted' : 'supported';
-  const ruledOut: VerdictKind = question.negated ? 'supported' : 'contradicted';
-  const options = verdicts.filter((v) => v.target === 'option');
-  const chosen = options.filter((v) => answer.includes(v.label));
-  const others = options.filter((v) => !answer.includes(v.label));
-  return {
-    agrees: chosen.length > 0 && chosen.every((v) => v.verdict === wanted) ? 1 : 0,
-    rivals: others.filter((v) => v.verdict === wanted).length,
-    against: chosen.some((v) => v.verdict === ruledOut) ? 1 : 0,
-  };
 }

@@ -2,7 +2,8 @@ import type { Analyzer } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { AnswerResult } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
-import { optionVerdicts, questionVerdicts, verdictStanding } from './option-verdicts.js';
+import { optionVerdicts } from './option-verdicts.js';
+import { questionVerdicts, verdictStanding } from './question-verdicts.js';
 import { DEFAULT_WEIGHTS } from './solver-weights.js';
 
 /**

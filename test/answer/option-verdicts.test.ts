@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.js';
 import { flattenText } from '../../src/answer/evidence.js';
-import { valuesOf } from '../../src/answer/option-verdicts.js';
+import { valuesOf } from '../../src/answer/claim-forms.js';
 import { runAsk } from '../../src/answer/run-ask.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';

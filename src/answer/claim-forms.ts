@@ -1,0 +1,65 @@
+import { normalizeText } from '../text/analyzer.js';
+
+/**
+ * The forms a claim is compared in: its values (a number with its unit, in one normal form), its exact written form
+ * (symbols kept, for formulas) and the names it goes by. Shared by the clause reader (`option-verdicts.ts`).
+ */
+
+/** A token that is only a unit (天 in 30天). */
+export const UNIT_WORD = /^(个)?(月|日|天|年|周|%|人|元|万元|亿元|份|万份|亿份|倍|学时|小时|分钟|工作日|交易日|个百分点)$/u;
+
+export const FORMULA = /[=＝+＋×*/÷^]/u;
+
+/** A number with its unit, in one normal form: `30日` for 三十日 / 30天, `t+1`, `80%`, `12月` for 12个月. */
+export function valuesOf(text: string): string[] {
+  const out: string[] = [];
+  const normal = normalizeText(text).toLowerCase();
+  const re =
+    /(?<![a-z])t(?=日)|t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
+  for (const m of normal.matchAll(re)) {
+    if (m[0] === 't') out.push('t+0');
+    else if (m[1] !== undefined) out.push(`t+${m[1]}`);
+    else out.push(`${Number(m[2])}${unitOf(m[3] ?? '')}`);
+  }
+  return out;
+}
+
+function unitOf(unit: string): string {
+  if (unit === '天') return '日';
+  if (unit === '个月') return '月';
+  if (unit === '个工作日') return '工作日';
+  if (unit === '个交易日') return '交易日';
+  return unit;
+}
+
+/** The unit of a normal-form value (`t+` for T+n). */
+export function unitOfValue(v: string): string {
+  return v.startsWith('t+') ? 't+' : v.replace(/^[\d.]+/u, '');
+}
+
+/** Text compared character for character: the analyzer's normal form without whitespace, symbols kept. */
+export function exactForm(text: string): string {
+  return normalizeText(text)
+    .toLowerCase()
+    .replace(/[\s*`]+/gu, '')
+    .replace(/[（]/gu, '(')
+    .replace(/[）]/gu, ')');
+}
+
+/** A claim and the names it goes by: `有限合伙人（LP）` is also `有限合伙人` and `LP`. */
+export function aliasesOf(claim: string): string[] {
+  const out = [claim];
+  // A formula's brackets group terms; only a name's brackets hold another name.
+  const m = FORMULA.test(claim) ? null : /^(.+?)[（(]([^（）()]+)[）)]$/u.exec(claim.trim());
+  if (m?.[1] && m[2]) out.push(m[1], m[2]);
+  return out.map(exactForm).filter((a) => a.length >= 2);
+}
+
+/** The value as the clause writes it (三十日 for 30日), for the reason. */
+export function rawValue(clause: string, value: string): string {
+  const m = value.startsWith('t+') ? new RegExp(`[tT]\\s*\\+\\s*${value.slice(2)}`, 'u').exec(clause) : null;
+  if (m) return m[0];
+  clause = clause.replace(/[*`]/gu, '');
+  for (const piece of clause.split(/[，,；;。：:\s]/u)) if (valuesOf(piece).includes(value)) return piece.trim().slice(0, 24);
+  return value;
+}

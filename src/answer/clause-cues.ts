@@ -1,0 +1,86 @@
+import { normalizeText } from '../text/analyzer.js';
+
+/**
+ * The words by which a clause says the opposite of a claim: a negation before the claim's words (不得将基金财产用于抵押),
+ * a denial after the option's clause (…本身并不经手基金财产的保管), 只能 against 既可…又可, and words of opposite sense
+ * (最高 / 最低). Generic to how Chinese textbooks state a rule, not to any one book.
+ */
+
+const NEGATIVE = /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权|不予|不超过|不少于/u;
+
+/** Words that deny an act (并不经手, 不负责, 无权). */
+const DENIAL = /并不|并非|不负责|不得|不能|无权|不参与|不承担/u;
+
+export const ONLY = /只能|仅能|只可|仅可|只有|仅限|仅/u;
+
+export const BOTH = /既可|又可|也可|均可|都可|或者|以及/u;
+
+/** Pairs of words of opposite sense: a clause stating one where the question says the other states the opposite. */
+const OPPOSITES: ReadonlyArray<readonly [string, string]> = [
+  ['最高', '最低'],
+  ['最大', '最小'],
+  ['最多', '最少'],
+  ['最长', '最短'],
+  ['越高', '越低'],
+  ['越大', '越小'],
+  ['上升', '下降'],
+  ['上涨', '下跌'],
+  ['增加', '减少'],
+  ['提高', '降低'],
+  ['高于', '低于'],
+  ['多于', '少于'],
+  ['有限', '无限'],
+  ['增大', '减小'],
+];
+
+/** The word of `clause` opposite to one the question states (and the clause does not), or null. */
+export function oppositeOf(clause: string, question: string): string | null {
+  for (const [a, b] of OPPOSITES) {
+    if (question.includes(a) && clause.includes(b) && !clause.includes(a)) return b;
+    if (question.includes(b) && clause.includes(a) && !clause.includes(b)) return a;
+  }
+  return null;
+}
+
+/** Share of the tokens found in the text. */
+export function tokenShare(text: string, tokens: readonly string[]): number {
+  if (tokens.length === 0) return 0;
+  const normal = normalizeText(text).toLowerCase();
+  return tokens.filter((t) => normal.includes(t)).length / tokens.length;
+}
+
+/**
+ * A negation on one side only, placed before the claim's words in the clause (Chinese negation scopes forward:
+ * 不得将基金财产用于抵押): the cue, or null. A cue after the claim's words (守法合规的禁止行为) does not negate it.
+ */
+export function polarityClash(clauses: readonly string[], claim: string, claimTokens: readonly string[]): string | null {
+  const claimNegated = NEGATIVE.test(claim);
+  for (const clause of clauses) {
+    const normal = normalizeText(clause).toLowerCase();
+    const first = Math.min(...claimTokens.map((t) => normal.indexOf(t)).filter((i) => i >= 0));
+    if (!Number.isFinite(first)) continue;
+    const cue = NEGATIVE.exec(normal);
+    const clauseNegated = cue !== null && cue.index < first + 12;
+    if (claimNegated !== clauseNegated) {
+      if (clauseNegated && cue) return cue[0];
+      if (claimNegated) return NEGATIVE.exec(claim)?.[0] ?? null;
+    }
+  }
+  return null;
+}
+
+/**
+ * A negation after the clause that names the option, before the question's most specific words, in the same
+ * sentence, that the stem does not have: the sentence names the option and then denies it the question's act.
+ */
+export function deniedAfter(sentence: string, clause: string, c: { stem: string; topicWords: readonly string[] }): string | null {
+  const normal = normalizeText(sentence).toLowerCase();
+  const from = normal.indexOf(normalizeText(clause).toLowerCase()) + normalizeText(clause).length;
+  if (from <= 0) return null;
+  const rest = normal.slice(from);
+  const cue = DENIAL.exec(rest);
+  if (!cue || DENIAL.test(normalizeText(c.stem))) return null;
+  const after = rest.slice(cue.index);
+  const topicAfter = c.topicWords.some((t) => after.includes(t));
+  return topicAfter ? cue[0] : null;
+}

@@ -1,0 +1,116 @@
+import { planWindows } from '../text/passage-windows.js';
+import { quoteLocation } from '../text/citation.js';
+import type { Chunk } from '../types.js';
+import type { EvidenceItem } from './answer-types.js';
+import { flattenText, readerForm, termRanges } from './evidence.js';
+
+/**
+ * A passage as the clause reader reads it: its sentences as a reader reads them (a PDF line wrap does not end one),
+ * every list item read with its lead, their clauses, a lead's subject, and the evidence item that quotes a unit.
+ */
+
+/** The verb that ends a list lead's subject (基金托管人|应当履行下列职责：). */
+const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承担|履行|有下列|下列|包括|如下|以下|的职责|的义务/u;
+
+const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
+
+const WRAP = /(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu;
+
+/** One sentence (or list item read with its lead) of a passage: its own run for the quote, and its clauses. */
+export interface Unit {
+  chunk: Chunk;
+  /** The text read (lead + item for a list item). */
+  text: string;
+  /** The passage's own run, for the quote. */
+  span: string;
+  /** The list's lead and the item, when the unit is a list item read with its lead. */
+  lead?: string;
+  item?: string;
+  /** Rank of its passage among the claim's passages (0 = best). */
+  rank: number;
+}
+
+/** The units of a passage: every sentence, and every list item read with its lead. */
+export function unitsOf(chunk: Chunk, rank: number): Unit[] {
+  const sentences = chunk.text
+    .split(/(?<=[。；;！？!?\n])/u)
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  // Sentences of the text as a reader reads it: a PDF line that wraps between two CJK characters does not end one.
+  const out: Unit[] = chunk.text
+    .replace(WRAP, '')
+    .split(/(?<=[。；;！？!?\n])/u)
+    .map((x) => x.trim())
+    .filter((x) => x !== '')
+    .map((text) => ({ chunk, text, span: text, rank }));
+  // The plan's list items read with their lead (`…职责：` + `（八）…`): a window whose text is a lead ending in a
+  // colon followed by one of the passage's sentences.
+  for (const w of planWindows(chunk.text).windows) {
+    if (w.span === undefined) continue;
+    const item = sentences.find((x) => w.text.length > x.length && w.text.endsWith(x) && LIST_ITEM.test(x));
+    if (!item) continue;
+    const lead = w.text.slice(0, w.text.length - item.length);
+    if (!/[：:]\s*$/u.test(lead)) continue;
+    out.push({ chunk, text: w.text, span: w.span, lead, item, rank });
+  }
+  return out;
+}
+
+/** Clauses of a unit at `，；` (a `：` binds a label to its value, and `、` lists, so neither cuts). */
+export function clausesOf(text: string): string[] {
+  return text
+    .split(/(?<=[，,；;。])/u)
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
+}
+
+/** The subject of a list's lead: the words before its verb (基金托管人 in 基金托管人应当履行下列职责：). */
+export function leadSubject(lead: string): string {
+  const text =
+    lead
+      .trim()
+      .replace(/^第[一二三四五六七八九十百零\d]+条\s*/u, '')
+      .split(/[，,]/u)
+      .at(-1) ?? '';
+  const m = LEAD_VERB.exec(text);
+  return (m ? text.slice(0, m.index) : '').trim();
+}
+
+/**
+ * The evidence of a verdict: its unit quoted whole, verbatim from the passage (a list item with its lead, the items
+ * between left out as `…`), with its citation, chunk id and the quote's own pages.
+ */
+export function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceItem {
+  const chunk = unit.chunk;
+  let quote: string;
+  // Quoted as the reader sees it (a note without its Markdown), and located in that same text.
+  const reader = (text: string): string => flattenText(readerForm(chunk, text));
+  if (unit.lead) {
+    const lead = reader(unit.lead);
+    const item = reader(unit.item ?? '');
+    const whole = reader(unit.span);
+    quote = whole === `${lead}${item}` || whole.length <= lead.length + item.length + 1 ? whole : `${lead}…${item}`;
+  } else {
+    quote = reader(unit.span);
+  }
+  const located = { ...chunk, text: readerForm(chunk, chunk.text) };
+  const at = quoteLocation(located, quote.split('…')[0] ?? quote);
+  const end = quoteLocation(located, quote.split('…').at(-1) ?? quote);
+  const highlights = termRanges(
+    quote,
+    marks.filter((m) => m.trim() !== ''),
+  );
+  return {
+    chunk_id: chunk.chunk_id,
+    book: chunk.book,
+    headings: chunk.headings,
+    chapter: chunk.chapter,
+    section: chunk.section,
+    articles: [...new Set([...at.articles, ...end.articles])],
+    figure_ref: chunk.figure_ref,
+    page_start: at.page_start,
+    page_end: end.page_end,
+    quote,
+    ...(highlights.length > 0 ? { highlights } : {}),
+  };
+}

@@ -1,0 +1,69 @@
+import type { OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
+import { statementsInOption } from './parse-question.js';
+
+const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/iu;
+
+/**
+ * The verdicts shown for a question: one per option, in order, and for a combination question first one per
+ * statement. An option of a combination question is `supported` when every statement it names is supported and every
+ * other one contradicted, `contradicted` when it names a contradicted statement or leaves out a supported one, with
+ * the clause of that statement; a true/false question's 正确 takes the statement's verdict and 错误 its opposite.
+ */
+export function questionVerdicts(question: ParsedQuestion, claims: readonly OptionVerdict[]): OptionVerdict[] {
+  if (question.kind === 'combination') {
+    const byLabel = new Map(claims.map((v) => [v.label, v]));
+    const options = question.options.map((o): OptionVerdict => {
+      const named = new Set(statementsInOption(o.text, question.statements));
+      const wrong = question.statements.find((st) => {
+        const v = byLabel.get(st.label)?.verdict;
+        return named.has(st.label) ? v === 'contradicted' : v === 'supported';
+      });
+      const base = { label: o.letter, target: 'option' as const, text: o.text };
+      if (wrong) {
+        const v = byLabel.get(wrong.label);
+        const reason = named.has(wrong.label) ? `${wrong.label} 与教材不符` : `遗漏 ${wrong.label}（教材支持）`;
+        return { ...base, verdict: 'contradicted', ...(v?.evidence ? { evidence: v.evidence } : {}), reason };
+      }
+      const all = question.statements.every((st) => byLabel.get(st.label)?.verdict !== 'not_found');
+      const first = question.statements.find((st) => named.has(st.label));
+      const evidence = first ? byLabel.get(first.label)?.evidence : undefined;
+      return all && evidence ? { ...base, verdict: 'supported', evidence } : { ...base, verdict: 'not_found' };
+    });
+    return [...claims, ...options];
+  }
+  if (question.kind === 'judge') {
+    const statement = claims[0];
+    return question.options.map((o): OptionVerdict => {
+      const base = { label: o.letter, target: 'option' as const, text: o.text };
+      if (!statement || statement.verdict === 'not_found' || !statement.evidence) return { ...base, verdict: 'not_found' };
+      const saysTrue = JUDGE_TRUE.test(o.text.trim());
+      const verdict = saysTrue === (statement.verdict === 'supported') ? 'supported' : 'contradicted';
+      return { ...base, verdict, evidence: statement.evidence, ...(statement.reason ? { reason: statement.reason } : {}) };
+    });
+  }
+  return [...claims];
+}
+
+/** How the verdicts of the chosen letters stand: for the confidence, and to say when letter and evidence disagree. */
+export interface VerdictStanding {
+  /** Every chosen option has the verdict a right answer has (`supported`; `contradicted` for a negated stem). */
+  agrees: number;
+  /** Options not chosen that have that verdict too (rivals the clauses do not rule out). */
+  rivals: number;
+  /** A chosen option has the opposite verdict: the letter contradicts its own evidence. */
+  against: number;
+}
+
+/** Where the chosen letters stand among the option verdicts. */
+export function verdictStanding(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): VerdictStanding {
+  const wanted: VerdictKind = question.negated ? 'contradicted' : 'supported';
+  const ruledOut: VerdictKind = question.negated ? 'supported' : 'contradicted';
+  const options = verdicts.filter((v) => v.target === 'option');
+  const chosen = options.filter((v) => answer.includes(v.label));
+  const others = options.filter((v) => !answer.includes(v.label));
+  return {
+    agrees: chosen.length > 0 && chosen.every((v) => v.verdict === wanted) ? 1 : 0,
+    rivals: others.filter((v) => v.verdict === wanted).length,
+    against: chosen.some((v) => v.verdict === ruledOut) ? 1 : 0,
+  };
+}
