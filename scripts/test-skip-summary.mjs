@@ -14,8 +14,15 @@ const FEATURES = {
 
 export default async function* skipSummary(source) {
   const skipped = [];
+  // The run's totals as one plain closing line (`N passed, N failed, N skipped`), tests only, as node counts them.
+  const totals = { passed: 0, failed: 0, skipped: 0 };
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (event.data.details?.type !== 'suite') {
+      if (event.type === 'test:fail') totals.failed++;
+      else if (event.data.skip !== undefined && event.data.skip !== false) totals.skipped++;
+      else totals.passed++;
+    }
     const { skip, name, file } = event.data;
     if (skip === undefined || skip === false) continue;
     // A skipped suite reports each of its tests as skipped too: keep the outermost one only.
@@ -31,8 +38,9 @@ export default async function* skipSummary(source) {
     yield `EXAM_COPILOT_REQUIRE: unknown feature ${unknown.join(', ')} (known: ${Object.keys(FEATURES).join(', ')})\n`;
     process.exitCode = 1;
   }
+  const closing = `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`;
   if (skipped.length === 0) {
-    yield '\nskipped: none\n';
+    yield `\nskipped: none\n${closing}`;
     return;
   }
   const lines = [`\nskipped: ${skipped.length} test(s) or suite(s), not checked on this machine:`];
@@ -47,5 +55,5 @@ export default async function* skipSummary(source) {
     lines.push(`EXAM_COPILOT_REQUIRE=${required.join(',')}: ${missing.length} required suite(s) skipped; failing the run`);
     process.exitCode = 1;
   }
-  yield `${lines.join('\n')}\n`;
+  yield `${lines.join('\n')}\n${closing}`;
 }
