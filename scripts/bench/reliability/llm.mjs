@@ -435,6 +435,9 @@ async function deadEval(cli, root) {
       '--no-cache',
       '--report-json',
       path.join(runDir, 'r.json'),
+      // The run files go here too (by default they are the tool's state under .exam-copilot/runs/).
+      '--run-dir',
+      runDir,
     ];
     const env = llmEnv(server.baseURL);
     const r = await runCli(cli, root, args, env, '', 180_000);
