@@ -59,7 +59,11 @@ export function aliasesOf(claim: string): string[] {
 export function rawValue(clause: string, value: string): string {
   const m = value.startsWith('t+') ? new RegExp(`[tT]\\s*\\+\\s*${value.slice(2)}`, 'u').exec(clause) : null;
   if (m) return m[0];
-  clause = clause.replace(/[*`]/gu, '');
-  for (const piece of clause.split(/[，,；;。：:\s]/u)) if (valuesOf(piece).includes(value)) return piece.trim().slice(0, 24);
+  // The number and its unit as the book writes them (三十日 for 30日, 百分之零点二 for 0.2%), not the clause around it.
+  for (const run of clause.matchAll(RAW_NUMBER)) if (valuesOf(run[0]).includes(value)) return run[0];
   return value;
 }
+
+/** A number as books write it, in digits or Chinese numerals, with what may follow it as a unit. */
+const RAW_NUMBER =
+  /(?:百分之)?[零〇一二两三四五六七八九十百千万亿点\d.]+\s*(?:%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)?/gu;

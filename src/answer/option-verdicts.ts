@@ -258,7 +258,7 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     const top = candidates[0];
     if (!top) return null;
     if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)))
-      return { verdict: 'supported', unit, coverage, marks: [c.text] };
+      return { verdict: 'supported', unit, coverage, marks: c.values.map((v) => rawValue(top.clause, v)) };
     const other = top.stated.find((v) => !c.values.includes(v));
     if (other === undefined) return null;
     const raw = rawValue(top.clause, other);
