@@ -1,5 +1,5 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../write-atomic.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { UserError } from '../errors.js';
 import { openRetriever } from '../retrieve/open-retriever.js';
@@ -74,13 +74,6 @@ export function trecRunLine(qid: string, chunkId: string, rank: number, score: n
   return `${clean(qid)} Q0 ${clean(chunkId)} ${rank} ${score.toFixed(6)} ${clean(tag)}`;
 }
 
-function writeAtomic(file: string, content: string): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, content);
-  renameSync(tmp, file);
-}
-
 /** The JSON report's shape: `{"dataset","total","modes":[{"mode","recall":{"1","5","10"},"mrr10","ndcg10","r4k","p50_ms","p95_ms"}],"config"}`. */
 export function batchReportJson(report: BatchSearchReport): Record<string, unknown> {
   const round = (x: number): number => Math.round(x * 10000) / 10000;
@@ -135,7 +128,7 @@ export async function runBatchSearch(options: RunBatchSearchOptions): Promise<Ba
       let runFile: string | null = null;
       if (options.runDir !== undefined) {
         runFile = path.join(options.runDir, `${name}.${mode}.trec`);
-        writeAtomic(runFile, lines.map((l) => l + '\n').join(''));
+        writeFileAtomic(runFile, lines.map((l) => l + '\n').join(''));
       }
       modes.push({
         mode,
@@ -171,7 +164,7 @@ export async function runBatchSearch(options: RunBatchSearchOptions): Promise<Ba
     },
     reportJson: options.reportJson ?? null,
   };
-  if (options.reportJson !== undefined) writeAtomic(options.reportJson, JSON.stringify(batchReportJson(report), null, 2) + '\n');
+  if (options.reportJson !== undefined) writeFileAtomic(options.reportJson, JSON.stringify(batchReportJson(report), null, 2) + '\n');
   return report;
 }
 

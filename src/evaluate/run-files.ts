@@ -18,6 +18,7 @@ import type { AnswerMode } from '../answer/answer-types.js';
 import { UserError } from '../errors.js';
 import { projectPaths } from '../paths.js';
 import { acquireLock, type HeldLock, type LockInfo } from '../store/lock.js';
+import { temporaryPath } from '../write-atomic.js';
 import type { EvalRow, RunRecord } from './eval-types.js';
 
 /**
@@ -176,7 +177,7 @@ export function openRunWriter<T = RunRecord>(
   const syncEveryMs = options.syncEveryMs ?? 1000;
   const hint = options.hint ?? RUN_DIR_HINT;
   ensureRunFolder(path.dirname(file), hint);
-  const tmp = `${file}.tmp-${process.pid}`;
+  const tmp = temporaryPath(file);
   let fd: number;
   try {
     writeFileSync(tmp, keep.map((r) => JSON.stringify(r) + '\n').join(''));

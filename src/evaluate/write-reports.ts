@@ -1,5 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { writeFileAtomic } from '../write-atomic.js';
 import { formatCitation } from '../text/citation.js';
 import type { AnswerMode } from '../answer/answer-types.js';
 import { quoteSegments } from '../answer/evidence.js';
@@ -337,20 +336,13 @@ export function reportPredictionsCsv(report: EvalReport): string {
   return '\ufeff' + rows.join('\r\n') + '\r\n';
 }
 
-/** Writes a file atomically (temp + rename) so a CI job never reads a half-written report. */
-function writeAtomic(file: string, content: string): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, content);
-  renameSync(tmp, file);
-}
-
 /** Writes every requested report (the JUnit file with the gate's checks when a gate ran); returns the paths written. */
 export function writeReports(report: EvalReport, targets: ReportTargets, gate?: { checks: readonly GateCheck[] }): string[] {
   const written: string[] = [];
   const put = (file: string | undefined, render: () => string): void => {
     if (!file) return;
-    writeAtomic(file, render());
+    // Atomic, so a CI job never reads a half-written report.
+    writeFileAtomic(file, render());
     written.push(file);
   };
   put(targets.json, () => JSON.stringify(reportJson(report), null, 2) + '\n');

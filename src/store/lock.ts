@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Database, type SqliteDatabase } from '../sqlite-database.js';
 import { UserError } from '../errors.js';
 import type { Warning } from '../types.js';
+import { temporaryPath } from '../write-atomic.js';
 
 /** What the lock's info file records about its holder. */
 export interface LockInfo {
@@ -86,7 +87,7 @@ export function tryAcquireLock(options: Omit<AcquireLockOptions, 'busy'>): HeldL
   }
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), command: options.command, startedAt: new Date().toISOString() };
   // Written aside and renamed, so a reader never sees a half-written info file.
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = temporaryPath(file);
   writeFileSync(tmp, JSON.stringify(info));
   renameSync(tmp, file);
   let released = false;

@@ -4,6 +4,7 @@ import type { Warning } from '../types.js';
 import { defaultDictionaryFile } from './analyzer.js';
 import { buildDictionaryTable, readDictionaryTable, type BuiltDictionaryTable, type DictionaryTable } from './dictionary-table.js';
 import { PagedBytes } from './paged-bytes.js';
+import { temporaryPath } from '../write-atomic.js';
 
 /** What `loadDictionaryTable` found: the table (null: load jieba's dictionary in full) and what went wrong. */
 export interface LoadedDictionaryTable {
@@ -104,8 +105,8 @@ export function loadDictionaryTable(cacheFile: string, options: { write: boolean
   }
   if (!options.write) return { table: null, warnings };
   // Open the file before building, so a folder we cannot write to costs nothing more than the full load.
-  const temp = `${cacheFile}.${process.pid}.tmp`;
-  let fd: number;
+  const temp = temporaryPath(cacheFile);
+  let fd: number | null;
   try {
     mkdirSync(path.dirname(cacheFile), { recursive: true });
     fd = openSync(temp, 'w');
@@ -116,15 +117,15 @@ export function loadDictionaryTable(cacheFile: string, options: { write: boolean
   try {
     table = buildDictionaryTable(readFileSync(dictFile, 'utf8'));
     writeSync(fd, encode(identity, table));
-    closeSync(fd);
-    // Atomic: a concurrent reader sees the old file or the new one, never half of one.
+    // Forgotten before it is closed: a descriptor number is reused at once, by any thread, so closing it twice
+    // can close another open file.
+    const written = fd;
+    fd = null;
+    closeSync(written);
+    // Atomic: a concurrent reader (another thread or process) sees the old file or the new one, never half of one.
     renameSync(temp, cacheFile);
   } catch {
-    try {
-      closeSync(fd);
-    } catch {
-      // Already closed.
-    }
+    if (fd !== null) closeSync(fd);
     rmSync(temp, { force: true });
   }
   return { table, warnings };

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { after, before, describe, it } from 'node:test';
 import { projectPaths } from '../../src/paths.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
@@ -159,6 +161,41 @@ describe('dictionary table cache', () => {
       [],
       'no temporary file left',
     );
+  });
+
+  it('threads that build it at the same moment each get the table, and none closes a descriptor twice', async () => {
+    // Eval's worker threads share a process id: on a root's first eval they all build the table at once.
+    const fresh = path.join(tmp.root, 'threads', 'jieba-dictionary.bin');
+    const module = pathToFileURL(path.join(repoRoot, 'dist', 'src', 'text', 'dictionary-cache.js')).href;
+    const start = new Int32Array(new SharedArrayBuffer(4));
+    const code = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const warnings = [];
+      process.on('warning', (w) => warnings.push(w.message));
+      import(workerData.module).then((m) => {
+        Atomics.wait(workerData.start, 0, 0);
+        const loaded = m.loadDictionaryTable(workerData.file, { write: true });
+        // A process warning is emitted on a later tick: reply after it.
+        setTimeout(() => parentPort.postMessage({ table: loaded.table !== null, warnings: [...warnings, ...loaded.warnings.map((w) => w.message)] }), 100);
+      });`;
+    const threads = Array.from({ length: 4 }, () => new Worker(code, { eval: true, workerData: { module, file: fresh, start } }));
+    const replies = threads.map(
+      (t) => new Promise<{ table: boolean; warnings: string[] }>((resolve, reject) => t.once('message', resolve).once('error', reject)),
+    );
+    // Let every thread reach the barrier, then release them together.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    Atomics.store(start, 0, 1);
+    Atomics.notify(start, 0);
+    const got = await Promise.all(replies);
+    await Promise.all(threads.map((t) => t.terminate()));
+    assert.deepEqual(
+      got,
+      Array.from({ length: 4 }, () => ({ table: true, warnings: [] })),
+    );
+    assert.deepEqual(readdirSync(path.dirname(fresh)), ['jieba-dictionary.bin'], 'one cache file, no temporary file left');
+    const again = loadDictionaryTable(fresh, { write: false });
+    assert.ok(again.table);
+    assert.deepEqual(again.warnings, []);
   });
 
   it('a truncated or garbled cache is rebuilt with a warning naming it, and cuts stay the same', () => {

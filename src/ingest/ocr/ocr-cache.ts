@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../write-atomic.js';
 import { OCR_ENGINE_ID } from './ocr-engine.js';
 import type { OcrPageResult } from './ocr-lines.js';
 
@@ -29,11 +30,8 @@ export function openOcrCache(cacheDir: string, sha256: string, dpi: number): Ocr
     },
     write(page, result) {
       try {
-        mkdirSync(dir, { recursive: true });
         // Write then rename, so a killed ingest never leaves a half-written entry behind.
-        const tmp = `${file(page)}.${process.pid}.tmp`;
-        writeFileSync(tmp, JSON.stringify({ engine: OCR_ENGINE_ID, result }));
-        renameSync(tmp, file(page));
+        writeFileAtomic(file(page), JSON.stringify({ engine: OCR_ENGINE_ID, result }));
       } catch {
         // A cache that cannot be written only costs time on the next run.
       }
