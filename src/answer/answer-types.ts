@@ -31,6 +31,9 @@ export interface ParsedQuestion {
 
 /** Answer mode: `baseline` is the LLM alone with no retrieval; the others name the retrieval used. */
 export type AnswerMode = 'baseline' | 'agent' | RetrievalMode;
+/** Evidence passages an answer reads per query unless told otherwise (`--top-k` of ask, answer, eval and serve). */
+export const EVIDENCE_TOP_K = 8;
+
 export const ANSWER_MODES: readonly AnswerMode[] = ['baseline', 'keyword', 'vector', 'hybrid'];
 /** What `eval --modes` accepts: the answer modes plus `agent` (the LLM reading with tools; run only when asked for). */
 export const EVAL_MODES: readonly AnswerMode[] = [...ANSWER_MODES, 'agent'];

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ANSWER_MODES, EVAL_MODES, type AnswerMode, type AnswerResult } from '../answer/answer-types.js';
+import { ANSWER_MODES, EVAL_MODES, EVIDENCE_TOP_K, type AnswerMode, type AnswerResult } from '../answer/answer-types.js';
 import { confidenceWords } from '../answer/answer-json.js';
 import { chooseAnswerer, type AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
@@ -157,7 +157,7 @@ interface ModePlan {
 export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const { config } = options;
-  const topK = options.topK ?? 8;
+  const topK = options.topK ?? EVIDENCE_TOP_K;
   const dataset = await loadDataset(options.file);
   const rows = selectRows(dataset.rows, options);
   const answerer = chooseAnswerer(config, options.answerer);

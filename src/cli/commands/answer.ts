@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ANSWER_MODES, type AnswerMode } from '../../answer/answer-types.js';
+import { ANSWER_MODES, EVIDENCE_TOP_K, type AnswerMode } from '../../answer/answer-types.js';
 import { ExitCode } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
 import { pauseHere, testPauseSetting } from '../test-pause.js';
@@ -40,7 +40,7 @@ export function registerAnswer(program: Command): Command {
     .option('--mode <mode>', `retrieval mode: ${ANSWER_MODES.join(', ')}`, 'hybrid')
     .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
     .option('--agent', 'answer through the agent (the LLM reading the book with tools); needs an LLM')
-    .option('-k, --top-k <n>', 'evidence passages per question', '8')
+    .option('-k, --top-k <n>', 'evidence passages per question', String(EVIDENCE_TOP_K))
     .option('--concurrency <n>', 'questions in flight at once (LLM calls); default 1')
     .option('--resume', 'continue an interrupted run: reuse the rows already answered')
     .option('--no-cache', 'do not read or write the LLM response cache')
@@ -55,7 +55,7 @@ export function registerAnswer(program: Command): Command {
       const globals = globalOptions(command);
       const mode = oneOf<AnswerMode>('--mode', flags.mode, ANSWER_MODES);
       const answerer = flags.answerer === undefined ? undefined : oneOf('--answerer', flags.answerer, ['offline', 'llm'] as const);
-      const topK = positiveInt('--top-k', flags.topK, 8);
+      const topK = positiveInt('--top-k', flags.topK, EVIDENCE_TOP_K);
       const concurrency = positiveInt('--concurrency', flags.concurrency, 1);
       const [{ loadConfig }, { runAnswerFile }, { createUi }, report] = await Promise.all([
         import('../../config/load-config.js'),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ANSWER_MODES, type AnswerMode } from '../../answer/answer-types.js';
+import { ANSWER_MODES, EVIDENCE_TOP_K, type AnswerMode } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
 import { oneOf, positiveInt } from './parse-options.js';
@@ -51,7 +51,7 @@ export function registerAsk(program: Command): Command {
     )
     .option('--options <options>', 'options given separately: JSON {"A":"…","B":"…"} or "A=…;B=…"')
     .option('--mode <mode>', `retrieval mode: ${ANSWER_MODES.join(', ')} (baseline = LLM alone, no retrieval)`, 'hybrid')
-    .option('-k, --top-k <n>', 'evidence passages per query', '8')
+    .option('-k, --top-k <n>', 'evidence passages per query', String(EVIDENCE_TOP_K))
     .option('--no-rerank', 'skip the LLM rerank of the recalled candidates')
     .option('--no-cache', 'do not read or write the LLM response cache')
     .option('--answerer <answerer>', 'offline or llm (default: llm when an endpoint is configured, else offline)')
@@ -80,7 +80,7 @@ A question without options is answered as an open question (cited passages, no l
     .action(async (words: string[], flags: AskFlags, command: Command) => {
       const globals = globalOptions(command);
       const mode = oneOf<AnswerMode>('--mode', flags.mode, ANSWER_MODES);
-      const topK = positiveInt('--top-k', flags.topK, 8);
+      const topK = positiveInt('--top-k', flags.topK, EVIDENCE_TOP_K);
       const answerer = flags.answerer === undefined ? undefined : oneOf('--answerer', flags.answerer, ['offline', 'llm'] as const);
       const options = parseOptionsFlag(flags.options);
       const question = words.join(' ');

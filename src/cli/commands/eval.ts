@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { EvalProgress } from '../../evaluate/eval-types.js';
-import { EVAL_MODES } from '../../answer/answer-types.js';
+import { EVAL_MODES, EVIDENCE_TOP_K } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
 import { pauseHere, testPauseSetting } from '../test-pause.js';
@@ -60,7 +60,7 @@ export function registerEval(program: Command): Command {
     .option('--concurrency <n>', 'questions in flight at once (LLM calls); default: the LLM config, 1 offline')
     .option('--rps <n>', 'at most N questions started per second (LLM rate limit)')
     .option('--resume', 'continue an interrupted run: reuse finished rows from the run files')
-    .option('--top-k <n>', 'evidence chunks per question (as in ask) and K of evidence hit rate', '8')
+    .option('--top-k <n>', 'evidence chunks per question (as in ask) and K of evidence hit rate', String(EVIDENCE_TOP_K))
     .option('--no-cache', 'do not read or write the LLM response cache')
     .option(
       '--run-dir <dir>',
@@ -155,7 +155,7 @@ export function registerEval(program: Command): Command {
           ...(raw.concurrency !== undefined ? { concurrency: positiveInt('--concurrency', raw.concurrency, 1) } : {}),
           ...(rps !== undefined ? { ratePerSecond: rps } : {}),
           resume: raw.resume === true,
-          topK: positiveInt('--top-k', raw.topK, 8),
+          topK: positiveInt('--top-k', raw.topK, EVIDENCE_TOP_K),
           noCache: raw.cache === false,
           ...(runDir ? { runDir } : {}),
           onProgress: pause

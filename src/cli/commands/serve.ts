@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EVIDENCE_TOP_K } from '../../answer/answer-types.js';
 import { globalOptions } from '../global-options.js';
 import { positiveInt } from './parse-options.js';
 
@@ -17,11 +18,11 @@ export function registerServe(program: Command): Command {
     .option('--port <n>', 'TCP port', '8765')
     .option('--host <host>', 'interface to listen on (another than 127.0.0.1 exposes your books to the network)', '127.0.0.1')
     .option('--open', 'open the page in the default browser')
-    .option('-k, --top-k <n>', 'evidence passages per question', '8')
+    .option('-k, --top-k <n>', 'evidence passages per question', String(EVIDENCE_TOP_K))
     .action(async (flags: ServeFlags, command: Command) => {
       const globals = globalOptions(command);
       const port = flags.port === '0' ? 0 : positiveInt('--port', flags.port, 8765);
-      const topK = positiveInt('--top-k', flags.topK, 8);
+      const topK = positiveInt('--top-k', flags.topK, EVIDENCE_TOP_K);
       const [{ loadConfig }, { startServer }, { createUi }, report] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../serve/run-serve.js'),
