@@ -6,6 +6,7 @@ import type { AnswerMode, AnswerResult, ParsedQuestion } from '../answer/answer-
 import { chooseAnswerer, type AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { UsageError, UserError } from '../errors.js';
+import { publishRunEvent } from '../run-events.js';
 import { createLimiter, runUntilFailure } from '../limiter.js';
 import { projectPaths } from '../paths.js';
 import { formatCitation } from '../text/citation.js';
@@ -39,8 +40,6 @@ export interface RunAnswerFileOptions {
   resume?: boolean;
   cache: boolean;
   onProgress?: (event: { done: number; total: number; elapsedMs: number }) => void;
-  /** Called after each row is recorded (a test uses it to interrupt the run at a known point). */
-  onRow?: (done: number) => void;
 }
 
 /** What `answer` returns for the reporter. */
@@ -217,7 +216,7 @@ async function answerRows(
       results.set(t.line, row);
       writer.append(row);
       done++;
-      options.onRow?.(done);
+      publishRunEvent({ command: 'answer', rowsRecorded: done });
       options.onProgress?.({ done, total, elapsedMs: Date.now() - started });
     });
   } catch (error) {

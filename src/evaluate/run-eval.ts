@@ -4,6 +4,7 @@ import { confidenceWords } from '../answer/answer-json.js';
 import { chooseAnswerer, type AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError, UsageError, UserError } from '../errors.js';
+import { publishRunEvent } from '../run-events.js';
 import { projectPaths } from '../paths.js';
 import type { Chunk, ChunkLocation } from '../types.js';
 import { openEvalEngine, type EvalEngine, type EvalEngineOptions } from './eval-engine.js';
@@ -396,6 +397,7 @@ async function answerPlan(
         if (record.correct) pm.correct++;
         perMode[p.mode] = pm;
         progress('row', p.mode);
+        publishRunEvent({ command: 'eval', rowsRecorded: answeredNow });
       });
     } catch (error) {
       if (error instanceof UserError)

@@ -17,15 +17,7 @@ export interface IngestOptions {
   /** OCR of scanned pages (overrides `config.ingest.ocr`; default `auto`). */
   ocr?: 'auto' | 'always' | 'never';
   onProgress?: (event: IngestProgress) => void;
-  /** For crash tests only: called at fixed points of the run, so a test can kill the process exactly there. */
-  testHooks?: { pause?: (point: IngestPausePoint) => void };
 }
-
-/**
- * Where a crash test can stop an ingest: after the first file is parsed, after the data is staged (before
- * indexing), and in the middle of the swap (`data/` replaced, `index/` not yet).
- */
-export type IngestPausePoint = 'parse' | 'index' | 'swap';
 
 /** Progress events for the reporter's spinner. */
 export type IngestProgress =

@@ -3,7 +3,8 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import { errorMessage, UserError } from '../errors.js';
 import type { SourceFile } from '../store/scan-sources.js';
 import { bookName } from './book-name.js';
-import type { IngestPausePoint, IngestProgress } from './ingest-types.js';
+import type { IngestProgress } from './ingest-types.js';
+import { publishRunEvent } from '../run-events.js';
 import { loadTableCsv, TableCsvError } from './load-table-csv.js';
 import { readNote } from './load-notes.js';
 import { segmentsToChunks } from './make-chunks.js';
@@ -142,7 +143,6 @@ export async function parseSources(input: {
   password: string | undefined;
   strict: boolean;
   onProgress: Progress;
-  pause: ((point: IngestPausePoint) => void) | undefined;
   ocr: OcrSettings;
 }): Promise<BuiltSource[]> {
   const { config, previous } = input;
@@ -189,7 +189,7 @@ export async function parseSources(input: {
       else if (error instanceof EmptySourceError) built.push(failed(error.message));
       else built.push(failed(`could not be read (${errorMessage(error).split('\n')[0] ?? ''})`));
     }
-    if (i === 0) input.pause?.('parse');
+    if (i === 0) publishRunEvent({ command: 'ingest', point: 'parse' });
   }
   return built;
 }

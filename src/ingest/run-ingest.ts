@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { UserError } from '../errors.js';
+import { publishRunEvent } from '../run-events.js';
 import { assertRootFolder, projectPaths, type ProjectPaths } from '../paths.js';
 import { markStagingComplete, repairInterruptedSwap, swapIntoPlace } from '../store/atomic-swap.js';
 import { dictionaryHash } from '../store/freshness.js';
@@ -69,7 +70,6 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
   const paths = projectPaths(options.root);
   const { root } = paths;
   const { config, onProgress } = options;
-  const pause = options.testHooks?.pause;
   makeStateFolder(root, paths.state);
   const lock = acquireIngestLock(root, paths.lock, `exam-copilot ingest${options.force ? ' --force' : ''}`);
   let staged: StagedData | null = null;
@@ -92,7 +92,6 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
       password: options.password ?? config.pdf.password,
       strict,
       onProgress,
-      pause,
       ocr: {
         mode: options.ocr ?? config.ingest?.ocr ?? 'auto',
         cacheDir: projectPaths(root).ocrCache,
@@ -110,13 +109,13 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     }
     onProgress?.({ kind: 'stage', stage: 'write' });
     staged = writeStagedData({ root, config, built, dictionaryHash: dictionary });
-    pause?.('index');
+    publishRunEvent({ command: 'ingest', point: 'index' });
     const indexed = await buildStagedIndexes({ root, config, staged, liveIndex: paths.index, onProgress });
     warnings.push(...indexed.warnings);
     onProgress?.({ kind: 'stage', stage: 'swap' });
     syncStaging(paths.staging);
     markStagingComplete(root);
-    swapIntoPlace(root, pause ? () => pause('swap') : undefined);
+    swapIntoPlace(root, () => publishRunEvent({ command: 'ingest', point: 'swap' }));
     staged = null;
     return summarise(root, started, files, false, indexed.index, warnings);
   } catch (error) {

@@ -11,6 +11,7 @@ import { verdictsCell } from '../../src/evaluate/answer-sheet.js';
 import { runAnswerFile, type AnsweredRow } from '../../src/evaluate/run-answer-file.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
 import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { pauseEnv } from '../helpers/pause-at.js';
 import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
@@ -136,7 +137,7 @@ describe('answer: a question-only set answered and written back', () => {
     const marker = path.join(tmp.root, 'paused');
     const output = path.join(tmp.root, 'resume.out.jsonl');
     const child = spawn(process.execPath, [bin, '--root', tmp.root, 'answer', input, '-o', output], {
-      env: { ...env, EXAM_COPILOT_TEST_PAUSE: `answer:${marker}` },
+      env: { ...env, ...pauseEnv('answer', '1', marker) },
     });
     for (let i = 0; i < 600 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(existsSync(marker), 'the run paused after its first row');
@@ -289,7 +290,7 @@ describe('answer: a question-only set answered and written back', () => {
     writeFileSync(input, `${['id', 'question', 'A', 'B', 'C', 'D'].join(',')}\n${[Q1, Q2].map((r) => r.join(',')).join('\n')}\n`);
     const marker = path.join(tmp.root, 'locked-paused');
     const first = spawn(process.execPath, [bin, '--root', tmp.root, 'answer', input], {
-      env: { ...env, EXAM_COPILOT_TEST_PAUSE: `answer:${marker}` },
+      env: { ...env, ...pauseEnv('answer', '1', marker) },
     });
     const exited = new Promise((resolve) => first.once('exit', resolve));
     try {

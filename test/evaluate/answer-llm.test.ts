@@ -108,7 +108,7 @@ void describe('answer with an LLM (scripted OpenAI-compatible server)', () => {
           topK: 8,
           concurrency: 2,
           cache: false,
-          onRow: (done) => {
+          onProgress: ({ done }) => {
             if (done !== 2) return;
             requestsAtFailure = server.requests.length;
             throw new Error('the disk is on fire');

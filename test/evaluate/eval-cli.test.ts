@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { defaultRunDir } from '../../src/evaluate/run-files.js';
 import { parseXml } from './xml-check.js';
 import { goldenDir, makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { pauseEnv } from '../helpers/pause-at.js';
 import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
@@ -136,9 +137,9 @@ void describe('eval CLI', () => {
     const out = path.join(root, 'resume');
     const runFile = path.join(defaultRunDir(root, path.join(out, 'report.json')), 'validation.keyword.jsonl');
     const args = [bin, '--root', root, 'eval', dataset, '--report-json', path.join(out, 'report.json')];
-    // The run pauses once 7 rows are written (a test hook), so the kill lands mid-run whatever the machine's speed.
+    // The run pauses once 7 rows are written (test/helpers/pause-at.ts), so the kill lands mid-run whatever the machine's speed.
     const marker = path.join(root, 'eval-paused');
-    const child = spawn(process.execPath, args, { env: { ...env, EXAM_COPILOT_TEST_PAUSE: `eval:7:${marker}` }, stdio: 'ignore' });
+    const child = spawn(process.execPath, args, { env: { ...env, ...pauseEnv('eval', '7', marker) }, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     for (let i = 0; i < 1200 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(existsSync(marker), 'the run reached its pause point');

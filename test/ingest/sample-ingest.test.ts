@@ -11,6 +11,7 @@ import { runIngest } from '../../src/ingest/run-ingest.js';
 import type { IngestResult } from '../../src/ingest/ingest-types.js';
 import type { Chunk, OutlineEntry } from '../../src/types.js';
 import { goldenDir, makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { pauseEnv } from '../helpers/pause-at.js';
 
 interface GoldenBook {
   file: string;
@@ -174,7 +175,7 @@ void describe('SIGKILL during ingest', { skip: haveSample ? false : 'rawdoc/ sam
     new Promise((resolve) => {
       const marker = path.join(tmp.root, `paused-${pauseAt ?? 'none'}`);
       rmSync(marker, { force: true });
-      const env = { ...process.env, CI: 'true', ...(pauseAt ? { EXAM_COPILOT_TEST_PAUSE: `${pauseAt}:${marker}` } : {}) };
+      const env = { ...process.env, CI: 'true', ...(pauseAt ? pauseEnv('ingest', pauseAt, marker) : {}) };
       const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'exam-copilot.js'), '--root', tmp.root, ...args], {
         stdio: ['ignore', 'ignore', 'pipe'],
         env,

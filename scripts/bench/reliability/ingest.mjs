@@ -3,6 +3,7 @@
 // RELIABILITY_ROUNDS scales the race groups (1: 4 rounds of 6 concurrent ingests, 8 takeover rounds of 4).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   consistent,
   errLines,
@@ -18,6 +19,8 @@ import {
 } from './lib/fixtures.mjs';
 
 const rounds = Number(process.env.RELIABILITY_ROUNDS ?? '1');
+// The crash tests' pause hook (test/helpers/pause-at.ts, built by tsc): loaded with --import, it stops a run at a point.
+const PAUSE_HOOK = pathToFileURL(path.resolve(import.meta.dirname, '..', '..', '..', 'dist', 'test', 'helpers', 'pause-at.js')).href;
 
 async function symlinkLoops({ tmp, cli }) {
   const t = tally('ingest: symlink loops');
@@ -242,7 +245,7 @@ async function sigkill({ tmp, cli }) {
       rmSync(marker, { force: true });
       let paused = false;
       const r = await runCli(cli, ['--root', root, 'ingest', '--force'], {
-        env: { EXAM_COPILOT_TEST_PAUSE: `${point}:${marker}` },
+        env: { NODE_OPTIONS: `--import=${PAUSE_HOOK}`, EXAM_COPILOT_TEST_PAUSE: `ingest:${point}:${marker}` },
         onSpawn: (child) => {
           const poll = setInterval(() => {
             if (!existsSync(marker)) return;

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { ANSWER_MODES, EVIDENCE_TOP_K, type AnswerMode } from '../../answer/answer-types.js';
 import { ExitCode } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
-import { pauseHere, testPauseSetting } from '../test-pause.js';
 import { oneOf, positiveInt } from './parse-options.js';
 
 interface AnswerFlags {
@@ -14,15 +13,6 @@ interface AnswerFlags {
   concurrency?: string;
   resume?: boolean;
   cache: boolean;
-}
-
-/** Crash tests pause after the first recorded row (`EXAM_COPILOT_TEST_PAUSE=answer:<marker>`, see test-pause.ts). */
-function testPause(env: NodeJS.ProcessEnv): ((done: number) => void) | undefined {
-  const setting = testPauseSetting(env, 'answer:');
-  if (!setting) return undefined;
-  return (done) => {
-    if (done === 1) pauseHere(setting.marker, 'answer');
-  };
 }
 
 /** `answer <file>`: answer a question-only set (the test set) and write the answers next to the questions. */
@@ -73,7 +63,6 @@ export function registerAnswer(program: Command): Command {
         );
       }
       const progress = report.answerProgress(ui);
-      const pause = testPause(process.env);
       let result;
       try {
         result = await runAnswerFile({
@@ -89,7 +78,6 @@ export function registerAnswer(program: Command): Command {
           resume: flags.resume === true,
           cache: flags.cache,
           onProgress: progress.update,
-          ...(pause ? { onRow: pause } : {}),
         });
       } finally {
         progress.stop();

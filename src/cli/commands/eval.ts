@@ -1,10 +1,8 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { EvalProgress } from '../../evaluate/eval-types.js';
 import { EVAL_MODES, EVIDENCE_TOP_K } from '../../answer/answer-types.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { globalOptions } from '../global-options.js';
-import { pauseHere, testPauseSetting } from '../test-pause.js';
 import { oneOf, outputFile, positiveInt } from './parse-options.js';
 
 interface RawEvalOptions {
@@ -28,19 +26,6 @@ interface RawEvalOptions {
   compare?: string;
   maxDrop?: string;
   strictCompare?: boolean;
-}
-
-/**
- * Crash tests pause once N rows are written to the run files (`EXAM_COPILOT_TEST_PAUSE=eval:<N>:<marker>`, see
- * test-pause.ts). Rows are recorded on this thread, so nothing more is written while it waits.
- */
-function testPause(env: NodeJS.ProcessEnv): ((event: EvalProgress) => void) | undefined {
-  const setting = testPauseSetting(env, 'eval:');
-  if (!setting) return undefined;
-  const rows = Number(setting.point.slice('eval:'.length));
-  return (event) => {
-    if (event.phase === 'row' && event.done === rows) pauseHere(setting.marker, 'eval');
-  };
 }
 
 /** `eval <file>`: score a validation set in every mode, write reports, and gate accuracy for CI. */
@@ -141,7 +126,6 @@ export function registerEval(program: Command): Command {
       const { writeReports } = await import('../../evaluate/write-reports.js');
       const { evalProgress, reportEval } = await import('../report/eval.js');
       const progress = evalProgress(ui, file);
-      const pause = testPause(process.env);
       let report;
       try {
         report = await runEval({
@@ -158,12 +142,7 @@ export function registerEval(program: Command): Command {
           topK: positiveInt('--top-k', raw.topK, EVIDENCE_TOP_K),
           noCache: raw.cache === false,
           ...(runDir ? { runDir } : {}),
-          onProgress: pause
-            ? (event) => {
-                progress.onProgress(event);
-                pause(event);
-              }
-            : progress.onProgress,
+          onProgress: progress.onProgress,
         });
       } finally {
         progress.stop();

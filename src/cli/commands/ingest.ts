@@ -2,9 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ExitCode, UsageError } from '../../errors.js';
-import type { IngestPausePoint } from '../../ingest/ingest-types.js';
 import { globalOptions } from '../global-options.js';
-import { pauseHere, testPauseSetting } from '../test-pause.js';
 
 interface IngestFlags {
   force?: boolean;
@@ -14,15 +12,6 @@ interface IngestFlags {
 }
 
 const OCR_MODES = ['auto', 'always', 'never'] as const;
-
-/** Crash tests pause an ingest at a named point (`EXAM_COPILOT_TEST_PAUSE=<point>:<marker>`, see test-pause.ts). */
-function testPause(env: NodeJS.ProcessEnv): ((point: IngestPausePoint) => void) | undefined {
-  const setting = testPauseSetting(env);
-  if (!setting) return undefined;
-  return (point) => {
-    if (point === setting.point) pauseHere(setting.marker, point);
-  };
-}
 
 /** `ingest [paths...]`: parse textbooks, notes and table transcriptions into chunks and indexes. */
 export function registerIngest(program: Command): Command {
@@ -51,7 +40,6 @@ export function registerIngest(program: Command): Command {
       const { config, warnings } = loadConfig({ root: globals.root });
       for (const w of warnings) ui.warn(`${w.where}: ${w.message}`);
       const progress = ingestProgress(ui);
-      const pause = testPause(process.env);
       let result;
       try {
         result = await runIngest({
@@ -63,7 +51,6 @@ export function registerIngest(program: Command): Command {
           ...(flags.password !== undefined ? { password: flags.password } : {}),
           ...(ocr !== undefined ? { ocr } : {}),
           onProgress: progress.onProgress,
-          ...(pause ? { testHooks: { pause } } : {}),
         });
       } catch (error) {
         progress.fail();
