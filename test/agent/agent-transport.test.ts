@@ -13,6 +13,7 @@ import {
   startFakeOpenAiServer,
   type FakeOpenAiServer,
   type RecordedRequest,
+  toolCalls,
   type ScriptedResponse,
 } from '../helpers/fake-openai-server.js';
 import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
@@ -27,30 +28,6 @@ const KEY = 'sk-agent-echo-secret-0123456789';
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 
-/** A native tool-call turn. */
-function toolCall(name: string, args: unknown): ScriptedResponse {
-  return {
-    json: {
-      id: 'chatcmpl-agent',
-      object: 'chat.completion',
-      created: 0,
-      model: 'fake-model',
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    },
-  };
-}
-
 const isAgent = (req: RecordedRequest): boolean => (req.body as { tools?: unknown } | undefined)?.tools !== undefined;
 const toolResults = (req: RecordedRequest): string[] =>
   chatMessages(req)
@@ -62,7 +39,7 @@ const final = (id: string, explanation = '定义原文'): string =>
 
 /** search → answer, natively. */
 function nativeScript(req: RecordedRequest): ScriptedResponse {
-  if (toolResults(req).length === 0) return toolCall('search', { query: '基金财产 保管 基金托管人', k: 3 });
+  if (toolResults(req).length === 0) return toolCalls({ name: 'search', args: { query: '基金财产 保管 基金托管人', k: 3 } });
   return chatReply(final(firstId(req)));
 }
 
@@ -143,7 +120,7 @@ describe('the agent on the one LLM transport', () => {
     server.setHandler((req) => {
       if (!isAgent(req)) return oneShot(req);
       const echo = String(req.headers.authorization);
-      if (toolResults(req).length === 0) return toolCall('search', { query: `基金财产 保管 ${echo}` });
+      if (toolResults(req).length === 0) return toolCalls({ name: 'search', args: { query: `基金财产 保管 ${echo}` } });
       const reply = chatReply(final(firstId(req), `依据定义 ${echo}`));
       const message = (reply.json as { choices: { message: Record<string, unknown> }[] }).choices[0]!.message;
       message.reasoning_content = `the key is ${echo}`;

@@ -12,40 +12,14 @@ import {
   startFakeOpenAiServer,
   type FakeOpenAiServer,
   type RecordedRequest,
+  toolCalls,
   type ScriptedResponse,
 } from '../helpers/fake-openai-server.js';
 import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 import { sampleRoot } from '../helpers/sample-root.js';
 
 const QUESTION = '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
-
-/** A completion whose assistant message makes tool calls (native protocol). */
-function toolCalls(...calls: { name: string; args: unknown; raw?: string }[]): ScriptedResponse {
-  return {
-    json: {
-      id: 'chatcmpl-agent',
-      object: 'chat.completion',
-      created: 0,
-      model: 'fake-model',
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: null,
-            tool_calls: calls.map((c, i) => ({
-              id: `call_${i + 1}`,
-              type: 'function',
-              function: { name: c.name, arguments: c.raw ?? JSON.stringify(c.args) },
-            })),
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    },
-  };
-}
 
 /** The wire messages of a request, with tool results (role `tool`) kept. */
 function wire(req: RecordedRequest): Array<{ role: string; content: string }> {
@@ -334,7 +308,7 @@ describe('ask --agent through the CLI', () => {
     const tmp = await sampleRoot();
     try {
       const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
-      const env = { ...process.env, NO_COLOR: '1', OPENAI_BASE_URL: '', OPENAI_MODEL: '', OPENAI_API_KEY: '', EXAM_COPILOT_LLM_MODEL: '' };
+      const env = offlineEnv();
       const r = spawnSync(process.execPath, [bin, '--root', tmp.root, 'ask', '--agent', QUESTION], { env, encoding: 'utf8' });
       assert.equal(r.status, 5);
       assert.equal(r.stderr.trim().split('\n').length, 1);

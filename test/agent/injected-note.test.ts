@@ -12,6 +12,7 @@ import {
   startFakeOpenAiServer,
   type FakeOpenAiServer,
   type RecordedRequest,
+  toolCalls,
   type ScriptedResponse,
 } from '../helpers/fake-openai-server.js';
 import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
@@ -45,30 +46,6 @@ function toolPassages(req: RecordedRequest): Shown[] {
   return out;
 }
 
-/** A completion whose assistant message makes one native tool call. */
-function toolCall(name: string, args: unknown): ScriptedResponse {
-  return {
-    json: {
-      id: 'chatcmpl-agent',
-      object: 'chat.completion',
-      created: 0,
-      model: 'fake-model',
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    },
-  };
-}
-
 /**
  * The agent's script: one search, then `final(passages)`. Native tools, or the simulated protocol's JSON text. Any
  * request of the one-shot fallback (fenced evidence) gets a 500, so a fallback cannot pass for the agent's answer.
@@ -82,7 +59,7 @@ function agentScript(protocol: 'native' | 'simulated', final: (passages: Shown[]
     const passages = toolPassages(req);
     if (passages.length === 0) {
       const args = { query: '基金财产 保管 基金托管人 系统提示', k: 8 };
-      return protocol === 'native' ? toolCall('search', args) : chatReply(JSON.stringify({ tool: 'search', arguments: args }));
+      return protocol === 'native' ? toolCalls({ name: 'search', args }) : chatReply(JSON.stringify({ tool: 'search', arguments: args }));
     }
     return chatReply(JSON.stringify(final(passages)));
   };

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 
@@ -14,7 +15,7 @@ function run(
 ): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [...nodeArgs, bin, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env },
+    env: offlineEnv(env),
     timeout: 120_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };

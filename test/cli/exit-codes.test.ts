@@ -7,6 +7,7 @@ import { NotReadyError } from '../../src/errors.js';
 import { FlatVectorIndex } from '../../src/indexing/flat-vector-index.js';
 import { projectPaths } from '../../src/paths.js';
 import { repoRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
@@ -16,15 +17,7 @@ const QUESTION = '基金财产由（　）负责保管。A.基金托管人 B.基
 function run(root: string, args: string[]): { status: number | null; stderr: string } {
   const r = spawnSync(process.execPath, [bin, '--root', root, ...args], {
     encoding: 'utf8',
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      EXAM_COPILOT_VECTOR_BACKEND: 'js',
-      EXAM_COPILOT_LLM_MODEL: '',
-      OPENAI_MODEL: '',
-      OPENAI_BASE_URL: '',
-      OPENAI_API_KEY: '',
-    },
+    env: offlineEnv({ EXAM_COPILOT_VECTOR_BACKEND: 'js' }),
     timeout: 120_000,
   });
   return { status: r.status, stderr: r.stderr };

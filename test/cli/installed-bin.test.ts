@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 
 const QUESTION = '基金财产由（ ）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
 
@@ -22,13 +23,7 @@ describe('exam-copilot on the PATH (a linked bin, run outside the clone)', () =>
       mkdirSync(path.join(prefix, 'bin'));
       const linked = path.join(prefix, 'bin', 'exam-copilot');
       symlinkSync(path.join(repoRoot, 'bin', 'exam-copilot.js'), linked);
-      const env = {
-        ...process.env,
-        NO_COLOR: '1',
-        EXAM_COPILOT_LLM_MODEL: '',
-        OPENAI_MODEL: '',
-        PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
-      };
+      const env = offlineEnv({ PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}` });
       const run = (args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } =>
         spawnSync('exam-copilot', args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
       const version = run(['--version'], elsewhere);

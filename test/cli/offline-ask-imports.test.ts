@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { repoRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
@@ -36,16 +37,7 @@ describe('an offline ask loads only what answering offline needs', () => {
       ],
       {
         encoding: 'utf8',
-        env: {
-          ...process.env,
-          NO_COLOR: '1',
-          EXAM_COPILOT_VECTOR_BACKEND: 'js',
-          EXAM_COPILOT_LLM_MODEL: '',
-          OPENAI_MODEL: '',
-          OPENAI_BASE_URL: '',
-          OPENAI_API_KEY: '',
-          TRACE_IMPORTS_FILE: trace,
-        },
+        env: offlineEnv({ EXAM_COPILOT_VECTOR_BACKEND: 'js', TRACE_IMPORTS_FILE: trace }),
         timeout: 120_000,
       },
     );

@@ -11,6 +11,7 @@ import { verdictsCell } from '../../src/evaluate/answer-sheet.js';
 import { runAnswerFile, type AnsweredRow } from '../../src/evaluate/run-answer-file.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
 import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 import { pauseEnv } from '../helpers/pause-at.js';
 import { sampleRoot } from '../helpers/sample-root.js';
 
@@ -21,7 +22,7 @@ const Q2 = ['S002', '与股票、债券相比，契约型基金反映的是一�
 describe('answer: a question-only set answered and written back', () => {
   let tmp: TempRoot;
   let config: ExamCopilotConfig;
-  const env = { ...process.env, NO_COLOR: '1', EXAM_COPILOT_LLM_MODEL: '', OPENAI_MODEL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
+  const env = offlineEnv();
 
   before(async () => {
     tmp = await sampleRoot();

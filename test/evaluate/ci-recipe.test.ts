@@ -6,22 +6,13 @@ import { after, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { chatMessages, chatReply, startFakeOpenAiServer, type RecordedRequest } from '../helpers/fake-openai-server.js';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 import { parseXml } from './xml-check.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 const recipe = readFileSync(path.join(repoRoot, 'docs', 'ci.md'), 'utf8');
 // Offline, no colour, no spinner, and no LLM from the developer's environment.
-const env = {
-  ...process.env,
-  NO_COLOR: '1',
-  CI: 'true',
-  EXAM_COPILOT_LLM_MODEL: '',
-  OPENAI_MODEL: '',
-  OPENAI_API_KEY: '',
-  OPENAI_BASE_URL: '',
-  EXAM_COPILOT_LLM_BASE_URL: '',
-  EXAM_COPILOT_LLM_API_KEY: '',
-};
+const env = offlineEnv({ CI: 'true' });
 
 /** The YAML blocks of a Markdown page. */
 function yamlBlocks(markdown: string): string[] {

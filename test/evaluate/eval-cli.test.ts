@@ -6,22 +6,13 @@ import { after, describe, it } from 'node:test';
 import { defaultRunDir } from '../../src/evaluate/run-files.js';
 import { parseXml } from './xml-check.js';
 import { goldenDir, makeTempRoot, repoRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 import { pauseEnv } from '../helpers/pause-at.js';
 import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 // Offline, no colour, no spinner, and no LLM from the developer's environment.
-const env = {
-  ...process.env,
-  NO_COLOR: '1',
-  CI: 'true',
-  EXAM_COPILOT_LLM_MODEL: '',
-  OPENAI_MODEL: '',
-  OPENAI_API_KEY: '',
-  OPENAI_BASE_URL: '',
-  EXAM_COPILOT_LLM_BASE_URL: '',
-  EXAM_COPILOT_LLM_API_KEY: '',
-};
+const env = offlineEnv({ CI: 'true' });
 const tmp = await sampleRoot();
 const root = tmp.root;
 const dataset = path.join(root, 'rawdoc', 'validation.csv');

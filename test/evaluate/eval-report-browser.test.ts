@@ -9,23 +9,14 @@ import type { RunRecord } from '../../src/evaluate/eval-types.js';
 import { readRunFile } from '../../src/evaluate/run-files.js';
 import { launchHeadless, skipWithoutBrowser, type HeadlessChromium } from '../helpers/headless-chromium.js';
 import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
+import { offlineEnv } from '../helpers/run-cli.js';
 import { sampleRoot } from '../helpers/sample-root.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 const MODES = ['keyword', 'vector', 'hybrid'] as const;
 type Mode = (typeof MODES)[number];
 // Offline, no colour, no spinner, and no LLM from the developer's environment.
-const env = {
-  ...process.env,
-  NO_COLOR: '1',
-  CI: 'true',
-  EXAM_COPILOT_LLM_MODEL: '',
-  OPENAI_MODEL: '',
-  OPENAI_API_KEY: '',
-  OPENAI_BASE_URL: '',
-  EXAM_COPILOT_LLM_BASE_URL: '',
-  EXAM_COPILOT_LLM_API_KEY: '',
-};
+const env = offlineEnv({ CI: 'true' });
 
 /** Page code is passed as a string because the tests compile without DOM types (the project targets Node). */
 async function inPage<T>(page: Page, expression: string): Promise<T> {

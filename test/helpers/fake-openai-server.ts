@@ -315,6 +315,37 @@ export function chatReply(content: string, options: Parameters<typeof chatComple
   return { json: chatCompletion(content, options) };
 }
 
+/**
+ * Shorthand: a scripted 200 response whose assistant message makes native tool calls; `raw` replaces a call's
+ * JSON arguments (for malformed ones).
+ */
+export function toolCalls(...calls: { name: string; args: unknown; raw?: string }[]): ScriptedResponse {
+  return {
+    json: {
+      id: 'chatcmpl-agent',
+      object: 'chat.completion',
+      created: 0,
+      model: 'fake-model',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: calls.map((c, i) => ({
+              id: `call_${i + 1}`,
+              type: 'function',
+              function: { name: c.name, arguments: c.raw ?? JSON.stringify(c.args) },
+            })),
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    },
+  };
+}
+
 /** Shorthand: a scripted OpenAI-style error response. */
 export function errorReply(status: number, message: string, headers: Record<string, string> = {}): ScriptedResponse {
   return { status, headers, json: { error: { message, type: status === 429 ? 'rate_limit_error' : 'server_error', code: null } } };
