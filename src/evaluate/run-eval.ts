@@ -1,22 +1,19 @@
 import path from 'node:path';
-import { ANSWER_MODES, EVAL_MODES, EVIDENCE_TOP_K, type AnswerMode, type AnswerResult } from '../answer/answer-types.js';
-import { confidenceWords } from '../answer/answer-json.js';
+import { ANSWER_MODES, EVAL_MODES, EVIDENCE_TOP_K, type AnswerMode } from '../answer/answer-types.js';
 import { chooseAnswerer, type AnswererKind } from '../answer/choose-answerer.js';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError, UsageError, UserError } from '../errors.js';
 import { publishRunEvent } from '../run-events.js';
 import { projectPaths } from '../paths.js';
-import type { Chunk, ChunkLocation } from '../types.js';
 import { openEvalEngine, type EvalEngine, type EvalEngineOptions } from './eval-engine.js';
 import { evalWorkerCount, openEvalPool } from './eval-pool.js';
-import type { EvalProgress, EvalReport, EvalRow, EvidenceRef, ModeComparison, ModeReport, RunRecord, SkippedMode } from './eval-types.js';
-import { answerLetters, isCorrect } from './is-correct.js';
+import type { EvalProgress, EvalReport, EvalRow, ModeComparison, ModeReport, RunRecord, SkippedMode } from './eval-types.js';
 import { loadDataset } from './load-dataset.js';
-import { compareModes, inferType, modeMetrics } from './metrics.js';
-import { recordVerdict } from './record-verdict.js';
+import { compareModes, modeMetrics } from './metrics.js';
+import { toRecord } from './run-record.js';
+import { selectRows } from './select-rows.js';
 import { acquireRunLock, openRunWriter, readRunFile, rowFingerprint, runFilePath } from './run-files.js';
 import { createLimiter, runUntilFailure, type Limiter } from '../limiter.js';
-import { seededRandom } from '../seeded-random.js';
 
 /** Options of `runEval`; everything but `root`, `config` and `file` has a default. */
 export interface RunEvalOptions {
@@ -50,95 +47,6 @@ export interface RunEvalOptions {
   openEngine?: (options: EvalEngineOptions) => Promise<EvalEngine>;
   /** Offline: worker threads answering in parallel (default one per core; 1 answers in this thread). */
   workers?: number;
-}
-
-/** A seeded sample of `n` rows, returned in their original order. */
-export function sampleRows<T>(rows: readonly T[], n: number, seed: number): T[] {
-  if (n >= rows.length) return [...rows];
-  const idx = rows.map((_, i) => i);
-  const rand = seededRandom(seed);
-  for (let i = 0; i < n; i++) {
-    const j = i + Math.floor(rand() * (idx.length - i));
-    [idx[i], idx[j]] = [idx[j] ?? 0, idx[i] ?? 0];
-  }
-  return idx
-    .slice(0, n)
-    .sort((a, b) => a - b)
-    .map((i) => rows[i] as T);
-}
-
-function evidenceRef(e: ChunkLocation & { quote?: string; highlights?: Array<[number, number]> }, chunk: Chunk | undefined): EvidenceRef {
-  const path = e.headings ?? chunk?.headings;
-  const articles = e.articles ?? chunk?.articles;
-  return {
-    chunk_id: e.chunk_id,
-    book: e.book,
-    ...(path ? { headings: path } : {}),
-    chapter: e.chapter,
-    section: e.section,
-    ...(articles ? { articles } : {}),
-    figure_ref: e.figure_ref,
-    page_start: e.page_start,
-    page_end: e.page_end,
-    chunk_type: chunk?.chunk_type ?? null,
-    ...(e.quote !== undefined ? { quote: e.quote } : {}),
-    ...(e.highlights && e.highlights.length > 0 ? { highlights: e.highlights } : {}),
-  };
-}
-
-/** Turns an answer into the run-file record of one question. */
-export function toRecord(
-  row: EvalRow,
-  result: AnswerResult,
-  fingerprint: string,
-  k: number,
-  chunk: (id: string) => Chunk | undefined,
-): RunRecord {
-  const predicted = answerLetters(result.answer);
-  const retrieved = result.context.slice(0, k).map((h) =>
-    evidenceRef(
-      {
-        chunk_id: h.chunk.chunk_id,
-        book: h.chunk.book,
-        chapter: h.chunk.chapter,
-        section: h.chunk.section,
-        figure_ref: h.chunk.figure_ref,
-        page_start: h.chunk.page_start,
-        page_end: h.chunk.page_end,
-      },
-      h.chunk,
-    ),
-  );
-  const evidence = result.evidence.map((e) => evidenceRef(e, chunk(e.chunk_id)));
-  const { type, source } = inferType(row.type, retrieved.length > 0 ? retrieved : evidence);
-  return {
-    id: row.id,
-    mode: result.mode,
-    fingerprint,
-    answerer: result.answerer,
-    question: row.question,
-    options: row.options,
-    kind: result.question.kind,
-    negated: result.question.negated,
-    predicted,
-    gold: row.answer,
-    correct: isCorrect({ predicted, gold: row.answer, fallback: result.fallback }),
-    fallback: result.fallback,
-    message: result.message ?? null,
-    confidence: Number.isFinite(result.confidence) ? Math.min(1, Math.max(0, result.confidence)) : 0,
-    confidence_words: confidenceWords(result),
-    guess: predicted === '' && result.guess ? answerLetters(result.guess.answer) : null,
-    stated_confidence: result.statedConfidence ?? null,
-    type,
-    type_source: source,
-    gold_evidence: row.gold,
-    evidence,
-    ...(result.verdicts && result.verdicts.length > 0 ? { verdicts: result.verdicts.map(recordVerdict) } : {}),
-    retrieved,
-    latency_ms: result.latencyMs,
-    tokens: result.usage ? { prompt: result.usage.promptTokens, completion: result.usage.completionTokens } : null,
-    finished_at: new Date().toISOString(),
-  };
 }
 
 /** One mode's work: its run file, the records reused by `--resume`, and the rows still to answer. */
@@ -250,14 +158,6 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     wall_ms: Date.now() - started,
     records,
   };
-}
-
-/** Step 1: `--sample` (seeded, file order kept), then `--limit`. */
-function selectRows(all: readonly EvalRow[], options: Pick<RunEvalOptions, 'sample' | 'seed' | 'limit'>): EvalRow[] {
-  let rows = [...all];
-  if (options.sample !== undefined) rows = sampleRows(rows, options.sample, options.seed ?? 1);
-  if (options.limit !== undefined) rows = rows.slice(0, options.limit);
-  return rows;
 }
 
 /** Step 2: the requested modes (default all) minus baseline when the LLM does not answer; baseline is never faked. */

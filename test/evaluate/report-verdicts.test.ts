@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.js';
 import type { EvalReport, EvalRow, RecordVerdict, RunRecord } from '../../src/evaluate/eval-types.js';
 import { renderHtmlReport } from '../../src/evaluate/render-html.js';
-import { toRecord } from '../../src/evaluate/run-eval.js';
+import { toRecord } from '../../src/evaluate/run-record.js';
 import { reportJunit, reportMarkdown } from '../../src/evaluate/write-reports.js';
 import { fixtureReport } from './report-fixture.js';
 import { parseXml } from './xml-check.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sampleRows } from '../../src/evaluate/run-eval.js';
+import { sampleRows } from '../../src/evaluate/select-rows.js';
 
 void describe('sampleRows', () => {
   void it('is deterministic per seed, keeps file order, and has no duplicates', () => {
