@@ -234,6 +234,17 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
   const coverage = coverageOf(unit.text, c.topic) + gate / 100;
   const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);
   const clauseCoverage = (clause: string): number => coverageOf(clause, c.topic);
+  // Which clause speaks most of the question is judged with the clause before it in the same sentence, whose words
+  // an elided clause leans on: in 股票基金的年托管费率为百分之零点二，货币市场基金为百分之零点零五 the second clause
+  // states the 托管费率 of 货币市场基金 without repeating it. A clause that adds no question word to the one before
+  // ties with it, and the earlier one stays first.
+  const withLead = new Map(
+    clauses.map((clause, i) => {
+      const before = i > 0 && !unit.lead && !/[。；;]$/u.test(clauses[i - 1] ?? '') ? (clauses[i - 1] ?? '') : '';
+      return [clause, before + clause];
+    }),
+  );
+  const clauseRank = (clause: string): number => coverageOf(withLead.get(clause) ?? clause, c.topic);
 
   // A list item's subject is its lead: 基金托管人应当履行下列职责：…（八）复核…
   if (unit.lead) {
@@ -254,7 +265,7 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     const candidates = clauses
       .map((clause) => ({ clause, stated: valuesOf(clause).filter((v) => units.has(unitOfValue(v)) && !c.stemValues.has(v)) }))
       .filter((x) => x.stated.length > 0 && c.words.every((w) => holds(x.clause, w)))
-      .sort((x, y) => clauseCoverage(y.clause) - clauseCoverage(x.clause));
+      .sort((x, y) => clauseRank(y.clause) - clauseRank(x.clause));
     const top = candidates[0];
     if (!top) return null;
     if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)))

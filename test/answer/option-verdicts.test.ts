@@ -34,6 +34,12 @@ const BOOK = `# 第一章 基金托管
 ## 第二节 申购与赎回
 
 基金管理人应当在T+1日内对投资者的申购、赎回申请进行确认。
+
+# 第三章 基金费用
+
+## 第一节 托管费
+
+托管费按前一日基金资产净值的一定比例逐日计提，示例股票基金的年托管费率为百分之零点二，货币市场基金为百分之零点零五。
 `;
 
 let tr: TempRoot;
@@ -104,6 +110,20 @@ void test('a different number contradicts the option; 三十日 supports 30天',
     assert.equal(v.verdict, 'contradicted', label);
     assert.match(v.reason ?? '', /^数字不同：.*三十日/u);
   }
+  assertVerbatim(r);
+});
+
+void test('an elided clause is read with the one before it: 货币市场基金为百分之零点零五 states its 托管费率', async () => {
+  const r = await ask('货币市场基金的年托管费率为（ ）。A.0.05% B.0.2% C.0.5% D.1%');
+  assert.equal(r.answer, 'A');
+  assert.equal(verdictOf(r, 'A').verdict, 'supported');
+  const b = verdictOf(r, 'B');
+  assert.equal(b.verdict, 'contradicted');
+  assert.equal(b.reason, '数字不同：百分之零点零五');
+  // The clause that repeats the question's words stays first when the next one adds none of them.
+  const stock = await ask('股票基金的年托管费率为（ ）。A.0.05% B.0.2% C.0.5% D.1%');
+  assert.equal(stock.answer, 'B');
+  assert.equal(verdictOf(stock, 'A').reason, '数字不同：百分之零点二');
   assertVerbatim(r);
 });
 
