@@ -69,6 +69,21 @@ export function polarityClash(clauses: readonly string[], claim: string, claimTo
   return null;
 }
 
+/** Words that name a thing only to set it aside for another: 以贝塔系数而不是标准差作为…, 是甲而非乙. */
+const SET_ASIDE = /(?:而不是|而非|而不|并非|并不是|不是)$/u;
+
+/**
+ * The cue when the clause (in its exact form) names `form` right after words that set it aside: 而不是 in
+ * 以贝塔系数而不是标准差作为风险的衡量指标 sets 标准差 aside for 贝塔系数.
+ */
+export function setAsideBefore(clauseForm: string, form: string): string | null {
+  for (let at = clauseForm.indexOf(form); at >= 0; at = clauseForm.indexOf(form, at + 1)) {
+    const cue = SET_ASIDE.exec(clauseForm.slice(Math.max(0, at - 4), at));
+    if (cue) return cue[0];
+  }
+  return null;
+}
+
 /**
  * A negation after the clause that names the option, before the question's most specific words, in the same
  * sentence, that the stem does not have: the sentence names the option and then denies it the question's act.

@@ -3,7 +3,7 @@ import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict, VerdictKind } from './answer-types.js';
 import { aliasesOf, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
-import { BOTH, deniedAfter, ONLY, oppositeOf, polarityClash, tokenShare } from './clause-cues.js';
+import { BOTH, deniedAfter, ONLY, oppositeOf, polarityClash, setAsideBefore, tokenShare } from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 
@@ -294,6 +294,10 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     const top = named.sort((x, y) => clauseCoverage(y.clause) - clauseCoverage(x.clause) || Number(y.own) - Number(x.own))[0];
     if (!top) return null;
     if (top.own) {
+      // Named only to be set aside for another (以贝塔系数而不是标准差作为…): the clause says it is not the one.
+      const form = exactForm(top.clause);
+      const aside = c.aliases.map((a) => setAsideBefore(form, a)).find((cue) => cue !== null);
+      if (aside) return { verdict: 'contradicted', unit, coverage, marks: [aside], reason: `否定：${aside}` };
       const opposite = oppositeOf(top.clause, c.stem);
       if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.

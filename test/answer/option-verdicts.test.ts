@@ -40,6 +40,12 @@ const BOOK = `# 第一章 基金托管
 ## 第一节 托管费
 
 托管费按前一日基金资产净值的一定比例逐日计提，示例股票基金的年托管费率为百分之零点二，货币市场基金为百分之零点零五。
+
+# 第四章 绩效评价
+
+## 第一节 风险调整后收益
+
+特雷诺比率与夏普比率类似，区别在于它以贝塔系数而不是标准差作为风险的衡量指标。
 `;
 
 let tr: TempRoot;
@@ -124,6 +130,16 @@ void test('an elided clause is read with the one before it: 货币市场基金�
   const stock = await ask('股票基金的年托管费率为（ ）。A.0.05% B.0.2% C.0.5% D.1%');
   assert.equal(stock.answer, 'B');
   assert.equal(verdictOf(stock, 'A').reason, '数字不同：百分之零点二');
+  assertVerbatim(r);
+});
+
+void test('an option named only to be set aside (以贝塔系数而不是标准差) is contradicted, the one it gives way to supported', async () => {
+  const r = await ask('特雷诺比率以（ ）作为风险的衡量指标。A.标准差 B.贝塔系数 C.最大回撤 D.跟踪误差');
+  assert.equal(r.answer, 'B');
+  assert.equal(verdictOf(r, 'B').verdict, 'supported');
+  const a = verdictOf(r, 'A');
+  assert.equal(a.verdict, 'contradicted');
+  assert.equal(a.reason, '否定：而不是');
   assertVerbatim(r);
 });
 
