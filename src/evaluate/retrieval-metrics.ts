@@ -3,120 +3,16 @@
  * is relevant when its normalised form contains a gold string; Karpukhin et al., "Dense Passage Retrieval",
  * EMNLP 2020, top-k accuracy), Recall@k, MRR@10, nDCG@10 and recall at an equal evidence budget.
  */
+import { CJK_RADICALS_SUPPLEMENT } from '../text/normalize-text.js';
 
 /**
- * CJK Radicals Supplement code points (U+2E80–U+2EFF) that stand for a standard ideograph
- * (Unicode's EquivalentUnifiedIdeograph.txt). NFKC leaves these alone (except ⺟ and ⻳), while it folds the
- * Kangxi radicals (U+2F00–U+2FDF); PDF text extraction often yields both for ordinary characters (⺠ for 民).
- */
-const RADICAL_SUPPLEMENT: Readonly<Record<string, string>> = {
-  '⺁': '厂',
-  '⺂': '乛',
-  '⺃': '乚',
-  '⺄': '乙',
-  '⺅': '亻',
-  '⺆': '冂',
-  '⺉': '刂',
-  '⺊': '卜',
-  '⺋': '㔾',
-  '⺌': '小',
-  '⺍': '小',
-  '⺎': '兀',
-  '⺏': '尣',
-  '⺐': '尢',
-  '⺒': '巳',
-  '⺓': '幺',
-  '⺔': '彑',
-  '⺕': '彐',
-  '⺖': '忄',
-  '⺗': '心',
-  '⺘': '扌',
-  '⺙': '攵',
-  '⺛': '旡',
-  '⺜': '日',
-  '⺝': '月',
-  '⺞': '歺',
-  '⺟': '母',
-  '⺠': '民',
-  '⺡': '氵',
-  '⺢': '氺',
-  '⺣': '灬',
-  '⺤': '爫',
-  '⺥': '爫',
-  '⺦': '丬',
-  '⺧': '牛',
-  '⺨': '犭',
-  '⺩': '王',
-  '⺫': '罒',
-  '⺬': '示',
-  '⺭': '礻',
-  '⺯': '糹',
-  '⺰': '纟',
-  '⺱': '罓',
-  '⺲': '罒',
-  '⺶': '羊',
-  '⺹': '耂',
-  '⺺': '肀',
-  '⺻': '聿',
-  '⺽': '臼',
-  '⺾': '艹',
-  '⺿': '艹',
-  '⻀': '艹',
-  '⻁': '虎',
-  '⻂': '衤',
-  '⻃': '覀',
-  '⻄': '西',
-  '⻅': '见',
-  '⻆': '角',
-  '⻈': '讠',
-  '⻉': '贝',
-  '⻋': '车',
-  '⻌': '辶',
-  '⻍': '辶',
-  '⻎': '辶',
-  '⻏': '阝',
-  '⻐': '钅',
-  '⻑': '長',
-  '⻒': '镸',
-  '⻓': '长',
-  '⻔': '门',
-  '⻖': '阝',
-  '⻗': '雨',
-  '⻘': '青',
-  '⻙': '韦',
-  '⻚': '页',
-  '⻛': '风',
-  '⻜': '飞',
-  '⻝': '食',
-  '⻟': '飠',
-  '⻠': '饣',
-  '⻢': '马',
-  '⻣': '骨',
-  '⻤': '鬼',
-  '⻥': '鱼',
-  '⻦': '鸟',
-  '⻧': '卤',
-  '⻨': '麦',
-  '⻩': '黄',
-  '⻪': '黾',
-  '⻫': '斉',
-  '⻬': '齐',
-  '⻭': '歯',
-  '⻮': '齿',
-  '⻯': '竜',
-  '⻰': '龙',
-  '⻱': '龜',
-  '⻲': '亀',
-  '⻳': '龟',
-};
-
-/**
- * The judge's normal form: NFKC (which also folds the Kangxi radicals U+2F00–U+2FDF), supplement radicals
- * mapped to their standard ideograph, then every character that is not a letter or a digit removed.
+ * The judge's normal form: NFKC (which also folds the Kangxi radicals U+2F00–U+2FDF), CJK Radicals Supplement
+ * characters mapped to their standard ideograph with the index's own table (NFKC leaves them alone, and PDF text
+ * extraction yields them for ordinary characters: ⺠ for 民), then every character that is not a letter or a digit removed.
  */
 export function normalizeForJudge(text: string): string {
   return text
-    .replace(/[\u2E80-\u2EFF]/g, (ch) => RADICAL_SUPPLEMENT[ch] ?? ch)
+    .replace(/[\u2E80-\u2EFF]/g, (ch) => CJK_RADICALS_SUPPLEMENT[ch] ?? ch)
     .normalize('NFKC')
     .replace(/[^\p{L}\p{N}]/gu, '');
 }

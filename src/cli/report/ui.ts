@@ -116,7 +116,7 @@ export function createUi(
       let current = text;
       let ended = false;
       void import('ora').then(({ default: ora }) => {
-        if (!ended) s = ora({ text: current, stream: streams.stderr, color: 'cyan', isEnabled: !noColor || true }).start();
+        if (!ended) s = ora({ text: current, stream: streams.stderr, color: 'cyan', isEnabled: true }).start();
       });
       const end = (): Ora | null => {
         ended = true;
