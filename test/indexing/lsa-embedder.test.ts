@@ -9,6 +9,7 @@ import { loadLsa, saveLsa } from '../../src/indexing/embedders/lsa-store.js';
 import { innerProduct } from '../../src/indexing/embedders/vector-math.js';
 import { randomizedSvd, symmetricEigen } from '../../src/indexing/embedders/randomized-svd.js';
 import { NotReadyError } from '../../src/errors.js';
+import { seededRandom } from '../../src/seeded-random.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
 
 const analyzer = createAnalyzer([]);
@@ -80,6 +81,42 @@ describe('LSA embedder', () => {
     assert.ok(Math.abs(svd.singularValues[0]! - 3) < 1e-9 && Math.abs(svd.singularValues[1]! - 2) < 1e-9);
     const { values } = symmetricEigen(Float64Array.from([2, 1, 1, 2]), 2);
     assert.ok(Math.abs(values[0]! - 3) < 1e-12 && Math.abs(values[1]! - 1) < 1e-12);
+  });
+
+  it('decomposes a symmetric matrix: A·v = λ·v, orthonormal vectors, values descending, each vector signed the same way', () => {
+    const rand = seededRandom(11);
+    for (const n of [1, 2, 7, 40]) {
+      const a = new Float64Array(n * n);
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j <= i; j++) {
+          const x = rand() - 0.5;
+          a[i * n + j] = x;
+          a[j * n + i] = x;
+        }
+      const { values, vectors } = symmetricEigen(a, n);
+      for (let k = 0; k < n; k++) {
+        if (k > 0) assert.ok(values[k]! <= values[k - 1]!, `n ${n}: values descending`);
+        let big = 0;
+        for (let i = 0; i < n; i++) {
+          let av = 0;
+          for (let j = 0; j < n; j++) av += a[i * n + j]! * vectors[j * n + k]!;
+          assert.ok(Math.abs(av - values[k]! * vectors[i * n + k]!) < 1e-12, `n ${n}: A·v = λ·v for value ${k}`);
+          if (Math.abs(vectors[i * n + k]!) > Math.abs(big)) big = vectors[i * n + k]!;
+        }
+        assert.ok(big > 0, `n ${n}: the largest component of vector ${k} is positive`);
+        for (let l = 0; l < n; l++) {
+          let dot = 0;
+          for (let i = 0; i < n; i++) dot += vectors[i * n + k]! * vectors[i * n + l]!;
+          assert.ok(Math.abs(dot - (k === l ? 1 : 0)) < 1e-12, `n ${n}: vectors ${k} and ${l} orthonormal`);
+        }
+      }
+    }
+    // A repeated eigenvalue: the identity plus a rank-one term.
+    const repeated = symmetricEigen(Float64Array.from([2, 1, 1, 1, 2, 1, 1, 1, 2]), 3);
+    assert.deepEqual(
+      Array.from(repeated.values, (x) => Math.round(x * 1e12) / 1e12),
+      [4, 1, 1],
+    );
   });
 
   it('weighs documents by BM25, tf-idf or log-entropy, as the golden weights of a tiny corpus say', () => {

@@ -105,52 +105,168 @@ function orthonormalize(cols: Float64Array[]): void {
   }
 }
 
-/** Eigen-decomposition of a symmetric matrix (cyclic Jacobi). Returns eigenvalues and column eigenvectors, sorted descending. */
+/**
+ * Eigen-decomposition of a symmetric matrix: Householder reduction to tridiagonal form, then the implicit QL
+ * iteration (EISPACK's tred2 and tql2, as in JAMA's EigenvalueDecomposition). About 4n³ operations where the cyclic
+ * Jacobi used before took some 3n³ per sweep and 6–10 sweeps: for the 266 × 266 matrix of an LSA fit, a second
+ * instead of a tenth. Returns eigenvalues sorted descending and the eigenvectors as columns (row-major n × n), each
+ * signed so that its largest component is positive (an eigenvector's sign is arbitrary; this one does not depend
+ * on the method).
+ */
 export function symmetricEigen(matrix: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
-  const a = Float64Array.from(matrix);
-  const v = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) v[i * n + i] = 1;
-  for (let sweep = 0; sweep < 60; sweep++) {
-    let off = 0;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p * n + q]! ** 2;
-    if (off < 1e-22) break;
-    for (let p = 0; p < n; p++) {
-      for (let q = p + 1; q < n; q++) {
-        const apq = a[p * n + q]!;
-        if (Math.abs(apq) < 1e-300) continue;
-        const theta = (a[q * n + q]! - a[p * n + p]!) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let k = 0; k < n; k++) {
-          const akp = a[k * n + p]!;
-          const akq = a[k * n + q]!;
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
-        for (let k = 0; k < n; k++) {
-          const apk = a[p * n + k]!;
-          const aqk = a[q * n + k]!;
-          a[p * n + k] = c * apk - s * aqk;
-          a[q * n + k] = s * apk + c * aqk;
-        }
-        for (let k = 0; k < n; k++) {
-          const vkp = v[k * n + p]!;
-          const vkq = v[k * n + q]!;
-          v[k * n + p] = c * vkp - s * vkq;
-          v[k * n + q] = s * vkp + c * vkq;
-        }
-      }
-    }
-  }
-  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => a[y * n + y]! - a[x * n + x]!);
+  // v holds the matrix row by row and ends as the eigenvectors (column k for value d[k]); e the off-diagonal.
+  const v: Float64Array[] = Array.from({ length: n }, (_, i) => Float64Array.from(matrix.subarray(i * n, (i + 1) * n)));
+  const d = new Float64Array(n);
+  const e = new Float64Array(n);
+  tridiagonalize(v, d, e, n);
+  tridiagonalQl(v, d, e, n);
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => d[y]! - d[x]! || x - y);
   const values = new Float64Array(n);
   const vectors = new Float64Array(n * n);
   order.forEach((src, dst) => {
-    values[dst] = a[src * n + src]!;
-    for (let k = 0; k < n; k++) vectors[k * n + dst] = v[k * n + src]!;
+    values[dst] = d[src]!;
+    let big = 0;
+    for (let k = 0; k < n; k++) if (Math.abs(v[k]![src]!) > Math.abs(big)) big = v[k]![src]!;
+    const sign = big < 0 ? -1 : 1;
+    for (let k = 0; k < n; k++) vectors[k * n + dst] = sign * v[k]![src]!;
   });
   return { values, vectors };
+}
+
+/** Householder reduction of the symmetric matrix in `v` to tridiagonal form (d diagonal, e sub-diagonal); EISPACK tred2. */
+function tridiagonalize(v: Float64Array[], d: Float64Array, e: Float64Array, n: number): void {
+  const row = (i: number): Float64Array => v[i]!;
+  for (let j = 0; j < n; j++) d[j] = row(n - 1)[j]!;
+  for (let i = n - 1; i > 0; i--) {
+    let scale = 0;
+    let h = 0;
+    for (let k = 0; k < i; k++) scale += Math.abs(d[k]!);
+    if (scale === 0) {
+      e[i] = d[i - 1]!;
+      for (let j = 0; j < i; j++) {
+        d[j] = row(i - 1)[j]!;
+        row(i)[j] = 0;
+        row(j)[i] = 0;
+      }
+    } else {
+      for (let k = 0; k < i; k++) {
+        d[k]! /= scale;
+        h += d[k]! * d[k]!;
+      }
+      let f = d[i - 1]!;
+      let g = Math.sqrt(h);
+      if (f > 0) g = -g;
+      e[i] = scale * g;
+      h -= f * g;
+      d[i - 1] = f - g;
+      for (let j = 0; j < i; j++) e[j] = 0;
+      for (let j = 0; j < i; j++) {
+        f = d[j]!;
+        row(j)[i] = f;
+        g = e[j]! + row(j)[j]! * f;
+        for (let k = j + 1; k <= i - 1; k++) {
+          g += row(k)[j]! * d[k]!;
+          e[k]! += row(k)[j]! * f;
+        }
+        e[j] = g;
+      }
+      f = 0;
+      for (let j = 0; j < i; j++) {
+        e[j]! /= h;
+        f += e[j]! * d[j]!;
+      }
+      const hh = f / (h + h);
+      for (let j = 0; j < i; j++) e[j]! -= hh * d[j]!;
+      for (let j = 0; j < i; j++) {
+        f = d[j]!;
+        g = e[j]!;
+        for (let k = j; k <= i - 1; k++) row(k)[j]! -= f * e[k]! + g * d[k]!;
+        d[j] = row(i - 1)[j]!;
+        row(i)[j] = 0;
+      }
+    }
+    d[i] = h;
+  }
+  // Accumulate the transformations.
+  for (let i = 0; i < n - 1; i++) {
+    row(n - 1)[i] = row(i)[i]!;
+    row(i)[i] = 1;
+    const h = d[i + 1]!;
+    if (h !== 0) {
+      for (let k = 0; k <= i; k++) d[k] = row(k)[i + 1]! / h;
+      for (let j = 0; j <= i; j++) {
+        let g = 0;
+        for (let k = 0; k <= i; k++) g += row(k)[i + 1]! * row(k)[j]!;
+        for (let k = 0; k <= i; k++) row(k)[j]! -= g * d[k]!;
+      }
+    }
+    for (let k = 0; k <= i; k++) row(k)[i + 1] = 0;
+  }
+  for (let j = 0; j < n; j++) {
+    d[j] = row(n - 1)[j]!;
+    row(n - 1)[j] = 0;
+  }
+  row(n - 1)[n - 1] = 1;
+  e[0] = 0;
+}
+
+/** Implicit QL iteration on the tridiagonal matrix (d, e), rotating the eigenvectors in `v`; EISPACK tql2. */
+function tridiagonalQl(v: Float64Array[], d: Float64Array, e: Float64Array, n: number): void {
+  for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
+  e[n - 1] = 0;
+  let f = 0;
+  let tst1 = 0;
+  const eps = 2 ** -52;
+  for (let l = 0; l < n; l++) {
+    tst1 = Math.max(tst1, Math.abs(d[l]!) + Math.abs(e[l]!));
+    let m = l;
+    while (m < n && Math.abs(e[m]!) > eps * tst1) m++;
+    if (m > l) {
+      do {
+        let g = d[l]!;
+        let p = (d[l + 1]! - g) / (2 * e[l]!);
+        let r = Math.hypot(p, 1);
+        if (p < 0) r = -r;
+        d[l] = e[l]! / (p + r);
+        d[l + 1] = e[l]! * (p + r);
+        const dl1 = d[l + 1]!;
+        let h = g - d[l]!;
+        for (let i = l + 2; i < n; i++) d[i]! -= h;
+        f += h;
+        p = d[m]!;
+        let c = 1;
+        let c2 = c;
+        let c3 = c;
+        const el1 = e[l + 1]!;
+        let s = 0;
+        let s2 = 0;
+        for (let i = m - 1; i >= l; i--) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[i]!;
+          h = c * p;
+          r = Math.hypot(p, e[i]!);
+          e[i + 1] = s * r;
+          s = e[i]! / r;
+          c = p / r;
+          p = c * d[i]! - s * g;
+          d[i + 1] = h + s * (c * g + s * d[i]!);
+          for (let k = 0; k < n; k++) {
+            const vk = v[k]!;
+            h = vk[i + 1]!;
+            vk[i + 1] = s * vk[i]! + c * h;
+            vk[i] = c * vk[i]! - s * h;
+          }
+        }
+        p = (-s * s2 * c3 * el1 * e[l]!) / dl1;
+        e[l] = s * p;
+        d[l] = c * p;
+      } while (Math.abs(e[l]!) > eps * tst1);
+    }
+    d[l] = d[l]! + f;
+    e[l] = 0;
+  }
 }
 
 /**
@@ -205,13 +321,16 @@ export function randomizedSvd(
   const r = keep.length;
   const singularValues = Float64Array.from(keep, (e) => Math.sqrt(values[e]!));
   // W = Q U Σ⁻¹ (rows × r), then V = Xᵀ W (cols × r).
+  // The kept eigenvectors as rows, so the sums below read them in order rather than a column at a stride of l.
+  const u = new Float64Array(r * l);
+  for (let k = 0; k < r; k++) for (let a = 0; a < l; a++) u[k * l + a] = vectors[a * l + keep[k]!]!;
   const w = new Float64Array(x.rows * Math.max(r, 1));
   for (let i = 0; i < x.rows; i++) {
     const o = i * l;
     for (let k = 0; k < r; k++) {
-      const e = keep[k]!;
+      const uo = k * l;
       let sum = 0;
-      for (let a = 0; a < l; a++) sum += q[o + a]! * vectors[a * l + e]!;
+      for (let a = 0; a < l; a++) sum += q[o + a]! * u[uo + a]!;
       w[i * r + k] = sum / singularValues[k]!;
     }
   }
