@@ -5,7 +5,7 @@ import { DEFAULT_NGRAMS, lsaFeatures, weightedRow, type LsaWeighting } from './l
 import { LsaModel, type LsaState } from './lsa-model.js';
 import { projectionInMemory, STATE_VERSION } from './lsa-store.js';
 import { randomizedSvd, type CsrMatrix } from './randomized-svd.js';
-import { l2normalize } from './vector-math.js';
+import { addScaledRow, l2normalize } from './vector-math.js';
 
 const MAX_VOCABULARY = 60_000;
 /** What a document's feature arrays become once it is embedded. */
@@ -204,9 +204,7 @@ export function fitLsa(
     for (let r = 0; r < block.length; r++) {
       const out = new Float32Array(dimension);
       for (let p = matrix.rowStart[offset + r]!; p < matrix.rowStart[offset + r + 1]!; p++) {
-        const base = matrix.indices[p]! * dimension;
-        const w = matrix.values[p]!;
-        for (let c = 0; c < dimension; c++) out[c]! += w * projection[base + c]!;
+        addScaledRow(out, matrix.values[p]!, projection, matrix.indices[p]! * dimension);
       }
       vectors.push(l2normalize(out));
       rows[block[r]!] = EMPTY_ROW;

