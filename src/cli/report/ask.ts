@@ -1,6 +1,6 @@
 import type { AgentReport } from '../../agent/run-agent-ask.js';
 import { answerJson, confidenceSource, confidenceWords } from '../../answer/answer-json.js';
-import type { AnswerResult, OptionVerdict } from '../../answer/answer-types.js';
+import type { AnswerResult, EvidenceItem, OptionVerdict } from '../../answer/answer-types.js';
 import { citation, markedQuote } from '../../answer/evidence.js';
 import type { AskResult } from '../../answer/run-ask.js';
 import { formatCitation } from '../../text/citation.js';
@@ -36,17 +36,22 @@ export function formatAnswer(
   const source = confidenceSource(r) === 'stated' ? ', stated by the LLM, not calibrated' : '';
   lines.push(`${bold('Confidence:')} ${r.confidence.toFixed(2)} (${confidenceWords(r)}${source})`);
   lines.push(`${bold(r.guess ? 'Closest passages:' : 'Evidence:')}${r.evidence.length === 0 ? ' （无）' : ''}`);
+  // A clause is printed once: an option whose clause, marks and citation were already shown points back to them
+  // (one sentence often settles every option of a number question).
+  const shown: ShownClauses = new Map();
   for (const e of r.evidence) {
     lines.push(`- ${printable(citation(e))}`);
     lines.push(`  "${markedQuote(e)}"`);
     if (e.suspicious) lines.push(`  ⚠ reads like an instruction, not textbook text: ${e.suspicious}`);
+    if (!shown.has(clauseKey(e)))
+      shown.set(clauseKey(e), { where: '同上方证据 · same clause as the evidence above', marked: markedQuote(e) });
   }
   if (options.showVerdicts !== false && r.verdicts && r.verdicts.length > 0) {
     const statements = r.verdicts.filter((v) => v.target === 'statement');
     if (statements.length > 0) lines.push(bold('Statements:'));
-    for (const v of statements) lines.push(...verdictLines(v, dim));
+    for (const v of statements) lines.push(...verdictLines(v, dim, shown));
     lines.push(bold('Options:'));
-    for (const v of r.verdicts.filter((x) => x.target === 'option')) lines.push(...verdictLines(v, dim));
+    for (const v of r.verdicts.filter((x) => x.target === 'option')) lines.push(...verdictLines(v, dim, shown));
   }
   if (r.verdictConflict) lines.push(dim('⚠ 答案与其证据不一致，置信度已降低（the letter disagrees with its own evidence）'));
   const how = `mode: ${r.mode} | answerer: ${r.answerer === 'llm' ? `llm${out.endpoint ? ` (${out.endpoint})` : ''}` : 'offline (retrieval-based IR solver)'}${r.fallback ? ` | fallback: ${r.fallback}` : ''}`;
@@ -83,11 +88,27 @@ function lettersWithText(r: AnswerResult, letters: string): string {
   return texts.length === 0 ? letters : `${letters} ${texts.join('；')}`;
 }
 
-/** One option's verdict: `✓ A 基金托管人 — 教材支持`, then its clause and citation, indented. */
-function verdictLines(v: OptionVerdict, dim: (t: string) => string): string[] {
+/** Where a clause is: its words and citation (marks aside). */
+function clauseKey(e: EvidenceItem): string {
+  return `${e.quote}\n${citation(e)}`;
+}
+
+/** Clauses already printed, by {@link clauseKey}: where (for the pointer) and with which words marked. */
+type ShownClauses = Map<string, { where: string; marked: string }>;
+
+/**
+ * One option's verdict: `✓ A 基金托管人 — 教材支持`, then its clause and citation, indented; or, for a clause already
+ * shown (in `shown`, which this adds to) with no other words marked, a pointer to where.
+ */
+function verdictLines(v: OptionVerdict, dim: (t: string) => string, shown: ShownClauses): string[] {
   const head = `  ${MARK[v.verdict]} ${v.label} ${v.text} — ${v.reason ?? WORD[v.verdict]}`;
   if (!v.evidence) return [head];
-  return [head, dim(`      "${markedQuote(v.evidence)}"`), dim(`      ${printable(citation(v.evidence))}`)];
+  const key = clauseKey(v.evidence);
+  const marked = markedQuote(v.evidence);
+  const before = shown.get(key);
+  if (before && (marked === before.marked || marked === v.evidence.quote)) return [head, dim(`      （${before.where}）`)];
+  if (!before) shown.set(key, { where: `同 ${v.label} · same clause as ${v.label}`, marked });
+  return [head, dim(`      "${marked}"`), dim(`      ${printable(citation(v.evidence))}`)];
 }
 
 /** What an answer to a piped question echoes of its input: the JSONL `id`, or the question's number, and its text. */
