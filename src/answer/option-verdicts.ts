@@ -287,7 +287,9 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       const own =
         !c.inStem && (c.aliases.some((a) => form.includes(a)) || (!formula && words.length > 0 && words.every((w) => holds(clause, w))));
       const named = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
-      return { clause, own, others: named.length, names: named };
+      // The names a reason may give as what the book states there: not one it names only to set aside (而不是标准差).
+      const stated = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a) && setAsideBefore(form, a) === null));
+      return { clause, own, others: named.length, names: stated.length > 0 ? stated : named };
     })
     .filter((x) => x.own || x.others > 0);
   if (named.length > 0 && !c.statement) {

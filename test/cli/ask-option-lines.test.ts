@@ -48,6 +48,8 @@ describe("ask's option lines, as a student reads them", () => {
     const a = lines.indexOf('  ✗ A 标准差 — 否定：而不是');
     assert.ok(a > 0, r.stdout);
     assert.match(lines[a + 1] ?? '', /以贝塔系数\*\*而不是\*\*标准差作为风险的衡量指标/u);
+    // The reason for another option names what the book states there, not what it sets aside.
+    assert.ok(lines.includes('  ✗ B 跟踪误差 — 教材此处为：贝塔系数'), r.stdout);
     const d = lines.indexOf('  ✓ D 贝塔系数 — 教材支持');
     assert.equal(lines[d + 1], '      （同上方证据 · same clause as the evidence above）');
   });
