@@ -205,6 +205,24 @@ export function toEvidence(chunk: Chunk, anchor?: string, terms: readonly string
 function quotedItem(chunk: Chunk, quote: Quote, text: string = chunk.text): EvidenceItem {
   // Ellipses mark a cut quote; the rest is located in the chunk to find its page and article.
   const at = quoteLocation({ ...chunk, text }, quote.text.replace(/^…|…$/gu, ''));
+  return evidenceItem(chunk, quote.text, quote.highlights, at);
+}
+
+/** Where a quote lies in its chunk: its printed pages and articles (`quoteLocation`). */
+export type QuotePlace = ReturnType<typeof quoteLocation>;
+
+/**
+ * Every evidence item is made here, for the answer's evidence and the per-option verdicts alike: the chunk's citation
+ * parts, the quote's own pages from `at` (its first part) to `end` (its last, for a quote in two parts, a list lead …
+ * its item), the marked ranges, and the flag on text that addresses the reader as instructions.
+ */
+export function evidenceItem(
+  chunk: Chunk,
+  quote: string,
+  highlights: ReadonlyArray<[number, number]>,
+  at: QuotePlace,
+  end: QuotePlace = at,
+): EvidenceItem {
   const planted = findInstruction(chunk.text);
   return {
     chunk_id: chunk.chunk_id,
@@ -212,12 +230,12 @@ function quotedItem(chunk: Chunk, quote: Quote, text: string = chunk.text): Evid
     headings: chunk.headings,
     chapter: chunk.chapter,
     section: chunk.section,
-    articles: at.articles,
+    articles: end === at ? at.articles : [...new Set([...at.articles, ...end.articles])],
     figure_ref: chunk.figure_ref,
     page_start: at.page_start,
-    page_end: at.page_end,
-    quote: quote.text,
-    ...(quote.highlights.length > 0 ? { highlights: quote.highlights } : {}),
+    page_end: end.page_end,
+    quote,
+    ...(highlights.length > 0 ? { highlights: [...highlights] } : {}),
     ...(planted ? { suspicious: planted.reason } : {}),
   };
 }

@@ -2,7 +2,7 @@ import { planWindows } from '../text/passage-windows.js';
 import { quoteLocation } from '../text/citation.js';
 import type { Chunk } from '../types.js';
 import type { EvidenceItem } from './answer-types.js';
-import { flattenText, readerForm, termRanges } from './evidence.js';
+import { evidenceItem, flattenText, readerForm, termRanges } from './evidence.js';
 
 /**
  * A passage as the clause reader reads it: its sentences as a reader reads them (a PDF line wrap does not end one),
@@ -100,17 +100,5 @@ export function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceI
     quote,
     marks.filter((m) => m.trim() !== ''),
   );
-  return {
-    chunk_id: chunk.chunk_id,
-    book: chunk.book,
-    headings: chunk.headings,
-    chapter: chunk.chapter,
-    section: chunk.section,
-    articles: [...new Set([...at.articles, ...end.articles])],
-    figure_ref: chunk.figure_ref,
-    page_start: at.page_start,
-    page_end: end.page_end,
-    quote,
-    ...(highlights.length > 0 ? { highlights } : {}),
-  };
+  return evidenceItem(chunk, quote, highlights, at, end);
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { verbatimEvidence } from '../../src/answer/evidence.js';
+import { unitsOf, verdictEvidence } from '../../src/answer/passage-units.js';
 import { checkInjection, INJECTED_MAX_CONFIDENCE } from '../../src/answer/injection-guard.js';
 import { checkVerdicts, rawVerdictsSchema } from '../../src/answer/llm-verdicts.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
@@ -36,6 +37,19 @@ void describe('verbatimEvidence', () => {
 
   it('flags a planted passage', () => {
     assert.match(verbatimEvidence(planted, '基金财产由托管人保管。')?.suspicious ?? '', /ignore its rules/);
+  });
+
+  it('an offline option verdict quoting a planted passage is flagged too, and an ordinary one is not (one evidence builder)', () => {
+    const unit = unitsOf(planted, 0).find((u) => u.text.startsWith('基金财产由托管人保管'));
+    assert.ok(unit);
+    const flagged = verdictEvidence(unit, ['托管人']);
+    assert.equal(flagged.quote, '基金财产由托管人保管。');
+    assert.match(flagged.suspicious ?? '', /ignore its rules/);
+    const plain = unitsOf(twoPages, 0).find((u) => u.text === SECOND);
+    assert.ok(plain);
+    const ordinary = verdictEvidence(plain, ['安全保管']);
+    assert.equal(ordinary.suspicious, undefined);
+    assert.equal(ordinary.page_start, '8');
   });
 });
 

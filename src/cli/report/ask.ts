@@ -108,7 +108,9 @@ function verdictLines(v: OptionVerdict, dim: (t: string) => string, shown: Shown
   const before = shown.get(key);
   if (before && (marked === before.marked || marked === v.evidence.quote)) return [head, dim(`      （${before.where}）`)];
   if (!before) shown.set(key, { where: `同 ${v.label} · same clause as ${v.label}`, marked });
-  return [head, dim(`      "${marked}"`), dim(`      ${printable(citation(v.evidence))}`)];
+  const lines = [head, dim(`      "${marked}"`), dim(`      ${printable(citation(v.evidence))}`)];
+  if (v.evidence.suspicious) lines.push(`      ⚠ reads like an instruction, not textbook text: ${v.evidence.suspicious}`);
+  return lines;
 }
 
 /** What an answer to a piped question echoes of its input: the JSONL `id`, or the question's number, and its text. */
