@@ -22,6 +22,15 @@ export function evidenceFrom(supports: Support[], claims: readonly string[], lim
   return out;
 }
 
+/** {@link evidenceFrom} for the options (or statements) at `indices`. */
+function evidenceAt(indices: readonly number[], supports: Support[], claims: readonly string[], limit: number): EvidenceItem[] {
+  return evidenceFrom(
+    indices.map((i) => supports[i] as Support),
+    indices.map((i) => claims[i] ?? ''),
+    limit,
+  );
+}
+
 /** What one kind of question decided, before confidence: the letters, how clearly, and what to cite. */
 export interface Decision {
   answer: string;
@@ -79,12 +88,8 @@ export function singleDecision(
     margin: Number.isFinite(runnerUp) ? (signed[idx] ?? 0) - runnerUp : 0,
     decisive: byOthers ? others : [idx],
     evidence: byOthers
-      ? evidenceFrom(
-          others.map((i) => supports[i] as Support),
-          others.map((i) => claims[i] ?? ''),
-          weights.evidenceShown,
-        )
-      : evidenceFrom([supports[idx] as Support], [claims[idx] ?? ''], weights.evidenceShown),
+      ? evidenceAt(others, supports, claims, weights.evidenceShown)
+      : evidenceAt([idx], supports, claims, weights.evidenceShown),
     optionScores: optionScoresOf(
       question.options.map((o) => o.letter),
       supports,
@@ -126,11 +131,7 @@ export function multiDecision(
     // How clearly the selected and unselected options separate around the threshold.
     margin: Math.min(...scores.map((s) => Math.abs(s - threshold))),
     decisive: supported,
-    evidence: evidenceFrom(
-      supported.map((i) => supports[i] as Support),
-      supported.map((i) => claims[i] ?? ''),
-      weights.evidenceShown,
-    ),
+    evidence: evidenceAt(supported, supports, claims, weights.evidenceShown),
     optionScores: optionScoresOf(
       question.options.map((o) => o.letter),
       supports,
@@ -219,11 +220,7 @@ export function combinationDecision(
   const runnerUp = Math.max(...optionFit.filter((_, i) => i !== idx));
   const chosen = new Set(statementsInOption(question.options[idx]?.text ?? '', question.statements));
   const cited = question.statements.map((_, i) => i).filter((i) => chosen.has(question.statements[i]?.label ?? '') !== question.negated);
-  const evidence = evidenceFrom(
-    cited.map((i) => supports[i] as Support),
-    cited.map((i) => claims[i] ?? ''),
-    weights.evidenceShown,
-  );
+  const evidence = evidenceAt(cited, supports, claims, weights.evidenceShown);
   return {
     answer: question.options[idx]?.letter ?? '',
     // Per statement, so questions with more statements are not more confident for it.
