@@ -1,4 +1,5 @@
 import { normalizeText } from '../text/analyzer.js';
+import { exactForm } from './claim-forms.js';
 
 /**
  * The words by which a clause says the opposite of a claim: a negation before the claim's words (不得将基金财产用于抵押),
@@ -98,4 +99,38 @@ export function deniedAfter(sentence: string, clause: string, c: { stem: string;
   const after = rest.slice(cue.index);
   const topicAfter = c.topicWords.some((t) => after.includes(t));
   return topicAfter ? cue[0] : null;
+}
+
+/**
+ * A term item's term: 上市对赌 in 上市对赌：根据企业是否上市调整估值 (2–12 characters before a colon), after a list
+ * marker (-, 1., （一）) and with Markdown emphasis (- **上市对赌**：…) read as plain text.
+ */
+const TERM_ITEM = /^\s*(?:[-*+•]\s+|\d{1,2}[.、)）]\s*|[（(][一二三四五六七八九十\d]{1,3}[）)]\s*)?([^：:，,。；;、\s]{2,12})[：:]\s*\S/u;
+
+/** The term of a term item, or null. */
+export function termOf(text: string): string | null {
+  return TERM_ITEM.exec(text.replace(/\*\*|__/gu, ''))?.[1] ?? null;
+}
+
+/** The last characters two terms share (对赌 of 业绩对赌 and 上市对赌): the family they name members of. */
+function sharedEnd(a: string, b: string): string {
+  let n = 0;
+  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return a.slice(a.length - n);
+}
+
+/**
+ * The term a clause defines when the passage defines the stem's own term in another item of the same family: in
+ * 业绩对赌：根据企业未来业绩调整估值 / 上市对赌：根据企业是否上市调整估值, a question about 业绩对赌 is answered by the
+ * first item, and the second says what 上市对赌 means. Null when the clause is not a term item, when its term is
+ * written in the stem or is the claim itself, or when no sibling item's term is written in the stem.
+ */
+export function otherTerm(clause: string, passageTerms: readonly string[], c: { stem: string; aliases: readonly string[] }): string | null {
+  const term = termOf(clause);
+  if (!term) return null;
+  const stem = exactForm(c.stem);
+  const form = exactForm(term);
+  if (stem.includes(form) || c.aliases.some((a) => form.includes(a))) return null;
+  const sibling = passageTerms.some((t) => t !== term && stem.includes(exactForm(t)) && /\p{Script=Han}/u.test(sharedEnd(t, term)));
+  return sibling ? term : null;
 }

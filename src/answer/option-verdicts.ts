@@ -3,7 +3,7 @@ import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict, VerdictKind } from './answer-types.js';
 import { aliasesOf, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
-import { BOTH, deniedAfter, ONLY, oppositeOf, polarityClash, setAsideBefore, tokenShare } from './clause-cues.js';
+import { BOTH, deniedAfter, ONLY, oppositeOf, otherTerm, polarityClash, setAsideBefore, termOf, tokenShare } from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 
@@ -18,8 +18,11 @@ import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './p
  * - it states the claim's value (a number with its unit, `T+1`, a percentage), its exact form (a formula, with its
  *   operators), or the claim's words with the same polarity: `supported`;
  * - it states another value of the same unit, another form of the same formula, the opposite polarity (a negation
- *   such as 不得 before the claim's words on one side only, or 只能 against 既可…又可), or, for a list item, another
- *   party as the list's lead (基金托管人应当履行下列职责：…（八）…): `contradicted`.
+ *   such as 不得 before the claim's words on one side only, or 只能 against 既可…又可), for a list item, another
+ *   party as the list's lead (基金托管人应当履行下列职责：…（八）…), or a term item of another term where the passage
+ *   defines the stem's own term beside it (上市对赌：… for a question about 业绩对赌): `contradicted`.
+ * Of options that are alternatives, one is supported only by a sentence holding a word that sets it apart from the
+ * others (上市 in 根据企业是否上市调整估值), not only the words all of them share.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -110,6 +113,11 @@ interface ClaimReading {
   values: readonly string[];
   /** The claim's own words (not the stem's, not its values). */
   words: readonly string[];
+  /**
+   * Its words that no other option has (上市 in 根据企业是否上市调整估值 against 根据企业未来业绩调整估值): a clause that
+   * holds only the words the options share does not single this one out. Empty for multi-select and statements.
+   */
+  distinct: readonly string[];
   /** Values the stem itself states: a clause repeating them states no other value. */
   stemValues: ReadonlySet<string>;
   topic: Topic;
@@ -160,10 +168,15 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     input.stem.trim() === '' ? [] : [...new Set(analyzer.tokens(input.stem).filter((t) => !FRAME.has(t) && !/^[\d.]+$/u.test(t)))];
   const stemValues = new Set(valuesOf(input.stem));
   const exacts = input.claims.map((c) => aliasesOf(c.text));
+  const stemSet = new Set(stemTokens);
+  const claimWords = input.claims.map((claim) =>
+    [...new Set(analyzer.tokens(claim.text))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t) && !stemSet.has(t)),
+  );
+  const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
   return input.claims.map((claim, i) => {
     const values = valuesOf(claim.text);
-    const stemSet = new Set(stemTokens);
-    const words = [...new Set(analyzer.tokens(claim.text))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t) && !stemSet.has(t));
+    const words = claimWords[i] ?? [];
+    const distinct = alternatives ? words.filter((w) => claimWords.every((other, j) => j === i || !other.includes(w))) : [];
     // A formula is a form, however long; a long option or one with a predicate asserts something.
     const statement = !FORMULA.test(claim.text) && (!input.fillsStem || [...claim.text].length >= 12 || PREDICATE.test(claim.text));
     // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
@@ -176,6 +189,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       values,
       // A value's own words are its number and unit (30天): what else it says must stand where the value does.
       words: words.filter((t) => !values.some((v) => v.includes(t)) && !(values.length > 0 && UNIT_WORD.test(t))),
+      distinct,
       inStem: exacts[i]?.some((a) => exactForm(input.stem).includes(a)) ?? false,
       stemValues,
       topic,
@@ -215,6 +229,18 @@ function coverageOf(text: string, topic: Topic): number {
   let s = 0;
   for (const [t, w] of topic.weights) if (normal.includes(t)) s += w;
   return s / topic.total;
+}
+
+const passageTerms = new WeakMap<Chunk, string[]>();
+
+/** The terms of a passage's term items (one per line: - **上市对赌**：…), for {@link otherTerm}. */
+function termsOf(chunk: Chunk): string[] {
+  let terms = passageTerms.get(chunk);
+  if (!terms) {
+    terms = chunk.text.split(/\n|。/u).flatMap((line) => termOf(line) ?? []);
+    passageTerms.set(chunk, terms);
+  }
+  return terms;
 }
 
 function holds(text: string, token: string | null): boolean {
@@ -285,7 +311,12 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       // A name is stated by its written form, or (not a formula) by all of its own words (IPO退出 in 首次公开发行(IPO)).
       const words = c.words.filter((w) => [...w].length >= 2);
       const own =
-        !c.inStem && (c.aliases.some((a) => form.includes(a)) || (!formula && words.length > 0 && words.every((w) => holds(clause, w))));
+        !c.inStem &&
+        (c.aliases.some((a) => form.includes(a)) ||
+          (!formula &&
+            words.length > 0 &&
+            words.every((w) => holds(clause, w)) &&
+            (c.distinct.length === 0 || c.distinct.some((w) => holds(clause, w)))));
       const named = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
       // The names a reason may give as what the book states there: not one it names only to set aside (而不是标准差).
       const stated = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a) && setAsideBefore(form, a) === null));
@@ -305,6 +336,8 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.
       const denied = deniedAfter(unit.text, top.clause, { stem: c.stem, topicWords: [...c.topic.weights.keys()] });
       if (denied) return { verdict: 'contradicted', unit, coverage, marks: [denied], reason: `否定：${denied}` };
+      const term = otherTerm(top.clause, termsOf(unit.chunk), c);
+      if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
       // A clause that names other options too is a list: it places the option among them, and binds it to the
       // question less than a clause that names it alone (首次公开发行(IPO)：收益最高 against 退出方式：IPO、M&A…).
       return { verdict: 'supported', unit, coverage: top.others > 0 ? coverage / 2 : coverage, marks: [c.text] };
@@ -328,11 +361,15 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     const exact = named.some((x) => x.own);
     const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
     if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
+    // The sentence must hold what sets this option apart from the others, not only the words they share.
+    if (!exact && c.distinct.length > 0 && !c.distinct.some((w) => holds(unit.text, w))) return null;
     const negation = polarityClash([top.clause], c.text, c.words);
     if (negation) return { verdict: 'contradicted', unit, coverage, marks: [negation], reason: `肯定/否定相反：${negation}` };
     if (narrower) {
       return { verdict: 'contradicted', unit, coverage, marks: [BOTH.exec(unit.text)?.[0] ?? ''], reason: '范围不同：教材为“既可…又可”' };
     }
+    const term = otherTerm(top.clause, termsOf(unit.chunk), c);
+    if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
     return { verdict: 'supported', unit, coverage, marks: c.words.filter((w) => holds(top.clause, w)) };
   }
   return null;

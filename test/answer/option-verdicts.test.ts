@@ -46,6 +46,16 @@ const BOOK = `# 第一章 基金托管
 ## 第一节 风险调整后收益
 
 特雷诺比率与夏普比率类似，区别在于它以贝塔系数而不是标准差作为风险的衡量指标。
+
+# 第五章 投资条款
+
+## 第一节 对赌条款
+
+**对赌条款（估值调整条款）：**
+
+- **业绩对赌**：根据企业未来业绩调整估值
+- **上市对赌**：根据企业是否上市调整估值
+- **回购对赌**：未达到约定条件时，企业或股东回购股权
 `;
 
 let tr: TempRoot;
@@ -140,6 +150,20 @@ void test('an option named only to be set aside (以贝塔系数而不是标准�
   const a = verdictOf(r, 'A');
   assert.equal(a.verdict, 'contradicted');
   assert.equal(a.reason, '否定：而不是');
+  assertVerbatim(r);
+});
+
+void test('a term item answers for its own term: 上市对赌：… is not what 业绩对赌 means, and a clause holding only the words the options share supports none', async () => {
+  const r = await ask('对赌协议中，业绩对赌的含义是（ ）。A.根据企业未来业绩调整估值 B.根据企业是否上市调整估值 C.根据市场环境调整估值 D.根据行业趋势调整估值');
+  assert.equal(r.answer, 'A');
+  assert.equal(verdictOf(r, 'A').verdict, 'supported');
+  assert.match(verdictOf(r, 'A').evidence?.quote ?? '', /业绩对赌：根据企业未来业绩调整估值/u);
+  const b = verdictOf(r, 'B');
+  assert.equal(b.verdict, 'contradicted');
+  assert.equal(b.reason, '主体不同：上市对赌');
+  // B's clause is its own item, which holds 上市, never A's item, which holds only the words all four options share.
+  assert.match(b.evidence?.quote ?? '', /上市对赌：根据企业是否上市调整估值/u);
+  for (const label of ['C', 'D']) assert.equal(verdictOf(r, label).verdict, 'contradicted');
   assertVerbatim(r);
 });
 
