@@ -7,7 +7,7 @@ import { exactForm } from './claim-forms.js';
  * (最高 / 最低). Generic to how Chinese textbooks state a rule, not to any one book.
  */
 
-const NEGATIVE = /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权|不予|不超过|不少于/u;
+const NEGATIVE = /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|并不|也不|没有|无权|不予|不超过|不少于/u;
 
 /** Words that deny an act (并不经手, 不负责, 无权). */
 const DENIAL = /并不|并非|不负责|不得|不能|无权|不参与|不承担/u;
@@ -32,6 +32,8 @@ const OPPOSITES: ReadonlyArray<readonly [string, string]> = [
   ['多于', '少于'],
   ['有限', '无限'],
   ['增大', '减小'],
+  ['收益', '损失'],
+  ['盈利', '亏损'],
 ];
 
 /** The word of `clause` opposite to one the question states (and the clause does not), or null. */
@@ -39,6 +41,18 @@ export function oppositeOf(clause: string, question: string): string | null {
   for (const [a, b] of OPPOSITES) {
     if (question.includes(a) && clause.includes(b) && !clause.includes(a)) return b;
     if (question.includes(b) && clause.includes(a) && !clause.includes(b)) return a;
+  }
+  return null;
+}
+
+/**
+ * A word of the claim the clause leaves out while stating its opposite (最大可能收益 against …可能遭受的最大损失):
+ * the clause's word, or null.
+ */
+export function missingOpposite(clause: string, claim: string): string | null {
+  for (const [a, b] of OPPOSITES) {
+    if (claim.includes(a) && !clause.includes(a) && clause.includes(b) && !claim.includes(b)) return b;
+    if (claim.includes(b) && !clause.includes(b) && clause.includes(a) && !claim.includes(a)) return a;
   }
   return null;
 }

@@ -3,7 +3,18 @@ import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict, VerdictKind } from './answer-types.js';
 import { aliasesOf, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
-import { BOTH, deniedAfter, ONLY, oppositeOf, otherTerm, polarityClash, setAsideBefore, termOf, tokenShare } from './clause-cues.js';
+import {
+  BOTH,
+  deniedAfter,
+  missingOpposite,
+  ONLY,
+  oppositeOf,
+  otherTerm,
+  polarityClash,
+  setAsideBefore,
+  termOf,
+  tokenShare,
+} from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 
@@ -22,7 +33,10 @@ import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './p
  *   party as the list's lead (基金托管人应当履行下列职责：…（八）…), or a term item of another term where the passage
  *   defines the stem's own term beside it (上市对赌：… for a question about 业绩对赌): `contradicted`.
  * Of options that are alternatives, one is supported only by a sentence holding a word that sets it apart from the
- * others (上市 in 根据企业是否上市调整估值), not only the words all of them share.
+ * others (上市 in 根据企业是否上市调整估值), not only the words all of them share. A claim written as one clause may be
+ * stated across the book's comma (在给定的置信水平和持有期内，…最大损失); a claim of several clauses is stated when
+ * each of its clauses is (由基金管理人计算，由基金托管人复核), so that who does what stays bound. A clause that leaves
+ * out a word of the claim and states its opposite (损失 for 收益) contradicts it.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -114,6 +128,11 @@ interface ClaimReading {
   /** The claim's own words (not the stem's, not its values). */
   words: readonly string[];
   /**
+   * The clauses of a claim written with commas (由基金管理人计算，由基金托管人复核), each with its own words, the stem's
+   * included: here the stem's words are the acts, and who does which is what the claim says. Empty for one clause.
+   */
+  parts: readonly ClaimPart[];
+  /**
    * Its words that no other option has (上市 in 根据企业是否上市调整估值 against 根据企业未来业绩调整估值): a clause that
    * holds only the words the options share does not single this one out. Empty for multi-select and statements.
    */
@@ -190,6 +209,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       // A value's own words are its number and unit (30天): what else it says must stand where the value does.
       words: words.filter((t) => !values.some((v) => v.includes(t)) && !(values.length > 0 && UNIT_WORD.test(t))),
       distinct,
+      parts: claimParts(claim.text, analyzer),
       inStem: exacts[i]?.some((a) => exactForm(input.stem).includes(a)) ?? false,
       stemValues,
       topic,
@@ -229,6 +249,50 @@ function coverageOf(text: string, topic: Topic): number {
   let s = 0;
   for (const [t, w] of topic.weights) if (normal.includes(t)) s += w;
   return s / topic.total;
+}
+
+/** One clause of a claim written as several (由基金管理人计算，由基金托管人复核): its text and the claim's words in it. */
+interface ClaimPart {
+  text: string;
+  words: readonly string[];
+}
+
+/** The clauses of a claim written with commas, each with its words; none for a one-clause claim. */
+function claimParts(text: string, analyzer: Analyzer): ClaimPart[] {
+  const parts = text
+    .split(/[，,；;]/u)
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const tokens = [...new Set(analyzer.tokens(part))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t));
+      // Whole words only: the analyzer also gives a word's pieces (基金托管人 → 基金, 托管, 托管人), which would let a
+      // clause naming 基金托管人 hold five of the six words of 由基金托管人计算 without 计算.
+      return { text: part, words: tokens.filter((t) => !tokens.some((o) => o !== t && o.includes(t))) };
+    });
+  return parts.length >= 2 && parts.every((p) => p.words.length > 0) ? parts : [];
+}
+
+/**
+ * A claim of several clauses is stated when each of its clauses is, each by a clause of the sentence that holds most
+ * of its words: who does what stays bound (普通合伙人承担无限连带责任，有限合伙人以认缴出资额为限承担责任 against
+ * …有限合伙人承担无限主要责任). One of its clauses stated with a negation or the opposite word contradicts it.
+ */
+function readParts(unit: Unit, clauses: readonly string[], parts: readonly ClaimPart[], coverage: number): Reading | null {
+  const marks: string[] = [];
+  let stated = true;
+  for (const part of parts) {
+    const best = clauses.map((clause) => ({ clause, share: tokenShare(clause, part.words) })).sort((x, y) => y.share - x.share)[0];
+    if (!best || best.share < 0.75) {
+      stated = false;
+      continue;
+    }
+    const negation = polarityClash([best.clause], part.text, part.words);
+    if (negation) return { verdict: 'contradicted', unit, coverage, marks: [negation], reason: `肯定/否定相反：${negation}` };
+    const opposite = missingOpposite(best.clause, part.text);
+    if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
+    marks.push(...part.words.filter((w) => holds(best.clause, w)));
+  }
+  return stated ? { verdict: 'supported', unit, coverage, marks: [...new Set(marks)] } : null;
 }
 
 const passageTerms = new WeakMap<Chunk, string[]>();
@@ -356,15 +420,29 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
 
   // Statements: most of the claim's words in one clause, with the same polarity.
   if (c.words.length >= 2 || (c.statement && c.words.length >= 1)) {
-    const scored = clauses.map((clause) => ({ clause, share: tokenShare(clause, c.words) })).sort((x, y) => y.share - x.share);
+    // A clause, or a clause with the one before it in the same sentence when the two hold every word of a claim written
+    // as one clause (在给定的置信水平和持有期内，投资组合可能遭受的最大损失 states 在给定…内的最大可能损失 across its comma); at
+    // equal share the single clause. A claim of two clauses (由基金托管人计算，由基金管理人复核) is read clause by
+    // clause: its words taken over two of the book's would lose who does what.
+    const oneClause = !/[，,；;]/u.test(c.text);
+    const pairs = oneClause ? clauses.map((clause) => withLead.get(clause) ?? clause).filter((pair) => !clauses.includes(pair)) : [];
+    const spans = [...clauses, ...pairs.filter((pair) => tokenShare(pair, c.words) === 1)];
+    const scored = spans.map((clause) => ({ clause, share: tokenShare(clause, c.words) })).sort((x, y) => y.share - x.share);
     const top = scored[0];
     const exact = named.some((x) => x.own);
+    const parts = exact ? [] : c.parts;
+    if (parts.length >= 2) {
+      if (c.distinct.length > 0 && !c.distinct.some((w) => holds(unit.text, w))) return null;
+      return readParts(unit, clauses, parts, coverage);
+    }
     const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
     if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
     // The sentence must hold what sets this option apart from the others, not only the words they share.
     if (!exact && c.distinct.length > 0 && !c.distinct.some((w) => holds(unit.text, w))) return null;
     const negation = polarityClash([top.clause], c.text, c.words);
     if (negation) return { verdict: 'contradicted', unit, coverage, marks: [negation], reason: `肯定/否定相反：${negation}` };
+    const opposite = missingOpposite(top.clause, c.text);
+    if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
     if (narrower) {
       return { verdict: 'contradicted', unit, coverage, marks: [BOTH.exec(unit.text)?.[0] ?? ''], reason: '范围不同：教材为“既可…又可”' };
     }

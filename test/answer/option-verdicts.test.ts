@@ -56,6 +56,16 @@ const BOOK = `# 第一章 基金托管
 - **业绩对赌**：根据企业未来业绩调整估值
 - **上市对赌**：根据企业是否上市调整估值
 - **回购对赌**：未达到约定条件时，企业或股东回购股权
+
+# 第六章 风险与估值
+
+## 第一节 风险价值
+
+风险价值的定义：在给定的置信水平和持有期内，投资组合可能遭受的最大损失。
+
+## 第二节 净值的计算与复核
+
+基金份额净值由基金管理人负责计算，由基金托管人进行复核。基金管理人只收取管理费，并不参与基金收益的分配。
 `;
 
 let tr: TempRoot;
@@ -154,7 +164,9 @@ void test('an option named only to be set aside (以贝塔系数而不是标准�
 });
 
 void test('a term item answers for its own term: 上市对赌：… is not what 业绩对赌 means, and a clause holding only the words the options share supports none', async () => {
-  const r = await ask('对赌协议中，业绩对赌的含义是（ ）。A.根据企业未来业绩调整估值 B.根据企业是否上市调整估值 C.根据市场环境调整估值 D.根据行业趋势调整估值');
+  const r = await ask(
+    '对赌协议中，业绩对赌的含义是（ ）。A.根据企业未来业绩调整估值 B.根据企业是否上市调整估值 C.根据市场环境调整估值 D.根据行业趋势调整估值',
+  );
   assert.equal(r.answer, 'A');
   assert.equal(verdictOf(r, 'A').verdict, 'supported');
   assert.match(verdictOf(r, 'A').evidence?.quote ?? '', /业绩对赌：根据企业未来业绩调整估值/u);
@@ -165,6 +177,39 @@ void test('a term item answers for its own term: 上市对赌：… is not what 
   assert.match(b.evidence?.quote ?? '', /上市对赌：根据企业是否上市调整估值/u);
   for (const label of ['C', 'D']) assert.equal(verdictOf(r, label).verdict, 'contradicted');
   assertVerbatim(r);
+});
+
+void test('a claim the book states across its comma is supported; one that leaves out a word and states its opposite is contradicted', async () => {
+  const r = await ask(
+    '风险价值的含义是（ ）。A.投资组合的最大可能收益 B.在给定置信水平和持有期内的最大可能损失 C.投资组合的平均收益 D.投资组合的标准差',
+  );
+  assert.equal(r.answer, 'B');
+  const b = verdictOf(r, 'B');
+  assert.equal(b.verdict, 'supported');
+  assert.match(b.evidence?.quote ?? '', /在给定的置信水平和持有期内，投资组合可能遭受的最大损失/u);
+  const a = verdictOf(r, 'A');
+  assert.equal(a.verdict, 'contradicted');
+  assert.equal(a.reason, '相反：损失');
+  assertVerbatim(r);
+});
+
+void test('a claim of two clauses is read clause by clause: who computes and who checks stay bound; 并不 negates', async () => {
+  const r = await ask(
+    '关于基金份额净值的计算与复核，下列说法正确的是（ ）。A.由基金托管人计算，由基金管理人复核 B.由基金管理人计算，由基金托管人复核 C.由基金份额登记机构计算，由基金托管人复核 D.由会计师事务所计算，由监管机构复核',
+  );
+  assert.equal(r.answer, 'B');
+  assert.equal(verdictOf(r, 'B').verdict, 'supported');
+  // The same sentence names both parties and both acts, but the other way round.
+  assert.notEqual(verdictOf(r, 'A').verdict, 'supported');
+  assertVerbatim(r);
+  const negated = await ask(
+    '关于基金管理人，下列说法错误的是（ ）。A.基金管理人参与基金收益的分配，并收取管理费 B.基金份额净值由基金管理人负责计算 C.基金份额净值由基金托管人进行复核 D.风险价值是投资组合可能遭受的最大损失',
+  );
+  const denied = verdictOf(negated, 'A');
+  assert.equal(denied.verdict, 'contradicted');
+  assert.equal(denied.reason, '肯定/否定相反：并不');
+  assert.equal(negated.answer, 'A');
+  assertVerbatim(negated);
 });
 
 void test('T+1 is not T+2', async () => {
