@@ -49,16 +49,21 @@ function optionScoresOf(labels: readonly string[], supports: readonly Support[])
 }
 
 /**
- * The option the verdicts point to instead of the support ranking's `ranked`, or -1 to keep it. The verdicts overrule
- * the ranking only when they single out one option: exactly one option has the verdict a right answer has
- * (`supported`; `contradicted` for a negated stem). Where the clauses leave several options open, or settle none,
- * the support ranking stands (and its evidence is shown with it).
+ * The option the verdicts point to instead of the support ranking's choice, or -1 to keep it. The verdicts overrule
+ * the ranking when they single out one option: exactly one option has the verdict a right answer has (`supported`;
+ * `contradicted` for a negated stem). When several have it and the ranking's choice has the opposite verdict (its
+ * own clause rules it out), the best ranked of those several is taken: the letter never goes against its clause
+ * while other options stand. Otherwise the support ranking stands (and its evidence is shown with it).
  */
-function verdictChoice(verdicts: readonly VerdictKind[], ranked: number, negated: boolean): number {
+function verdictChoice(verdicts: readonly VerdictKind[], signed: readonly number[], negated: boolean): number {
+  const ranked = argmax(signed);
   const wanted: VerdictKind = negated ? 'contradicted' : 'supported';
+  const ruledOut: VerdictKind = negated ? 'supported' : 'contradicted';
   const hits = verdicts.map((_, i) => i).filter((i) => verdicts[i] === wanted);
-  if (hits.length !== 1 || hits[0] === ranked) return -1;
-  return hits[0] ?? -1;
+  if (hits.length === 1) return hits[0] === ranked ? -1 : (hits[0] ?? -1);
+  if (hits.length > 1 && verdicts[ranked] === ruledOut)
+    return hits.reduce((best, i) => ((signed[i] ?? 0) > (signed[best] ?? 0) ? i : best));
+  return -1;
 }
 
 export function singleDecision(
@@ -76,7 +81,7 @@ export function singleDecision(
     (s, i) => s.score >= weights.judgeTrueSupport && NEGATIVE_CUES.test(claims[i] ?? '') !== NEGATIVE_CUES.test(s.window),
   );
   const signed = question.negated ? scores.map((s, i) => (contradicted[i] ? s : -s)) : scores;
-  const byVerdict = verdictChoice(verdicts, argmax(signed), question.negated);
+  const byVerdict = verdictChoice(verdicts, signed, question.negated);
   const idx = byVerdict >= 0 ? byVerdict : argmax(signed);
   const runnerUp = Math.max(...signed.filter((_, i) => i !== idx));
   const others = supports.map((_, i) => i).filter((i) => i !== idx);

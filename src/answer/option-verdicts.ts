@@ -402,9 +402,11 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       if (denied) return { verdict: 'contradicted', unit, coverage, marks: [denied], reason: `否定：${denied}` };
       const term = otherTerm(top.clause, termsOf(unit.chunk), c);
       if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
-      // A clause that names other options too is a list: it places the option among them, and binds it to the
-      // question less than a clause that names it alone (首次公开发行(IPO)：收益最高 against 退出方式：IPO、M&A…).
-      return { verdict: 'supported', unit, coverage: top.others > 0 ? coverage / 2 : coverage, marks: [c.text] };
+      // A clause that names other options too, or enumerates (退出方式：IPO、M&A、MBO、破产清算), is a list: it places
+      // the option among others, and binds it to the question less than a clause that names it alone
+      // (首次公开发行(IPO)：收益最高).
+      const list = top.others > 0 || (top.clause.match(/、/gu)?.length ?? 0) >= 2;
+      return { verdict: 'supported', unit, coverage: list ? coverage / 2 : coverage, marks: [c.text] };
     }
     if (formula) return { verdict: 'contradicted', unit, coverage, marks: [], reason: '公式不同' };
     // A clause listing choices (上市、并购或管理层回购) names one of them without ruling out the others.

@@ -50,10 +50,13 @@ export function asksForIncorrect(stem: string): boolean {
     .map((c) => c.trim())
     .filter((c) => c.length > 0);
   const ask = clauses.find((c) => c.includes('\u0000')) ?? clauses[clauses.length - 1] ?? marked;
-  const plainAsk = ask.replace('\u0000', '');
+  // 而不是 / 而非 set one thing aside for another (…披露，而不是仅向个别机构…披露的原则是): a description, not a request for
+  // the wrong option.
+  const unset = (c: string): string => c.replace('\u0000', '').replace(/而不是|而非/gu, '');
+  const plainAsk = unset(ask);
   if (NEGATION.test(plainAsk)) return true;
   if (ASKS_POSITIVE.test(plainAsk)) return false;
-  return clauses.some((c) => c !== ask && ASKING.test(c) && NEGATION.test(c.replace('\u0000', '')));
+  return clauses.some((c) => c !== ask && ASKING.test(c) && NEGATION.test(unset(c)));
 }
 
 /** Maps full-width ASCII (Ａ, ．, （, ：) and the ideographic space to their half-width forms, one char for one char. */

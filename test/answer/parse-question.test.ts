@@ -114,6 +114,13 @@ void test('negation is read from the clause that asks, not from content words el
     false,
   );
   assert.equal(parseQuestion('下列说法中，不正确的有（　）。Ⅰ.甲 Ⅱ.乙 Ⅲ.丙 A.Ⅰ、Ⅱ B.Ⅱ、Ⅲ C.Ⅰ、Ⅲ D.Ⅰ、Ⅱ、Ⅲ').negated, true);
+  // 而不是 / 而非 in the asking clause set one thing aside for another: a description, not a request for the wrong option.
+  assert.equal(
+    asksForIncorrect('要求将信息向市场上所有的投资者平等公开地披露，而不是仅向个别机构或者投资者披露的信息披露原则是（　）。'),
+    false,
+  );
+  assert.equal(asksForIncorrect('以贝塔系数而非标准差衡量风险的指标是（　）。'), false);
+  assert.equal(asksForIncorrect('下列不是信息披露原则的是（　）。'), true);
 });
 
 void test('negation is read from every asking clause, in any position', () => {

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { VerdictKind } from '../../src/answer/answer-types.js';
+import type { Support } from '../../src/answer/claim-support.js';
+import { singleDecision } from '../../src/answer/decisions.js';
+import { parseQuestion } from '../../src/answer/parse-question.js';
+import { DEFAULT_WEIGHTS } from '../../src/answer/solver-weights.js';
+
+/** A support of the given score that no passage carries (the decision reads only the scores and the verdicts here). */
+function scored(score: number): Support {
+  return { score, chunk: null, window: '', span: '', terms: [], verbatim: 0, stemCoverage: 0 };
+}
+
+const exits = parseQuestion('私募股权投资中，收益最高的退出方式是（ ）。A.IPO退出 B.股权转让 C.回购 D.清算');
+// The support ranking puts D first.
+const supports = [0.6, 0.3, 0.7, 0.9].map(scored);
+
+void test('the letter never goes against its own clause while other options stand: the best ranked supported one is taken', () => {
+  const verdicts: VerdictKind[] = ['supported', 'contradicted', 'supported', 'contradicted'];
+  assert.equal(singleDecision(exits, supports, DEFAULT_WEIGHTS, verdicts).answer, 'C');
+});
+
+void test('one supported option is the answer; where no clause rules out the ranking, the ranking stands', () => {
+  assert.equal(singleDecision(exits, supports, DEFAULT_WEIGHTS, ['supported', 'contradicted', 'not_found', 'contradicted']).answer, 'A');
+  assert.equal(singleDecision(exits, supports, DEFAULT_WEIGHTS, ['supported', 'not_found', 'supported', 'not_found']).answer, 'D');
+  assert.equal(singleDecision(exits, supports, DEFAULT_WEIGHTS, []).answer, 'D');
+});
+
+void test('a negated stem: an option the book supports is not the answer while several are contradicted', () => {
+  const negated = parseQuestion('关于私募股权投资的退出方式，下列说法错误的是（ ）。A.甲 B.乙 C.丙 D.丁');
+  assert.equal(negated.negated, true);
+  // Negated, the ranking prefers the least supported: A (0.1); the clauses say A is right and B, C are wrong.
+  const weak = [0.1, 0.5, 0.4, 0.8].map(scored);
+  assert.equal(singleDecision(negated, weak, DEFAULT_WEIGHTS, ['supported', 'contradicted', 'contradicted', 'not_found']).answer, 'C');
+});
