@@ -148,3 +148,31 @@ export function otherTerm(clause: string, passageTerms: readonly string[], c: { 
   const sibling = passageTerms.some((t) => t !== term && stem.includes(exactForm(t)) && /\p{Script=Han}/u.test(sharedEnd(t, term)));
   return sibling ? term : null;
 }
+
+/** An order written out step by step: 支付清算费用 → 支付职工工资和社保 → … → 分配剩余财产. */
+const ORDER = /→|->|⟶|⇒/u;
+
+/** Which end of an order the stem asks for: 最后分配的是 (last), 首先 / 最先 / 第一步 (first). */
+export function orderAsked(stem: string): 'first' | 'last' | null {
+  if (/最后|最终|最末/u.test(stem)) return 'last';
+  if (/最先|首先|第一步|最早/u.test(stem)) return 'first';
+  return null;
+}
+
+/**
+ * In a clause that writes an order with arrows, where the claim and other options stand: the option at the end the
+ * stem asks for, or null when the clause is no such order. Positions are read in the clause's exact form.
+ */
+export function orderEnd(
+  clauseForm: string,
+  asked: 'first' | 'last',
+  forms: readonly { text: string; aliases: readonly string[] }[],
+): string | null {
+  if (!ORDER.test(clauseForm)) return null;
+  const placed = forms
+    .map((f) => ({ text: f.text, at: Math.min(...f.aliases.map((a) => clauseForm.indexOf(a)).filter((i) => i >= 0)) }))
+    .filter((p) => Number.isFinite(p.at));
+  if (placed.length < 2) return null;
+  placed.sort((x, y) => x.at - y.at);
+  return (asked === 'last' ? placed[placed.length - 1] : placed[0])?.text ?? null;
+}

@@ -9,6 +9,8 @@ import {
   missingOpposite,
   ONLY,
   oppositeOf,
+  orderAsked,
+  orderEnd,
   otherTerm,
   polarityClash,
   setAsideBefore,
@@ -36,7 +38,8 @@ import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './p
  * others (上市 in 根据企业是否上市调整估值), not only the words all of them share. A claim written as one clause may be
  * stated across the book's comma (在给定的置信水平和持有期内，…最大损失); a claim of several clauses is stated when
  * each of its clauses is (由基金管理人计算，由基金托管人复核), so that who does what stays bound. A clause that leaves
- * out a word of the claim and states its opposite (损失 for 收益) contradicts it.
+ * out a word of the claim and states its opposite (损失 for 收益) contradicts it. An order written with arrows
+ * (支付清算费用 → … → 分配剩余财产) answers a stem asking 最后 or 首先 by position.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -395,6 +398,17 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       const form = exactForm(top.clause);
       const aside = c.aliases.map((a) => setAsideBefore(form, a)).find((cue) => cue !== null);
       if (aside) return { verdict: 'contradicted', unit, coverage, marks: [aside], reason: `否定：${aside}` };
+      // An order written with arrows answers 最后 / 首先 by position: the option at that end, and no other.
+      const asked = orderAsked(c.stem);
+      const end = asked
+        ? orderEnd(form, asked, [
+            { text: c.text, aliases: c.aliases },
+            ...c.otherTexts.map((text, j) => ({ text, aliases: c.others[j] ?? [] })),
+          ])
+        : null;
+      if (end !== null && end !== c.text) {
+        return { verdict: 'contradicted', unit, coverage, marks: [end], reason: `顺序：${asked === 'last' ? '最后' : '最先'}为${end}` };
+      }
       const opposite = oppositeOf(top.clause, c.stem);
       if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.

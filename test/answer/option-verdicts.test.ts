@@ -66,6 +66,12 @@ const BOOK = `# 第一章 基金托管
 ## 第二节 净值的计算与复核
 
 基金份额净值由基金管理人负责计算，由基金托管人进行复核。基金管理人只收取管理费，并不参与基金收益的分配。
+
+# 第七章 清算
+
+## 第一节 清算财产的分配
+
+支付清算费用 → 支付职工工资 → 缴纳所欠税款 → 清偿公司债务 → 分配剩余财产
 `;
 
 let tr: TempRoot;
@@ -210,6 +216,20 @@ void test('a claim of two clauses is read clause by clause: who computes and who
   assert.equal(denied.reason, '肯定/否定相反：并不');
   assert.equal(negated.answer, 'A');
   assertVerbatim(negated);
+});
+
+void test('an order written with arrows answers 最后 and 首先 by position', async () => {
+  const last = await ask('清算财产的分配中，最后分配的是（ ）。A.清算费用 B.职工工资 C.所欠税款 D.剩余财产');
+  assert.equal(last.answer, 'D');
+  assert.deepEqual(
+    last.verdicts?.map((v) => v.verdict),
+    ['contradicted', 'contradicted', 'contradicted', 'supported'],
+  );
+  assert.equal(verdictOf(last, 'A').reason, '顺序：最后为剩余财产');
+  assertVerbatim(last);
+  const first = await ask('清算财产的分配中，首先支付的是（ ）。A.剩余财产 B.职工工资 C.清算费用 D.所欠税款');
+  assert.equal(first.answer, 'C');
+  assert.equal(verdictOf(first, 'A').reason, '顺序：最先为清算费用');
 });
 
 void test('T+1 is not T+2', async () => {
