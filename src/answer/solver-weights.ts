@@ -65,29 +65,29 @@ export interface SolverWeights {
  * Fitted by `node scripts/fit-calibration.mjs ../shared/bench` (logistic regression, Newton–Raphson, each question
  * weighted once) on every answered question of three sets, hybrid mode, top-k 8: the sample validation set (71
  * questions over rawdoc/), FinanceIQ fund dev (436 over fund-laws-combined.pdf, a book that holds few of its answers)
- * and meta-cert-fund dev (75 over its study notes, a book that covers its questions). Knot 0.3 and L2 0.001 chosen by
+ * and meta-cert-fund dev (75 over its study notes, a book that covers its questions). Knot 0.35 and L2 0.001 chosen by
  * 20 × 3-fold cross-validated log-loss among the candidates whose cross-validated top tenth on FinanceIQ is honest.
  * The verdict terms carry across books: an answer whose option alone has the verdict a right answer has is right far
  * more often, whatever share of its questions a book covers. Cross-validated (mean ± sd over the 20 partitions), mean
- * confidence against accuracy with every question answered: sample 0.822 against 0.803 (ECE 0.141 ± 0.019, floor
- * 0.10), FinanceIQ 0.331 against 0.310 (ECE 0.046 ± 0.012, floor 0.036), meta-cert-fund 0.793 against 0.907 (ECE
- * 0.134 ± 0.014, floor 0.11; was 0.625). Multi-select and true/false questions are absent from all three, so their
+ * confidence against accuracy with every question answered: sample 0.842 against 0.831 (ECE 0.132 ± 0.016, floor
+ * 0.09), FinanceIQ 0.331 against 0.310 (ECE 0.046 ± 0.015, floor 0.035), meta-cert-fund 0.832 against 0.933 (ECE
+ * 0.124 ± 0.011, floor 0.10). Multi-select and true/false questions are absent from all three, so their
  * terms stay 0. Refit after any change to the support score, the verdicts, the analyzer, chunking or retrieval.
  */
 export const FITTED_CALIBRATION: CalibrationModel = {
-  intercept: -0.7771,
-  knot: 0.3,
+  intercept: -0.777,
+  knot: 0.35,
   coefficients: {
-    strongSupport: 1.5706,
-    marginXstrong: 1.8497,
-    stemXstrong: 1.9212,
-    negatedXstrong: 0.496,
-    combinationXstrong: -0.3966,
+    strongSupport: 1.7285,
+    marginXstrong: 1.3136,
+    stemXstrong: 1.9323,
+    negatedXstrong: 0.3764,
+    combinationXstrong: -0.3315,
     multi: 0,
     judge: 0,
-    verdictAgrees: -0.8206,
-    verdictUnique: 1.8474,
-    verdictRivals: -0.1549,
+    verdictAgrees: 0.1974,
+    verdictUnique: 1.4041,
+    verdictRivals: -0.9005,
   },
 };
 
