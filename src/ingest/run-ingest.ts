@@ -8,6 +8,7 @@ import { markStagingComplete, repairInterruptedSwap, swapIntoPlace } from '../st
 import { dictionaryHash } from '../store/freshness.js';
 import { acquireIngestLock } from '../store/lock.js';
 import { scanSources, type SourceFile } from '../store/scan-sources.js';
+import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import type { Warning } from '../types.js';
 import type { IngestFileResult, IngestOptions, IngestResult } from './ingest-types.js';
 import { loadPrevious, upToDateFiles } from './previous-build.js';
@@ -84,7 +85,7 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     const unchanged = options.force ? null : upToDateFiles({ sources: scanned.sources, previous, dictionaryHash: dictionary, paths });
     if (unchanged) return summarise(root, started, unchanged, true, null, warnings);
     const strict = options.strict === true;
-    const parsed = await parseSources({
+    const parsing = parseSources({
       sources: scanned.sources,
       previous,
       reuse: !options.force,
@@ -98,6 +99,13 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
         pageTimeoutMs: config.ingest?.ocrPageTimeoutMs ?? 120_000,
       },
     });
+    // Settled below; a failure while the analyzer is built must not leave it unhandled.
+    parsing.catch(() => undefined);
+    // jieba's dictionary is loaded (and, in a new root, its lookup table built) while the first PDF is parsed in its
+    // worker thread, where this thread would only wait: on a 252-page book about half a second of ingest's wall time.
+    const prepared = analyzerFromConfig(root, config, { wholeCorpus: true });
+    warnings.push(...prepared.warnings);
+    const parsed = await parsing;
     const tables = readTableTranscriptions({ sources: scanned.sources, parsed, previous, config, strict });
     const built = [...parsed, ...tables];
     const files = built.map((b) => b.file);
@@ -110,7 +118,7 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     onProgress?.({ kind: 'stage', stage: 'write' });
     staged = writeStagedData({ root, config, built, dictionaryHash: dictionary });
     publishRunEvent({ command: 'ingest', point: 'index' });
-    const indexed = await buildStagedIndexes({ root, config, staged, liveIndex: paths.index, onProgress });
+    const indexed = await buildStagedIndexes({ root, config, staged, liveIndex: paths.index, analyzer: prepared.analyzer, onProgress });
     warnings.push(...indexed.warnings);
     onProgress?.({ kind: 'stage', stage: 'swap' });
     syncStaging(paths.staging);

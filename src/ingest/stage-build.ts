@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { prepareStaging } from '../store/atomic-swap.js';
 import { configFingerprint, PARSER_VERSION, type Manifest } from '../store/manifest.js';
+import type { Analyzer } from '../text/analyzer.js';
 import type { Chunk, IndexDoc, Warning } from '../types.js';
 import type { IngestProgress, IngestResult } from './ingest-types.js';
 import { indexDocFor } from './make-chunks.js';
@@ -53,6 +54,8 @@ export async function buildStagedIndexes(input: {
   config: ExamCopilotConfig;
   staged: StagedData;
   liveIndex: string;
+  /** The analyzer of the whole corpus, built while the sources were parsed. */
+  analyzer: Analyzer;
   onProgress: Progress;
 }): Promise<{ index: NonNullable<IngestResult['index']>; warnings: Warning[] }> {
   const { staged } = input;
@@ -64,6 +67,7 @@ export async function buildStagedIndexes(input: {
     chunks: staged.chunks,
     docs: staged.docs,
     indexDir: staged.staging.index,
+    analyzer: input.analyzer,
     ...(existsSync(input.liveIndex) ? { previousIndexDir: input.liveIndex } : {}),
     onProgress: (p) => input.onProgress?.({ kind: 'index', stage: p.stage, done: p.done, total: p.total }),
   });
