@@ -155,7 +155,10 @@ for (const set of values.features ? [] : sets) {
       chance: 1 / Math.max(2, parsed.options.length),
     });
   }
-  console.log(`${set.name}: ${questions.length} questions answered in ${((Date.now() - t0) / 1000).toFixed(1)} s (${root})`);
+  // The folder only when kept: a temporary one says nothing to a reader.
+  console.log(
+    `${set.name}: ${questions.length} questions answered in ${((Date.now() - t0) / 1000).toFixed(1)} s${values.keep ? ` (${root})` : ''}`,
+  );
   answerer.close();
   // A temp root is this run's only: remove it (a --keep root stays for the next run).
   if (!values.keep) rmSync(root, { recursive: true, force: true });

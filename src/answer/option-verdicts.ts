@@ -162,12 +162,36 @@ interface Topic {
   key: string | null;
 }
 
-function topicOf(tokens: readonly string[], stats: CorpusStats): Topic {
+/**
+ * The analyzer's pieces of a long word, without those that straddle two others (募股 in 私募|股权 of 私募股权投资基金):
+ * such a piece is a dictionary word the text does not contain as a word, and being rare it would weigh most.
+ */
+export function wholePieces(tokens: readonly string[], text: string): string[] {
+  const normal = normalizeText(text).toLowerCase();
+  const spans = tokens.map((t) => ({ t, from: normal.indexOf(t), to: normal.indexOf(t) + t.length }));
+  const crosses = (a: (typeof spans)[number], b: (typeof spans)[number]): boolean =>
+    a.from >= 0 && b.from >= 0 && ((a.from < b.from && b.from < a.to && a.to < b.to) || (b.from < a.from && a.from < b.to && b.to < a.to));
+  let kept = spans;
+  for (;;) {
+    const counts = kept.map((a) => kept.filter((b) => crosses(a, b)).length);
+    const most = Math.max(0, ...counts);
+    if (most < 2) return kept.map((s) => s.t);
+    kept = kept.filter((_, i) => counts[i] !== most);
+  }
+}
+
+function topicOf(tokens: readonly string[], stats: CorpusStats, text: string): Topic {
   // Words the books never use cannot be looked for in them (and would be the rarest, so the key, of every question).
-  const weights = new Map(tokens.filter((t) => stats.df(t) > 0).map((t) => [t, stats.idf(t)]));
+  const words = wholePieces(tokens, text).filter((t) => stats.df(t) > 0);
+  const weights = new Map(words.map((t) => [t, stats.idf(t)]));
   const total = [...weights.values()].reduce((x, y) => x + y, 0);
+  // The key is a word that holds no other of the question's words: a compound (私募股权投资基金) is named by its parts,
+  // and a book that writes 股权投资基金 still speaks of it.
   let key: string | null = null;
-  for (const [t, w] of weights) if (key === null || w > (weights.get(key) ?? 0)) key = t;
+  for (const [t, w] of weights) {
+    if (words.some((o) => o !== t && t.includes(o))) continue;
+    if (key === null || w > (weights.get(key) ?? 0)) key = t;
+  }
   return { weights, total, key };
 }
 
@@ -202,7 +226,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     // A formula is a form, however long; a long option or one with a predicate asserts something.
     const statement = !FORMULA.test(claim.text) && (!input.fillsStem || [...claim.text].length >= 12 || PREDICATE.test(claim.text));
     // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
-    const topic = topicOf(input.fillsStem ? stemTokens : words, stats);
+    const topic = topicOf(input.fillsStem ? stemTokens : words, stats, input.fillsStem ? input.stem : claim.text);
     const reading: ClaimReading = {
       text: claim.text,
       aliases: exacts[i] ?? [],

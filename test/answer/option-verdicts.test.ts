@@ -4,6 +4,8 @@ import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.
 import { flattenText } from '../../src/answer/evidence.js';
 import { valuesOf } from '../../src/answer/claim-forms.js';
 import { runAsk } from '../../src/answer/run-ask.js';
+import { wholePieces } from '../../src/answer/option-verdicts.js';
+import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
@@ -72,6 +74,13 @@ const BOOK = `# 第一章 基金托管
 ## 第一节 清算财产的分配
 
 支付清算费用 → 支付职工工资 → 缴纳所欠税款 → 清偿公司债务 → 分配剩余财产
+
+# 第八章 股权投资基金
+
+## 第一节 收益分配
+
+- **管理费**：按基金规模的一定比例收取（通常2%）
+- **业绩报酬**：按基金收益的一定比例收取（通常20%）
 `;
 
 let tr: TempRoot;
@@ -230,6 +239,17 @@ void test('an order written with arrows answers 最后 and 首先 by position', 
   const first = await ask('清算财产的分配中，首先支付的是（ ）。A.剩余财产 B.职工工资 C.清算费用 D.所欠税款');
   assert.equal(first.answer, 'C');
   assert.equal(verdictOf(first, 'A').reason, '顺序：最先为清算费用');
+});
+
+void test("a word the analyzer finds straddling two others (募股 in 私募|股权) is not one of the question's words", () => {
+  const { config } = loadConfig({ root: tr.root, env: {} });
+  const { analyzer } = analyzerFromConfig(tr.root, config);
+  const stem = '私募股权投资基金的业绩报酬通常为基金收益的';
+  const tokens = analyzer.tokens(stem);
+  assert.ok(tokens.includes('募股'), 'jieba gives the straddling piece');
+  const pieces = wholePieces(tokens, stem);
+  assert.ok(!pieces.includes('募股'));
+  for (const word of ['私募', '股权', '业绩', '报酬', '收益']) assert.ok(pieces.includes(word), word);
 });
 
 void test('T+1 is not T+2', async () => {
