@@ -75,6 +75,9 @@ const FRAME = new Set([
   '中',
   '有',
   '为',
+  // The form the answer is asked in (当期收益率的计算公式是), not what it is about.
+  '公式',
+  '计算公式',
 ]);
 
 /** How a clause must cover the question's words (idf-weighted share) to speak of it. */

@@ -81,6 +81,12 @@ const BOOK = `# 第一章 基金托管
 
 - **管理费**：按基金规模的一定比例收取（通常2%）
 - **业绩报酬**：按基金收益的一定比例收取（通常20%）
+
+# 第九章 债券
+
+## 第一节 当期收益率
+
+当期收益率 = 年利息 / 债券价格
 `;
 
 let tr: TempRoot;
@@ -250,6 +256,17 @@ void test("a word the analyzer finds straddling two others (募股 in 私募|股
   const pieces = wholePieces(tokens, stem);
   assert.ok(!pieces.includes('募股'));
   for (const word of ['私募', '股权', '业绩', '报酬', '收益']) assert.ok(pieces.includes(word), word);
+});
+
+void test('a formula question: the formula the book writes is supported, the others contradicted (公式 is how the answer is asked, not its subject)', async () => {
+  const r = await ask('当期收益率的计算公式是（ ）。A.年利息 / 债券面值 B.年利息 / 债券价格 C.债券价格 / 年利息 D.债券面值 / 年利息');
+  assert.equal(r.answer, 'B');
+  assert.deepEqual(
+    r.verdicts?.map((v) => v.verdict),
+    ['contradicted', 'supported', 'contradicted', 'contradicted'],
+  );
+  assert.equal(verdictOf(r, 'A').reason, '公式不同');
+  assertVerbatim(r);
 });
 
 void test('T+1 is not T+2', async () => {
