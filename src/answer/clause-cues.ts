@@ -36,6 +36,19 @@ const OPPOSITES: ReadonlyArray<readonly [string, string]> = [
   ['盈利', '亏损'],
 ];
 
+/**
+ * The superlative a question asks for (收益最高的退出方式是) when the clause states neither it nor its opposite: such a
+ * clause names the option (退出方式：上市、并购或管理层回购) without saying it is the highest. Null otherwise.
+ */
+export function superlativeUnstated(clause: string, question: string): string | null {
+  for (const [a, b] of OPPOSITES) {
+    if (!a.startsWith('最')) continue;
+    const asked = question.includes(a) ? a : question.includes(b) ? b : null;
+    if (asked && !clause.includes(a) && !clause.includes(b)) return asked;
+  }
+  return null;
+}
+
 /** The word of `clause` opposite to one the question states (and the clause does not), or null. */
 export function oppositeOf(clause: string, question: string): string | null {
   for (const [a, b] of OPPOSITES) {

@@ -14,6 +14,7 @@ import {
   otherTerm,
   polarityClash,
   setAsideBefore,
+  superlativeUnstated,
   termOf,
   tokenShare,
 } from './clause-cues.js';
@@ -39,7 +40,8 @@ import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './p
  * stated across the book's comma (在给定的置信水平和持有期内，…最大损失); a claim of several clauses is stated when
  * each of its clauses is (由基金管理人计算，由基金托管人复核), so that who does what stays bound. A clause that leaves
  * out a word of the claim and states its opposite (损失 for 收益) contradicts it. An order written with arrows
- * (支付清算费用 → … → 分配剩余财产) answers a stem asking 最后 or 首先 by position.
+ * (支付清算费用 → … → 分配剩余财产) answers a stem asking 最后 or 首先 by position; a stem asking for the highest
+ * (收益最高的…) is settled only by a sentence saying highest or lowest, not by a list that names the options.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -418,6 +420,10 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     })
     .filter((x) => x.own || x.others > 0);
   if (named.length > 0 && !c.statement) {
+    // A question asking for the highest (收益最高的退出方式是) is settled only by a sentence that says highest or lowest:
+    // one that names the options without it (退出方式：上市、并购或管理层回购, a table row of figures) neither
+    // supports nor rules out any.
+    if (superlativeUnstated(unit.text, c.stem)) return null;
     const top = named.sort((x, y) => clauseCoverage(y.clause) - clauseCoverage(x.clause) || Number(y.own) - Number(x.own))[0];
     if (!top) return null;
     if (top.own) {

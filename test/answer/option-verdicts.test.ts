@@ -5,6 +5,7 @@ import { flattenText } from '../../src/answer/evidence.js';
 import { valuesOf } from '../../src/answer/claim-forms.js';
 import { runAsk } from '../../src/answer/run-ask.js';
 import { wholePieces } from '../../src/answer/option-verdicts.js';
+import { superlativeUnstated } from '../../src/answer/clause-cues.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
@@ -87,6 +88,16 @@ const BOOK = `# 第一章 基金托管
 ## 第一节 当期收益率
 
 当期收益率 = 年利息 / 债券价格
+
+# 第十章 退出
+
+## 第一节 各种退出方式的收益
+
+股权投资的退出方式：上市、并购或管理层回购。
+
+上市退出：收益最高，但时间最长。
+
+清算退出：收益最低，可能亏损。
 `;
 
 let tr: TempRoot;
@@ -267,6 +278,21 @@ void test('a formula question: the formula the book writes is supported, the oth
   );
   assert.equal(verdictOf(r, 'A').reason, '公式不同');
   assertVerbatim(r);
+});
+
+void test('a question asking for the highest is settled by the sentence that says highest, not by a list naming the options', async () => {
+  const r = await ask('股权投资中，收益最高的退出方式是（ ）。A.上市退出 B.并购 C.管理层回购 D.清算退出');
+  assert.equal(r.answer, 'A');
+  assert.equal(verdictOf(r, 'A').verdict, 'supported');
+  assert.match(verdictOf(r, 'A').evidence?.quote ?? '', /上市退出：收益最高/u);
+  assert.equal(verdictOf(r, 'D').verdict, 'contradicted');
+  for (const label of ['B', 'C']) assert.notEqual(verdictOf(r, label).verdict, 'supported', label);
+  assertVerbatim(r);
+  // 股权投资的退出方式：上市、并购或管理层回购 names the exits; it says nothing of which earns most, so it settles none.
+  assert.equal(superlativeUnstated('股权投资的退出方式：上市、并购或管理层回购。', '收益最高的退出方式是'), '最高');
+  assert.equal(superlativeUnstated('上市退出：收益最高，但时间最长。', '收益最高的退出方式是'), null);
+  assert.equal(superlativeUnstated('清算退出：收益最低，可能亏损。', '收益最高的退出方式是'), null);
+  assert.equal(superlativeUnstated('股权投资的退出方式：上市、并购或管理层回购。', '股权投资的退出方式包括'), null);
 });
 
 void test('T+1 is not T+2', async () => {
