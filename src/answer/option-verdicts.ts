@@ -220,9 +220,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const stemValues = new Set(valuesOf(input.stem));
   const exacts = input.claims.map((c) => aliasesOf(c.text));
   const stemSet = new Set(stemTokens);
-  const claimWords = input.claims.map((claim) =>
-    [...new Set(analyzer.tokens(claim.text))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t) && !stemSet.has(t)),
-  );
+  const claimWords = input.claims.map((claim) => ownWords(claim.text, analyzer).filter((t) => !stemSet.has(t)));
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
   return input.claims.map((claim, i) => {
     const values = valuesOf(claim.text);
@@ -289,6 +287,22 @@ interface ClaimPart {
   words: readonly string[];
 }
 
+/**
+ * How a clause states a claim's words against it: a negation on one side only (不得, 并不), or the opposite of a word
+ * it leaves out (损失 for 收益). The cue to mark and the reason, or null.
+ */
+function statedAgainst(clause: string, claim: string, words: readonly string[]): { marks: string[]; reason: string } | null {
+  const negation = polarityClash([clause], claim, words);
+  if (negation) return { marks: [negation], reason: `肯定/否定相反：${negation}` };
+  const opposite = missingOpposite(clause, claim);
+  return opposite ? { marks: [opposite], reason: `相反：${opposite}` } : null;
+}
+
+/** A text's words as a claim is read for: the analyzer's tokens without numbers and the question's frame words. */
+function ownWords(text: string, analyzer: Analyzer): string[] {
+  return [...new Set(analyzer.tokens(text))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t));
+}
+
 /** The clauses of a claim written with commas, each with its words; none for a one-clause claim. */
 function claimParts(text: string, analyzer: Analyzer): ClaimPart[] {
   const parts = text
@@ -296,7 +310,7 @@ function claimParts(text: string, analyzer: Analyzer): ClaimPart[] {
     .map((part) => part.trim())
     .filter((part) => part !== '')
     .map((part) => {
-      const tokens = [...new Set(analyzer.tokens(part))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t));
+      const tokens = ownWords(part, analyzer);
       // Whole words only: the analyzer also gives a word's pieces (基金托管人 → 基金, 托管, 托管人), which would let a
       // clause naming 基金托管人 hold five of the six words of 由基金托管人计算 without 计算.
       return { text: part, words: tokens.filter((t) => !tokens.some((o) => o !== t && o.includes(t))) };
@@ -318,10 +332,8 @@ function readParts(unit: Unit, clauses: readonly string[], parts: readonly Claim
       stated = false;
       continue;
     }
-    const negation = polarityClash([best.clause], part.text, part.words);
-    if (negation) return { verdict: 'contradicted', unit, coverage, marks: [negation], reason: `肯定/否定相反：${negation}` };
-    const opposite = missingOpposite(best.clause, part.text);
-    if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
+    const against = statedAgainst(best.clause, part.text, part.words);
+    if (against) return { verdict: 'contradicted', unit, coverage, ...against };
     marks.push(...part.words.filter((w) => holds(best.clause, w)));
   }
   return stated ? { verdict: 'supported', unit, coverage, marks: [...new Set(marks)] } : null;
@@ -473,25 +485,20 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     // as one clause (在给定的置信水平和持有期内，投资组合可能遭受的最大损失 states 在给定…内的最大可能损失 across its comma); at
     // equal share the single clause. A claim of two clauses (由基金托管人计算，由基金管理人复核) is read clause by
     // clause: its words taken over two of the book's would lose who does what.
-    const oneClause = !/[，,；;]/u.test(c.text);
-    const pairs = oneClause ? clauses.map((clause) => withLead.get(clause) ?? clause).filter((pair) => !clauses.includes(pair)) : [];
-    const spans = [...clauses, ...pairs.filter((pair) => tokenShare(pair, c.words) === 1)];
-    const scored = spans.map((clause) => ({ clause, share: tokenShare(clause, c.words) })).sort((x, y) => y.share - x.share);
-    const top = scored[0];
     const exact = named.some((x) => x.own);
-    const parts = exact ? [] : c.parts;
-    if (parts.length >= 2) {
-      if (c.distinct.length > 0 && !c.distinct.some((w) => holds(unit.text, w))) return null;
-      return readParts(unit, clauses, parts, coverage);
-    }
-    const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
-    if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
     // The sentence must hold what sets this option apart from the others, not only the words they share.
     if (!exact && c.distinct.length > 0 && !c.distinct.some((w) => holds(unit.text, w))) return null;
-    const negation = polarityClash([top.clause], c.text, c.words);
-    if (negation) return { verdict: 'contradicted', unit, coverage, marks: [negation], reason: `肯定/否定相反：${negation}` };
-    const opposite = missingOpposite(top.clause, c.text);
-    if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
+    if (!exact && c.parts.length >= 2) return readParts(unit, clauses, c.parts, coverage);
+    const oneClause = !/[，,；;]/u.test(c.text);
+    const pairs = oneClause ? clauses.map((clause) => withLead.get(clause) ?? clause).filter((pair) => !clauses.includes(pair)) : [];
+    const top = [...clauses, ...pairs]
+      .map((clause) => ({ clause, share: tokenShare(clause, c.words) }))
+      .filter((x) => clauses.includes(x.clause) || x.share === 1)
+      .sort((x, y) => y.share - x.share)[0];
+    const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
+    if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
+    const against = statedAgainst(top.clause, c.text, c.words);
+    if (against) return { verdict: 'contradicted', unit, coverage, ...against };
     if (narrower) {
       return { verdict: 'contradicted', unit, coverage, marks: [BOTH.exec(unit.text)?.[0] ?? ''], reason: '范围不同：教材为“既可…又可”' };
     }
