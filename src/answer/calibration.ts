@@ -53,6 +53,8 @@ export interface CalibrationFeatures {
   rivals?: number;
   /** 1 when a chosen option has the opposite verdict: the letter against its own evidence. */
   against?: number;
+  /** Share of the options not chosen that their clauses rule out, 0–1 (absent before it was recorded: read as 0). */
+  ruledOut?: number;
 }
 
 /**
@@ -94,6 +96,7 @@ export const FEATURE_NAMES = [
   'verdictAgrees',
   'verdictUnique',
   'verdictRivals',
+  'verdictSettled',
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
@@ -113,6 +116,9 @@ export function modelTerms(f: CalibrationFeatures, knot: number = STRONG_SUPPORT
     verdictAgrees: f.agrees ?? 0,
     verdictUnique: (f.agrees ?? 0) === 1 && (f.rivals ?? 0) === 0 ? 1 : 0,
     verdictRivals: Math.min(3, f.rivals ?? 0),
+    // How decisively the verdicts beat the others': the chosen option stated and the rest ruled out by their own
+    // clauses, rather than merely not found. Also a property of the reading, not of how often a book holds answers.
+    verdictSettled: (f.agrees ?? 0) * (f.ruledOut ?? 0),
   };
 }
 

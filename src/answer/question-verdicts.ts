@@ -52,6 +52,11 @@ export interface VerdictStanding {
   rivals: number;
   /** A chosen option has the opposite verdict: the letter contradicts its own evidence. */
   against: number;
+  /**
+   * Share of the options not chosen whose clause rules them out (`contradicted`; `supported` for a negated stem), 0–1:
+   * how decisively the evidence settles the question beyond the chosen option's own clause.
+   */
+  ruledOut: number;
 }
 
 /** Where the chosen letters stand among the option verdicts. */
@@ -65,5 +70,6 @@ export function verdictStanding(question: ParsedQuestion, verdicts: readonly Opt
     agrees: chosen.length > 0 && chosen.every((v) => v.verdict === wanted) ? 1 : 0,
     rivals: others.filter((v) => v.verdict === wanted).length,
     against: chosen.some((v) => v.verdict === ruledOut) ? 1 : 0,
+    ruledOut: others.length > 0 ? others.filter((v) => v.verdict === ruledOut).length / others.length : 0,
   };
 }

@@ -227,6 +227,20 @@ void describe('choosing the knot and L2 by repeated cross-validation', () => {
   });
 });
 
+void describe('verdict terms', () => {
+  void it('rises with the share of the other options the clauses rule out, only for an answer its own clause states', () => {
+    const stated = { ...plain, agrees: 1, rivals: 0 };
+    const settled = [0, 1 / 3, 1].map((ruledOut) => calibratedConfidence({ ...stated, ruledOut }, FITTED_CALIBRATION));
+    assert.ok(settled[0]! < settled[1]! && settled[1]! < settled[2]!, settled.join(' < '));
+    // Others ruled out say nothing for a letter whose own clause is not found.
+    const unstated = { ...plain, agrees: 0, rivals: 0 };
+    assert.equal(
+      calibratedConfidence({ ...unstated, ruledOut: 1 }, FITTED_CALIBRATION),
+      calibratedConfidence(unstated, FITTED_CALIBRATION),
+    );
+  });
+});
+
 void describe('shipped calibration', () => {
   void it('abstains on the flat level: weak evidence is never presented as an answer', () => {
     const flat = 1 / (1 + Math.exp(-FITTED_CALIBRATION.intercept));

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { VerdictKind } from '../../src/answer/answer-types.js';
+import type { OptionVerdict, VerdictKind } from '../../src/answer/answer-types.js';
 import type { Support } from '../../src/answer/claim-support.js';
 import { singleDecision } from '../../src/answer/decisions.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
+import { verdictStanding } from '../../src/answer/question-verdicts.js';
 import { DEFAULT_WEIGHTS } from '../../src/answer/solver-weights.js';
 
 /** A support of the given score that no passage carries (the decision reads only the scores and the verdicts here). */
@@ -32,4 +33,36 @@ void test('a negated stem: an option the book supports is not the answer while s
   // Negated, the ranking prefers the least supported: A (0.1); the clauses say A is right and B, C are wrong.
   const weak = [0.1, 0.5, 0.4, 0.8].map(scored);
   assert.equal(singleDecision(negated, weak, DEFAULT_WEIGHTS, ['supported', 'contradicted', 'contradicted', 'not_found']).answer, 'C');
+});
+
+/** Option verdicts of the given kinds, A first (verdictStanding reads only the labels and the kinds). */
+function optionVerdicts(kinds: readonly VerdictKind[]): OptionVerdict[] {
+  return kinds.map((verdict, i) => ({ label: 'ABCD'[i]!, target: 'option', text: '', verdict }));
+}
+
+void test('how decisively the clauses settle a question: the share of the other options their clauses rule out', () => {
+  const standing = (kinds: readonly VerdictKind[], answer: string, q = exits) => verdictStanding(q, optionVerdicts(kinds), answer);
+  assert.deepEqual(standing(['supported', 'contradicted', 'contradicted', 'contradicted'], 'A'), {
+    agrees: 1,
+    rivals: 0,
+    against: 0,
+    ruledOut: 1,
+  });
+  // Not found is not ruled out: one of three others is.
+  assert.equal(standing(['supported', 'contradicted', 'not_found', 'not_found'], 'A').ruledOut, 1 / 3);
+  // A supported rival is not ruled out either.
+  assert.deepEqual(standing(['supported', 'supported', 'contradicted', 'not_found'], 'B'), {
+    agrees: 1,
+    rivals: 1,
+    against: 0,
+    ruledOut: 1 / 3,
+  });
+  // For a negated stem, an option the book supports is the one ruled out.
+  const negated = parseQuestion('关于私募股权投资的退出方式，下列说法错误的是（ ）。A.甲 B.乙 C.丙 D.丁');
+  assert.deepEqual(standing(['supported', 'supported', 'contradicted', 'supported'], 'C', negated), {
+    agrees: 1,
+    rivals: 0,
+    against: 0,
+    ruledOut: 1,
+  });
 });
