@@ -84,6 +84,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
   const paths = projectPaths(root);
   // Only the LLM reads prompts; the offline answerer should not fail on (or spend time reading) the prompt files.
   const prompts = answerer === 'llm' ? (await import('./prompt-templates.js')).loadPrompts(paths.prompts) : paths.prompts;
+  // A root without an index is said before jieba's dictionary is built for it.
+  if (options.retrieval && !options.retriever) (await import('../retrieve/open-retriever.js')).readableIndex(root);
   // An injected index brings the analyzer it was opened with: one jieba dictionary per index, not one per session.
   const built = options.retriever
     ? { analyzer: options.retriever.analyzer, warnings: options.retriever.warnings }

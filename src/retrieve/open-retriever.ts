@@ -64,17 +64,26 @@ export function candidateCount(k: number): number {
 }
 
 /**
+ * The root's paths once its index can be read: an ingest killed mid-swap leaves index/ half replaced, which is
+ * finished or rolled back first. Throws NotReadyError (exit 5) when there is no index. Cheap, so a caller can check
+ * before building what reading the index needs (jieba's dictionary takes a quarter of a second on a new root).
+ */
+export function readableIndex(root: string): ReturnType<typeof openReadableRoot> {
+  const paths = openReadableRoot(root);
+  if (!existsSync(paths.ftsDb) || !existsSync(path.join(paths.faissDir, VECTOR_FILES.meta))) {
+    throw new NotReadyError(`no index at ${paths.index}; run \`exam-copilot ingest\``);
+  }
+  return paths;
+}
+
+/**
  * Opens `index/` under the root: the FTS5 keyword index, the vector index and the embedder it was built
  * with. Throws NotReadyError (exit 5) when there is no index, or when the configured embedder or user
  * dictionary differs from the one the index was built with, saying to re-ingest.
  */
 export async function openRetriever(options: OpenRetrieverOptions): Promise<OpenedRetriever> {
   const { root, config } = options;
-  // An ingest killed mid-swap leaves index/ half replaced; finish or roll it back before reading.
-  const paths = openReadableRoot(root);
-  if (!existsSync(paths.ftsDb) || !existsSync(path.join(paths.faissDir, VECTOR_FILES.meta))) {
-    throw new NotReadyError(`no index at ${paths.index}; run \`exam-copilot ingest\``);
-  }
+  const paths = readableIndex(root);
   const built = options.analyzer ?? analyzerFromConfig(root, config);
   const { analyzer } = built;
   const { meta, ids } = readVectorMeta(paths.faissDir);
