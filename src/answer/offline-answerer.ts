@@ -103,6 +103,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     fillsStem: !combination && !judge,
     // One option fills a single-choice blank, so a clause that names another option in its place rules this one out.
     exclusive: question.kind === 'single',
+    negated: question.negated,
     passages: ranked.map((list) => list.filter((s) => s.chunk && s.score > 0).map((s) => s.chunk as Chunk)),
     analyzer: ctx.analyzer,
     stats: ctx.stats,

@@ -122,6 +122,12 @@ export interface VerdictInput {
   passages: readonly (readonly Chunk[])[];
   analyzer: Analyzer;
   stats: CorpusStats;
+  /**
+   * The stem asks for the option that is wrong (下列…不包括 / 错误的是): every other option is right, so a clause naming
+   * one of them where the question's words are does not stand in this one's place; only a list of them without this one
+   * rules it out.
+   */
+  negated?: boolean;
 }
 
 /** What a claim is read for: its forms, values and words, and the question words a clause must hold. */
@@ -132,6 +138,11 @@ interface ClaimReading {
   others: readonly (readonly string[])[];
   /** The other options' texts, parallel to `others`, to name them in a reason. */
   otherTexts: readonly string[];
+  /**
+   * One other option named where the question's words are stands in this one's place. Not for a negated stem, where
+   * the others are all right: there only a passage that lists the others without this one rules it out.
+   */
+  placeTaken: boolean;
   values: readonly string[];
   /** The claim's own words (not the stem's, not its values). */
   words: readonly string[];
@@ -235,6 +246,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       aliases: exacts[i] ?? [],
       others: input.exclusive === false ? [] : exacts.filter((_, j) => j !== i),
       otherTexts: input.exclusive === false ? [] : input.claims.filter((_, j) => j !== i).map((o) => o.text),
+      placeTaken: input.negated !== true,
       values,
       // A value's own words are its number and unit (30天): what else it says must stand where the value does.
       words: words.filter((t) => !values.some((v) => v.includes(t)) && !(values.length > 0 && UNIT_WORD.test(t))),
@@ -349,6 +361,13 @@ function termsOf(chunk: Chunk): string[] {
     passageTerms.set(chunk, terms);
   }
   return terms;
+}
+
+/** The other options a passage names, in option order, when it does not name this one (empty when it does). */
+function listedWithout(chunk: Chunk, c: ClaimReading): string[] {
+  const form = exactForm(chunk.text);
+  if (c.aliases.some((a) => form.includes(a))) return [];
+  return c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
 }
 
 function holds(text: string, token: string | null): boolean {
@@ -470,9 +489,13 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     if (formula) return { verdict: 'contradicted', unit, coverage, marks: [], reason: '公式不同' };
     // A clause listing choices (上市、并购或管理层回购) names one of them without ruling out the others.
     const listing = /[、]|或者?|以及|和|及/u.test(top.clause);
-    if (clauseCoverage(top.clause) >= ON_QUESTION / 2 && (top.others > 1 || !listing)) {
+    // For a negated stem (尽职调查的类型不包括) the passage must list the others without this one: a table whose rows
+    // name 业务、财务、法律尽职调查 rules out 税务尽职调查, a row naming 法律法规合规 in a comparison of two notions does
+    // not rule out 行业规范合规.
+    const listed = c.placeTaken ? [] : listedWithout(unit.chunk, c);
+    if (clauseCoverage(top.clause) >= ON_QUESTION / 2 && (top.others > 1 || (!listing && (c.placeTaken || listed.length > 1)))) {
       // One other option where the question's words are: it stands in this one's place. Several: a list without it.
-      const reason = `教材此处为：${top.names.join('、')}`;
+      const reason = `教材此处为：${(listed.length > top.names.length ? listed : top.names).join('、')}`;
       return { verdict: 'contradicted', unit, coverage, marks: [], reason };
     }
     return null;

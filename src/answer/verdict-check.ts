@@ -27,6 +27,7 @@ export function checkAgainstClauses(result: AnswerResult, corpus: { analyzer: An
     claims,
     fillsStem: !combination,
     exclusive: q.kind === 'single',
+    negated: q.negated,
     passages: claims.map(() => passages),
     analyzer: corpus.analyzer,
     stats: corpus.stats,

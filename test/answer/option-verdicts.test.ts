@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.js';
-import { flattenText } from '../../src/answer/evidence.js';
+import { flattenText, readerForm } from '../../src/answer/evidence.js';
 import { valuesOf } from '../../src/answer/claim-forms.js';
 import { runAsk } from '../../src/answer/run-ask.js';
 import { wholePieces } from '../../src/answer/option-verdicts.js';
@@ -98,6 +98,20 @@ const BOOK = `# 第一章 基金托管
 上市退出：收益最高，但时间最长。
 
 清算退出：收益最低，可能亏损。
+
+# 第十一章 合规管理
+
+## 第一节 合规管理与内部控制的区别
+
+| 项目 | 合规管理 | 内部控制 |
+|------|------|------|
+| 管理内容 | 法律法规合规 | 全面风险管理 |
+
+## 第二节 合规管理的内容
+
+- 法律法规合规
+- 行业规范合规
+- 职业道德合规
 `;
 
 let tr: TempRoot;
@@ -122,7 +136,8 @@ function verdictOf(r: AnswerResult, label: string): OptionVerdict {
 
 /** Every verdict with evidence quotes whole text of a passage the answerer read, verbatim (parts around an ellipsis). */
 function assertVerbatim(r: AnswerResult): void {
-  const passages = new Map(r.context.map((h) => [h.chunk.chunk_id, flattenText(h.chunk.text.replace(/\*\*/gu, ''))]));
+  // As its reader sees it: a note without its Markdown (bold, table pipes).
+  const passages = new Map(r.context.map((h) => [h.chunk.chunk_id, flattenText(readerForm(h.chunk, h.chunk.text))]));
   for (const v of r.verdicts ?? []) {
     if (v.verdict === 'not_found') {
       assert.equal(v.evidence, undefined, `${v.label}: not_found carries no passage`);
@@ -315,6 +330,18 @@ void test('a negated stem takes the option the book negates, shown with the clau
   assert.equal(a.verdict, 'contradicted');
   assert.match(a.reason ?? '', /肯定\/否定相反：不得/u);
   assert.match(r.evidence[0]?.quote ?? '', /货币市场基金不得投资于股票/u);
+  assertVerbatim(r);
+});
+
+void test('a negated stem: a passage listing the other options without this one rules it out; one naming another does not', async () => {
+  const r = await ask('合规管理的内容不包括（ ）。A.法律法规合规 B.行业规范合规 C.利润最大化 D.职业道德合规');
+  assert.equal(r.question.negated, true);
+  assert.equal(r.answer, 'C');
+  const c = verdictOf(r, 'C');
+  assert.equal(c.verdict, 'contradicted');
+  assert.equal(c.reason, '教材此处为：法律法规合规、行业规范合规、职业道德合规');
+  // 管理内容 | 法律法规合规 names A where the question's words are, but B and D are contents too: it does not take their place.
+  for (const label of ['A', 'B', 'D']) assert.notEqual(verdictOf(r, label).verdict, 'contradicted', label);
   assertVerbatim(r);
 });
 
