@@ -70,26 +70,26 @@ export interface SolverWeights {
  * The verdict terms carry across books: an answer whose option alone has the verdict a right answer has is right far
  * more often, and more so when the clauses rule the other options out, whatever share of its questions a book covers.
  * Cross-validated (mean ± sd over the 20 partitions), mean confidence against accuracy with every question answered:
- * sample 0.822 against 0.831 (ECE 0.136 ± 0.017, floor 0.10), FinanceIQ 0.330 against 0.310 (ECE 0.042 ± 0.018,
- * floor 0.033), meta-cert-fund 0.871 against 0.947 (ECE 0.093 ± 0.006, floor 0.086). Multi-select and true/false
+ * sample 0.819 against 0.831 (ECE 0.138 ± 0.022, floor 0.10), FinanceIQ 0.330 against 0.310 (ECE 0.045 ± 0.020,
+ * floor 0.033), meta-cert-fund 0.874 against 0.947 (ECE 0.088 ± 0.005, floor 0.082). Multi-select and true/false
  * questions are absent from all three, so their terms stay 0. Refit after any change to the support score, the
  * verdicts, the analyzer, chunking or retrieval.
  */
 export const FITTED_CALIBRATION: CalibrationModel = {
-  intercept: -0.7744,
+  intercept: -0.7756,
   knot: 0.4,
   coefficients: {
-    strongSupport: 1.3703,
-    marginXstrong: 1.3167,
-    stemXstrong: 1.8852,
-    negatedXstrong: 0.3805,
-    combinationXstrong: -0.1857,
+    strongSupport: 1.3358,
+    marginXstrong: 1.2535,
+    stemXstrong: 1.834,
+    negatedXstrong: 0.2291,
+    combinationXstrong: -0.1714,
     multi: 0,
     judge: 0,
-    verdictAgrees: 0.3242,
-    verdictUnique: 1.0697,
-    verdictRivals: -0.781,
-    verdictSettled: 1.0226,
+    verdictAgrees: 0.3465,
+    verdictUnique: 1.0712,
+    verdictRivals: -0.7595,
+    verdictSettled: 1.0369,
   },
 };
 
