@@ -374,8 +374,12 @@ function holds(text: string, token: string | null): boolean {
   return token === null || normalizeText(text).toLowerCase().includes(token);
 }
 
+/**
+ * What a passage is about besides its own words: its book's title, the outermost heading (a list of 风险类型 in
+ * 私募股权投资基金基础知识 speaks of 私募股权投资基金 without naming it), then its heading path.
+ */
 function headingsOf(chunk: Chunk): string {
-  return [chunk.chapter, chunk.section, ...(chunk.headings ?? [])].join(' ');
+  return [chunk.book, chunk.chapter, chunk.section, ...(chunk.headings ?? [])].join(' ');
 }
 
 function readUnit(unit: Unit, c: ClaimReading): Reading | null {
