@@ -108,6 +108,8 @@ interface Reading {
   reason?: string;
   /** Words to mark in the quote. */
   marks: string[];
+  /** What is quoted when it is not the unit read (a passage's list read from one of its lines). */
+  quoted?: Unit;
 }
 
 /** The question a set of claims answers, and what reading it needs. */
@@ -269,7 +271,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       target: claim.target,
       text: claim.text,
       verdict: best.verdict,
-      evidence: verdictEvidence(best.unit, best.marks),
+      evidence: verdictEvidence(best.quoted ?? best.unit, best.marks),
       ...(best.reason ? { reason: best.reason } : {}),
     };
   });
@@ -368,6 +370,24 @@ function listedWithout(chunk: Chunk, c: ClaimReading): string[] {
   const form = exactForm(chunk.text);
   if (c.aliases.some((a) => form.includes(a))) return [];
   return c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
+}
+
+/**
+ * The run of a passage from its first line naming another option to its last, read as a list item is (first line as
+ * the lead, last as the item, quoted with … between when long); null when fewer than two lines name one.
+ */
+function listSpan(unit: Unit, c: ClaimReading): Unit | null {
+  const naming = unitsOf(unit.chunk, unit.rank).filter(
+    (u) => u.lead === undefined && c.others.some((o) => o.some((a) => exactForm(u.text).includes(a))),
+  );
+  const first = naming[0];
+  const last = naming.at(-1);
+  if (!first || !last || naming.length < 2) return null;
+  const from = unit.chunk.text.indexOf(first.text);
+  const to = unit.chunk.text.lastIndexOf(last.text);
+  if (from < 0 || to <= from) return null;
+  const span = unit.chunk.text.slice(from, to + last.text.length);
+  return { chunk: unit.chunk, text: span, span, lead: first.text, item: last.text, rank: unit.rank };
 }
 
 function holds(text: string, token: string | null): boolean {
@@ -499,8 +519,20 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     const listed = c.placeTaken ? [] : listedWithout(unit.chunk, c);
     if (clauseCoverage(top.clause) >= ON_QUESTION / 2 && (top.others > 1 || (!listing && (c.placeTaken || listed.length > 1)))) {
       // One other option where the question's words are: it stands in this one's place. Several: a list without it.
-      const reason = `教材此处为：${(listed.length > top.names.length ? listed : top.names).join('、')}`;
-      return { verdict: 'contradicted', unit, coverage, marks: [], reason };
+      if (listed.length > top.names.length) {
+        // The list is the passage's, not this clause's (a table's rows, a list's lines): quoted from its first line
+        // naming an option to its last.
+        const list = listSpan(unit, c);
+        return {
+          verdict: 'contradicted',
+          unit,
+          ...(list ? { quoted: list } : {}),
+          coverage,
+          marks: list ? listed : [],
+          reason: `教材此处为：${listed.join('、')}`,
+        };
+      }
+      return { verdict: 'contradicted', unit, coverage, marks: [], reason: `教材此处为：${top.names.join('、')}` };
     }
     return null;
   }

@@ -340,6 +340,8 @@ void test('a negated stem: a passage listing the other options without this one 
   const c = verdictOf(r, 'C');
   assert.equal(c.verdict, 'contradicted');
   assert.equal(c.reason, '教材此处为：法律法规合规、行业规范合规、职业道德合规');
+  // The list is quoted from its first line naming an option to its last.
+  assert.equal(c.evidence?.quote, '法律法规合规…职业道德合规');
   // 管理内容 | 法律法规合规 names A where the question's words are, but B and D are contents too: it does not take their place.
   for (const label of ['A', 'B', 'D']) assert.notEqual(verdictOf(r, label).verdict, 'contradicted', label);
   assertVerbatim(r);
