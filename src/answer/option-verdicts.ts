@@ -508,7 +508,11 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       // the option among others, and binds it to the question less than a clause that names it alone
       // (首次公开发行(IPO)：收益最高).
       const list = top.others > 0 || (top.clause.match(/、/gu)?.length ?? 0) >= 2;
-      return { verdict: 'supported', unit, coverage: list ? coverage / 2 : coverage, marks: [c.text] };
+      // Marked as the clause writes it: the option itself, or where it is found by its words (IPO退出 in a list that
+      // writes IPO), those words.
+      const named = c.aliases.some((a) => exactForm(top.clause).includes(a));
+      const marks = named ? [c.text] : c.words.filter((w) => [...w].length >= 2 && holds(top.clause, w));
+      return { verdict: 'supported', unit, coverage: list ? coverage / 2 : coverage, marks };
     }
     if (formula) return { verdict: 'contradicted', unit, coverage, marks: [], reason: '公式不同' };
     // A clause listing choices (上市、并购或管理层回购) names one of them without ruling out the others.

@@ -347,6 +347,20 @@ void test('a negated stem: a passage listing the other options without this one 
   assertVerbatim(r);
 });
 
+void test('an option found by its words is marked where the clause writes them (上市退出 in a list that writes 上市)', async () => {
+  const r = await ask('股权投资的退出方式不包括（ ）。A.上市退出 B.并购 C.管理层回购 D.继续持有');
+  assert.equal(r.answer, 'D');
+  const a = verdictOf(r, 'A');
+  assert.equal(a.verdict, 'supported');
+  const quote = a.evidence?.quote ?? '';
+  assert.match(quote, /^股权投资的退出方式：上市、并购或管理层回购/u);
+  assert.deepEqual(
+    (a.evidence?.highlights ?? []).map(([from, to]) => quote.slice(from, to)),
+    ['上市'],
+  );
+  assertVerbatim(r);
+});
+
 void test('a combination question: each statement judged, the option naming exactly the supported ones chosen', async () => {
   const r = await ask(
     '下列属于基金托管人职责的有（ ）。Ⅰ.安全保管基金财产 Ⅱ.复核、审查基金管理人计算的基金资产净值 Ⅲ.货币市场基金可以投资于股票 A.Ⅰ、Ⅱ B.Ⅰ、Ⅲ C.Ⅱ、Ⅲ D.Ⅰ、Ⅱ、Ⅲ',
