@@ -365,11 +365,23 @@ function termsOf(chunk: Chunk): string[] {
   return terms;
 }
 
+/** Whether a text, in its exact form, names the claim by one of its names. */
+function namesClaim(form: string, c: ClaimReading): boolean {
+  return c.aliases.some((a) => form.includes(a));
+}
+
+/**
+ * The other options a text, in its exact form, names, in option order; `where` can refuse a name by where it stands
+ * (one named only to be set aside).
+ */
+function othersNamed(form: string, c: ClaimReading, where: (alias: string) => boolean = () => true): string[] {
+  return c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a) && where(a)));
+}
+
 /** The other options a passage names, in option order, when it does not name this one (empty when it does). */
 function listedWithout(chunk: Chunk, c: ClaimReading): string[] {
   const form = exactForm(chunk.text);
-  if (c.aliases.some((a) => form.includes(a))) return [];
-  return c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
+  return namesClaim(form, c) ? [] : othersNamed(form, c);
 }
 
 /**
@@ -377,9 +389,7 @@ function listedWithout(chunk: Chunk, c: ClaimReading): string[] {
  * the lead, last as the item, quoted with … between when long); null when fewer than two lines name one.
  */
 function listSpan(unit: Unit, c: ClaimReading): Unit | null {
-  const naming = unitsOf(unit.chunk, unit.rank).filter(
-    (u) => u.lead === undefined && c.others.some((o) => o.some((a) => exactForm(u.text).includes(a))),
-  );
+  const naming = unitsOf(unit.chunk, unit.rank).filter((u) => u.lead === undefined && othersNamed(exactForm(u.text), c).length > 0);
   const first = naming[0];
   const last = naming.at(-1);
   if (!first || !last || naming.length < 2) return null;
@@ -428,8 +438,8 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
     const subject = leadSubject(unit.lead);
     const exactSubject = exactForm(subject);
     if (exactSubject.length >= 2 && clauseCoverage(unit.item ?? '') >= ON_QUESTION / 2) {
-      if (c.aliases.some((a) => exactSubject.includes(a))) return { verdict: 'supported', unit, coverage, marks: [c.text, subject] };
-      if (c.others.some((o) => o.some((a) => exactSubject.includes(a)))) {
+      if (namesClaim(exactSubject, c)) return { verdict: 'supported', unit, coverage, marks: [c.text, subject] };
+      if (othersNamed(exactSubject, c).length > 0) {
         return { verdict: 'contradicted', unit, coverage, marks: [subject], reason: `主体不同：${subject}` };
       }
     }
@@ -461,17 +471,18 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       const form = exactForm(clause);
       // A name is stated by its written form, or (not a formula) by all of its own words (IPO退出 in 首次公开发行(IPO)).
       const words = c.words.filter((w) => [...w].length >= 2);
+      const byName = namesClaim(form, c);
       const own =
         !c.inStem &&
-        (c.aliases.some((a) => form.includes(a)) ||
+        (byName ||
           (!formula &&
             words.length > 0 &&
             words.every((w) => holds(clause, w)) &&
             (c.distinct.length === 0 || c.distinct.some((w) => holds(clause, w)))));
-      const named = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a)));
+      const others = othersNamed(form, c);
       // The names a reason may give as what the book states there: not one it names only to set aside (而不是标准差).
-      const stated = c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a) && setAsideBefore(form, a) === null));
-      return { clause, own, others: named.length, names: stated.length > 0 ? stated : named };
+      const stated = othersNamed(form, c, (a) => setAsideBefore(form, a) === null);
+      return { clause, own, byName, others: others.length, names: stated.length > 0 ? stated : others };
     })
     .filter((x) => x.own || x.others > 0);
   if (named.length > 0 && !c.statement) {
@@ -510,8 +521,7 @@ function readUnit(unit: Unit, c: ClaimReading): Reading | null {
       const list = top.others > 0 || (top.clause.match(/、/gu)?.length ?? 0) >= 2;
       // Marked as the clause writes it: the option itself, or where it is found by its words (IPO退出 in a list that
       // writes IPO), those words.
-      const named = c.aliases.some((a) => exactForm(top.clause).includes(a));
-      const marks = named ? [c.text] : c.words.filter((w) => [...w].length >= 2 && holds(top.clause, w));
+      const marks = top.byName ? [c.text] : c.words.filter((w) => [...w].length >= 2 && holds(top.clause, w));
       return { verdict: 'supported', unit, coverage: list ? coverage / 2 : coverage, marks };
     }
     if (formula) return { verdict: 'contradicted', unit, coverage, marks: [], reason: '公式不同' };
