@@ -134,6 +134,25 @@ function verdictOf(r: AnswerResult, label: string): OptionVerdict {
   return v;
 }
 
+/**
+ * The answer, an option its clause supports (showing `quote` where given) and one its clause contradicts, for `reason`;
+ * every quote verbatim. Returns the contradicted option's verdict.
+ */
+function assertSettled(
+  r: AnswerResult,
+  expected: { answer: string; supported: string; quote?: RegExp; contradicted: string; reason: string },
+): OptionVerdict {
+  assert.equal(r.answer, expected.answer);
+  const supported = verdictOf(r, expected.supported);
+  assert.equal(supported.verdict, 'supported');
+  if (expected.quote) assert.match(supported.evidence?.quote ?? '', expected.quote);
+  const contradicted = verdictOf(r, expected.contradicted);
+  assert.equal(contradicted.verdict, 'contradicted');
+  assert.equal(contradicted.reason, expected.reason);
+  assertVerbatim(r);
+  return contradicted;
+}
+
 /** Every verdict with evidence quotes whole text of a passage the answerer read, verbatim (parts around an ellipsis). */
 function assertVerbatim(r: AnswerResult): void {
   // As its reader sees it: a note without its Markdown (bold, table pipes).
@@ -163,15 +182,10 @@ void test('numbers read in one normal form: 三十日 = 30日 = 30天, T日 = T+
 
 void test('a list item is read with its lead: the party that does it is the lead, another party is contradicted', async () => {
   const r = await ask('复核、审查基金管理人计算的基金资产净值的是（ ）。A.基金份额持有人 B.基金管理人 C.基金托管人 D.基金销售机构');
-  assert.equal(r.answer, 'C');
-  assert.equal(verdictOf(r, 'C').verdict, 'supported');
-  const b = verdictOf(r, 'B');
-  assert.equal(b.verdict, 'contradicted');
-  assert.equal(b.reason, '主体不同：基金托管人');
+  const b = assertSettled(r, { answer: 'C', supported: 'C', contradicted: 'B', reason: '主体不同：基金托管人' });
   // The quote holds the lead and the item.
   assert.match(b.evidence?.quote ?? '', /^基金托管人应当履行下列职责：.*（五）复核、审查基金管理人计算的基金资产净值/u);
   assert.equal(r.verdicts?.length, 4, 'every option gets a verdict');
-  assertVerbatim(r);
 });
 
 void test('a different number contradicts the option; 三十日 supports 30天', async () => {
@@ -188,56 +202,45 @@ void test('a different number contradicts the option; 三十日 supports 30天',
 
 void test('an elided clause is read with the one before it: 货币市场基金为百分之零点零五 states its 托管费率', async () => {
   const r = await ask('货币市场基金的年托管费率为（ ）。A.0.05% B.0.2% C.0.5% D.1%');
-  assert.equal(r.answer, 'A');
-  assert.equal(verdictOf(r, 'A').verdict, 'supported');
-  const b = verdictOf(r, 'B');
-  assert.equal(b.verdict, 'contradicted');
-  assert.equal(b.reason, '数字不同：百分之零点零五');
+  assertSettled(r, { answer: 'A', supported: 'A', contradicted: 'B', reason: '数字不同：百分之零点零五' });
   // The clause that repeats the question's words stays first when the next one adds none of them.
   const stock = await ask('股票基金的年托管费率为（ ）。A.0.05% B.0.2% C.0.5% D.1%');
   assert.equal(stock.answer, 'B');
   assert.equal(verdictOf(stock, 'A').reason, '数字不同：百分之零点二');
-  assertVerbatim(r);
 });
 
 void test('an option named only to be set aside (以贝塔系数而不是标准差) is contradicted, the one it gives way to supported', async () => {
   const r = await ask('特雷诺比率以（ ）作为风险的衡量指标。A.标准差 B.贝塔系数 C.最大回撤 D.跟踪误差');
-  assert.equal(r.answer, 'B');
-  assert.equal(verdictOf(r, 'B').verdict, 'supported');
-  const a = verdictOf(r, 'A');
-  assert.equal(a.verdict, 'contradicted');
-  assert.equal(a.reason, '否定：而不是');
-  assertVerbatim(r);
+  assertSettled(r, { answer: 'B', supported: 'B', contradicted: 'A', reason: '否定：而不是' });
 });
 
 void test('a term item answers for its own term: 上市对赌：… is not what 业绩对赌 means, and a clause holding only the words the options share supports none', async () => {
   const r = await ask(
     '对赌协议中，业绩对赌的含义是（ ）。A.根据企业未来业绩调整估值 B.根据企业是否上市调整估值 C.根据市场环境调整估值 D.根据行业趋势调整估值',
   );
-  assert.equal(r.answer, 'A');
-  assert.equal(verdictOf(r, 'A').verdict, 'supported');
-  assert.match(verdictOf(r, 'A').evidence?.quote ?? '', /业绩对赌：根据企业未来业绩调整估值/u);
-  const b = verdictOf(r, 'B');
-  assert.equal(b.verdict, 'contradicted');
-  assert.equal(b.reason, '主体不同：上市对赌');
+  const b = assertSettled(r, {
+    answer: 'A',
+    supported: 'A',
+    quote: /业绩对赌：根据企业未来业绩调整估值/u,
+    contradicted: 'B',
+    reason: '主体不同：上市对赌',
+  });
   // B's clause is its own item, which holds 上市, never A's item, which holds only the words all four options share.
   assert.match(b.evidence?.quote ?? '', /上市对赌：根据企业是否上市调整估值/u);
   for (const label of ['C', 'D']) assert.equal(verdictOf(r, label).verdict, 'contradicted');
-  assertVerbatim(r);
 });
 
 void test('a claim the book states across its comma is supported; one that leaves out a word and states its opposite is contradicted', async () => {
   const r = await ask(
     '风险价值的含义是（ ）。A.投资组合的最大可能收益 B.在给定置信水平和持有期内的最大可能损失 C.投资组合的平均收益 D.投资组合的标准差',
   );
-  assert.equal(r.answer, 'B');
-  const b = verdictOf(r, 'B');
-  assert.equal(b.verdict, 'supported');
-  assert.match(b.evidence?.quote ?? '', /在给定的置信水平和持有期内，投资组合可能遭受的最大损失/u);
-  const a = verdictOf(r, 'A');
-  assert.equal(a.verdict, 'contradicted');
-  assert.equal(a.reason, '相反：损失');
-  assertVerbatim(r);
+  assertSettled(r, {
+    answer: 'B',
+    supported: 'B',
+    quote: /在给定的置信水平和持有期内，投资组合可能遭受的最大损失/u,
+    contradicted: 'A',
+    reason: '相反：损失',
+  });
 });
 
 void test('a claim of two clauses is read clause by clause: who computes and who checks stay bound; 并不 negates', async () => {
