@@ -7,7 +7,9 @@ import { exactForm } from './claim-forms.js';
  * (最高 / 最低). Generic to how Chinese textbooks state a rule, not to any one book.
  */
 
-const NEGATIVE = /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|并不|也不|没有|无权|不予|不超过|不少于/u;
+/** A negation or a bound (不得, 并不, 不超过…): one list for reading clauses and for weighing a negated stem's options. */
+export const NEGATIVE =
+  /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|并不|也不|没有|无权|不予|不超过|不少于/u;
 
 /** Words that deny an act (并不经手, 不负责, 无权). */
 const DENIAL = /并不|并非|不负责|不得|不能|无权|不参与|不承担/u;

@@ -1,12 +1,12 @@
 import { normalizeText } from '../text/analyzer.js';
 import type { EvidenceItem, ParsedQuestion, QuestionOption, VerdictKind } from './answer-types.js';
 import { noSupport, type Support } from './claim-support.js';
+import { NEGATIVE } from './clause-cues.js';
 import { citation, toEvidence } from './evidence.js';
 import { statementsInOption } from './parse-question.js';
 import type { SolverWeights } from './solver-weights.js';
 
 const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/i;
-const NEGATIVE_CUES = /不得|不能|不可|不应|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|没有|无权/;
 
 /** The evidence shown for the strongest supported claims: one item per passage, strongest first. */
 export function evidenceFrom(supports: Support[], claims: readonly string[], limit: number): EvidenceItem[] {
@@ -78,7 +78,7 @@ export function singleDecision(
   // true statement would (judgeTrueSupport) but disagrees on negation (不得, 不能, … on one side only) is that
   // statement, more surely than an option the book never mentions; it ranks above every uncontradicted option.
   const contradicted = supports.map(
-    (s, i) => s.score >= weights.judgeTrueSupport && NEGATIVE_CUES.test(claims[i] ?? '') !== NEGATIVE_CUES.test(s.window),
+    (s, i) => s.score >= weights.judgeTrueSupport && NEGATIVE.test(claims[i] ?? '') !== NEGATIVE.test(s.window),
   );
   const signed = question.negated ? scores.map((s, i) => (contradicted[i] ? s : -s)) : scores;
   const byVerdict = verdictChoice(verdicts, signed, question.negated);
@@ -177,7 +177,7 @@ export function judgeDecision(
   const trueOpt = question.options.find((o) => JUDGE_TRUE.test(o.text)) ?? question.options[0];
   const falseOpt = question.options.find((o) => o !== trueOpt) ?? question.options[1];
   // Contradiction: the statement and its best passage disagree on negation, or on the numbers they state.
-  const negMismatch = NEGATIVE_CUES.test(statement) !== NEGATIVE_CUES.test(support.window);
+  const negMismatch = NEGATIVE.test(statement) !== NEGATIVE.test(support.window);
   const nums = (t: string): string[] => normalizeText(t).match(/\d+(?:\.\d+)?/g) ?? [];
   const stNums = nums(statement);
   const winNums = nums(support.window);

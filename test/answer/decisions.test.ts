@@ -66,3 +66,17 @@ void test('how decisively the clauses settle a question: the share of the other 
     ruledOut: 1,
   });
 });
+
+void test('a negated stem: an option whose strong passage says 并不 where the option does not is the one the book negates', () => {
+  const negated = parseQuestion(
+    '下列说法错误的是（ ）。A.基金管理人经手基金财产的保管 B.基金托管人保管基金财产 C.基金管理人负责投资运作 D.基金托管人复核基金资产净值',
+  );
+  const windows = [
+    '基金管理人本身并不经手基金财产的保管',
+    '基金托管人保管基金财产',
+    '基金管理人负责投资运作',
+    '基金托管人复核基金资产净值',
+  ];
+  const supports = [0.95, 0.6, 0.7, 0.8].map((score, i) => ({ ...scored(score), window: windows[i] ?? '' }));
+  assert.equal(singleDecision(negated, supports, DEFAULT_WEIGHTS, []).answer, 'A');
+});
