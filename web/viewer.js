@@ -39,6 +39,27 @@ function itemsForQuote(items, quote) {
         from: Math.max(0, at - s.start) / (s.end - s.start),
         to: Math.min(1, (at + len - s.start) / (s.end - s.start)),
       }));
+  // A quote with an inner ellipsis (a list item with its lead, a list from its first line to its last): from its first
+  // part to its last, each found after the one before.
+  const parts = quote
+    .replace(/^…|…$/gu, '')
+    .split('…')
+    .map(flat)
+    .filter((part) => part !== '');
+  if (parts.length >= 2) {
+    let from = 0;
+    let start = -1;
+    for (const part of parts) {
+      const at = joined.indexOf(part, from);
+      if (at < 0) {
+        start = -1;
+        break;
+      }
+      if (start < 0) start = at;
+      from = at + part.length;
+    }
+    if (start >= 0) return overlapping(start, from - start);
+  }
   for (let len = needle.length; len >= Math.min(needle.length, 6); len = len > 12 ? Math.floor(len * 0.7) : len - 1) {
     const head = joined.indexOf(needle.slice(0, len));
     if (head >= 0) return overlapping(head, len);

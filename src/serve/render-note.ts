@@ -81,6 +81,24 @@ function textPieces(tokens: Token[]): { pieces: TextPiece[]; flat: string } {
 }
 
 /** Where the quote is in the squeezed note text: the whole, else its longest leading part, else its longest trailing part. */
+/**
+ * Where a quote with an inner ellipsis stands (a list item with its lead, 基金托管人应当履行下列职责：…（八）复核…; a
+ * list from its first line to its last): from its first part to its last, each found after the one before, in text
+ * compared without whitespace. Null when a part is missing or the quote has no inner ellipsis.
+ */
+export function ellipsisSpan(flat: string, parts: readonly string[]): [number, number] | null {
+  if (parts.length < 2) return null;
+  let from = 0;
+  let start = -1;
+  for (const part of parts) {
+    const at = flat.indexOf(part, from);
+    if (at < 0) return null;
+    if (start < 0) start = at;
+    from = at + part.length;
+  }
+  return [start, from];
+}
+
 function findQuote(flat: string, needle: string): [number, number] | null {
   if (needle === '') return null;
   const floor = Math.min(needle.length, MIN_MARK_CHARS);
@@ -142,8 +160,16 @@ export function renderNote(markdown: string, quote: string): RenderedNote {
   md.core.process(state);
   const tokens = state.tokens;
   const { pieces, flat } = textPieces(tokens);
-  const needle = squeeze(markdownPlain(normalizeText(quote.replace(/^…|…$/gu, ''))).text);
-  const at = findQuote(flat, needle);
+  const plain = (text: string): string => squeeze(markdownPlain(normalizeText(text)).text);
+  const inner = quote.replace(/^…|…$/gu, '');
+  const at =
+    ellipsisSpan(
+      flat,
+      inner
+        .split('…')
+        .map(plain)
+        .filter((part) => part !== ''),
+    ) ?? findQuote(flat, plain(inner));
   if (at) markRange(state, pieces, at[0], at[1]);
   const html = sanitizeHtml(md.renderer.render(tokens, md.options, env), SANITIZE);
   return { html, marked: at !== null };

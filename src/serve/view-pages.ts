@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { formatCitation, quoteLocation, quotePdfPage } from '../text/citation.js';
 import type { Chunk } from '../types.js';
 import { escapeHtml, layout, query } from './html-pages.js';
-import { renderNote } from './render-note.js';
+import { ellipsisSpan, renderNote } from './render-note.js';
 import type { ServedSource } from './served-files.js';
 
 /**
@@ -91,10 +91,15 @@ export function markQuote(text: string, quote: string, id?: string): string {
       flat += text[i];
     }
   }
-  const at = flat.indexOf(needle);
-  if (at < 0) return escapeHtml(text);
-  const start = positions[at] ?? 0;
-  const end = (positions[at + needle.length - 1] ?? start) + 1;
+  const whole = flat.indexOf(needle);
+  const span =
+    ellipsisSpan(
+      flat,
+      needle.split('…').filter((part) => part !== ''),
+    ) ?? (whole >= 0 ? [whole, whole + needle.length] : null);
+  if (!span) return escapeHtml(text);
+  const start = positions[span[0]] ?? 0;
+  const end = (positions[span[1] - 1] ?? start) + 1;
   const idAttr = id ? ` id="${id}"` : '';
   return `${escapeHtml(text.slice(0, start))}<mark${idAttr}>${escapeHtml(text.slice(start, end))}</mark>${escapeHtml(text.slice(end))}`;
 }

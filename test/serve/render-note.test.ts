@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { renderNote } from '../../src/serve/render-note.js';
+import { markQuote } from '../../src/serve/view-pages.js';
 import { fixturesDir } from '../helpers/temp-root.js';
 
 const NOTE = readFileSync(path.join(fixturesDir, 'notes', '开放式基金笔记.md'), 'utf8');
@@ -32,6 +33,17 @@ void describe('renderNote', () => {
     assert.equal(renderNote(NOTE, '完全不在笔记里的一句话').marked, false);
   });
 
+  void it('marks a quote with an inner ellipsis from its first part to its last (a list quoted from its first line to its last)', () => {
+    const { html, marked } = renderNote(NOTE, '赎回费率上限 不超过赎回金额的 5%…巨额赎回认定');
+    assert.ok(marked);
+    // Everything from the first part to the last is marked, the row between the two included; nothing after it.
+    assert.match(html, /<td><mark class="quote" id="hl">赎回费率上限<\/mark><\/td>/u);
+    assert.match(html, /<td><mark class="quote">巨额赎回认定<\/mark><\/td>/u);
+    assert.doesNotMatch(html, /<mark class="quote">单个开放日/u);
+    // Before, only the longest leading part found was marked.
+    assert.equal(html.match(/<mark class="quote"/gu)?.length, 4);
+  });
+
   void it('runs nothing from the note and loads nothing from elsewhere', () => {
     const { html } = renderNote(
       '# 标题\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[点我](javascript:alert(1)) ![图](http://example.com/a.png) [官网](https://example.com)',
@@ -43,5 +55,20 @@ void describe('renderNote', () => {
     assert.match(html, /\[点我\]\(javascript:alert\(1\)\) 图 /u);
     assert.match(html, /<a href="https:\/\/example.com">官网<\/a>/u);
     assert.match(html, /图/u);
+  });
+});
+
+void describe('markQuote (a plain-text note)', () => {
+  void it('marks a quote with an inner ellipsis from its first part to its last, and a plain quote where it stands', () => {
+    const text = '基金托管人应当履行下列职责：\n（一）安全保管基金财产；\n（二）开设账户；\n（三）复核基金资产净值。\n其他。';
+    assert.equal(
+      markQuote(text, '基金托管人应当履行下列职责：…（三）复核基金资产净值。', 'hl'),
+      '<mark id="hl">基金托管人应当履行下列职责：\n（一）安全保管基金财产；\n（二）开设账户；\n（三）复核基金资产净值。</mark>\n其他。',
+    );
+    assert.equal(
+      markQuote(text, '（二）开设账户；'),
+      '基金托管人应当履行下列职责：\n（一）安全保管基金财产；\n<mark>（二）开设账户；</mark>\n（三）复核基金资产净值。\n其他。',
+    );
+    assert.equal(markQuote(text, '不在其中…的话'), text);
   });
 });
