@@ -20,6 +20,7 @@ import {
 } from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
+import { askedColumn, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 
 /**
  * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
@@ -42,6 +43,9 @@ import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './p
  * out a word of the claim and states its opposite (损失 for 收益) contradicts it. An order written with arrows
  * (支付清算费用 → … → 分配剩余财产) answers a stem asking 最后 or 首先 by position; a stem asking for the highest
  * (收益最高的…) is settled only by a sentence saying highest or lowest, not by a list that names the options.
+ * A table written out row by row (营运依据——契约型基金：基金合同；公司型基金：投资公司章程) is read in the column the
+ * question asks (公司型基金的营运依据是), or, where its rows are the options, by the value the stem gives that column
+ * (风险收益水平为“中低”的).
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -110,6 +114,8 @@ interface Reading {
   marks: string[];
   /** What is quoted when it is not the unit read (a passage's list read from one of its lines). */
   quoted?: Unit;
+  /** Read in the table column the question asks for ({@link readRow}). */
+  column?: boolean;
 }
 
 /** The question a set of claims answers, and what reading it needs. */
@@ -161,6 +167,8 @@ interface ClaimReading {
   /** Values the stem itself states: a clause repeating them states no other value. */
   stemValues: ReadonlySet<string>;
   topic: Topic;
+  /** The table rows written out in the passages read: a row's value is compared with the others' ({@link readRow}). */
+  rows: readonly TableRow[];
   /** Statement-like claim: most of its words must stand in one clause. */
   statement: boolean;
   /** The stem, for words whose opposite a clause may state (最高 against 最低). */
@@ -235,6 +243,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const stemSet = new Set(stemTokens);
   const claimWords = input.claims.map((claim) => ownWords(claim.text, analyzer).filter((t) => !stemSet.has(t)));
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
+  const rows = [...new Set(units.map((unit) => unit.chunk))].flatMap((chunk) => tableRowsOf(chunk));
   return input.claims.map((claim, i) => {
     const values = valuesOf(claim.text);
     const words = claimWords[i] ?? [];
@@ -257,6 +266,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       inStem: exacts[i]?.some((a) => exactForm(input.stem).includes(a)) ?? false,
       stemValues,
       topic,
+      rows,
       statement,
       stem: input.stem,
     };
@@ -278,6 +288,11 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
 }
 
 function better(a: Reading, b: Reading): boolean {
+  // A table row read in the column the question asks (适用事项——…特别决议：…) says more than a sentence that names no
+  // column, even one holding more of the claim's words: the stem's column is what the question turns on, and a list of
+  // the meeting's powers that holds 调整…报酬标准 does not say which resolution it needs.
+  const column = (r: Reading): boolean => r.column === true && r.coverage >= ON_QUESTION;
+  if (column(a) !== column(b)) return column(a);
   if (Math.abs(a.coverage - b.coverage) > 1e-9) return a.coverage > b.coverage;
   // A list item read with its lead says more than the item alone: who does it.
   if ((a.unit.lead === undefined) !== (b.unit.lead === undefined)) return a.unit.lead !== undefined;
@@ -412,7 +427,58 @@ function headingsOf(chunk: Chunk): string {
   return [chunk.book, chunk.chapter, chunk.section, ...(chunk.headings ?? [])].join(' ');
 }
 
-function readUnit(unit: Unit, c: ClaimReading): Reading | null {
+/**
+ * A unit of a table row written out cell by cell, when the question asks for one of the row's columns (公司型基金的营运
+ * 依据是): the claim is read in that column's cell with the row's label. Found only in another column's cell, it is that
+ * column's, not the one asked (主体不同：契约型基金). Quoted as the whole row, so the reader sees both cells.
+ */
+function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Reading | null {
+  const whole: Unit = { chunk: unit.chunk, text: row.text, span: row.text, rank: unit.rank };
+  // Ranked as the row it reads: by the row's words, then (by a hundredth) with its passage's headings.
+  const coverage = coverageOf(row.text, c.topic) + coverageOf(`${headingsOf(unit.chunk)} ${row.text}`, c.topic) / 100;
+  const label = exactForm(row.label);
+  if (label !== '' && (namesClaim(label, c) || othersNamed(label, c).length > 0)) {
+    // The rows are the options (股票基金——…风险收益水平：高；): the question gives the asked column's value and asks whose
+    // it is (风险收益水平为“中低”的基金类型是). Another option's row says nothing of this one; this one's row states it
+    // when its cell holds the value the stem gives, and states otherwise when another row read does.
+    if (!namesClaim(label, c)) return null;
+    const given = stemValueOf(c.stem, column);
+    const value = columnValue(row, column);
+    if (given === null || value === '') return null;
+    if (exactForm(value) === exactForm(given))
+      return { verdict: 'supported', unit: whole, coverage, marks: [row.label, value], column: true };
+    if (!c.rows.some((other) => exactForm(columnValue(other, column)) === exactForm(given))) return null;
+    // Ranked with the value it states in the place of the one the stem gives: the row answers what the stem asks.
+    const stated =
+      coverageOf(`${row.text} ${given}`, c.topic) + coverageOf(`${headingsOf(unit.chunk)} ${row.text} ${given}`, c.topic) / 100;
+    return { verdict: 'contradicted', unit: whole, coverage: stated, marks: [value], column: true, reason: `${column}：${value}` };
+  }
+  const withLabel = (text: string): string => (row.label === '' ? text : `${row.label}——${text}`);
+  const asked = readUnit({ ...whole, text: withLabel(columnText(row, column)) }, c, false);
+  if (asked) {
+    const { verdict, marks, reason } = asked;
+    return { verdict, unit: whole, coverage: asked.coverage, marks, column: true, ...(reason ? { reason } : {}) };
+  }
+  // Found only in another column's cell: a name by its written form, a value with its unit, a statement by its words.
+  for (const other of new Set(row.cells.map((cell) => cell.label))) {
+    if (other === column) continue;
+    const text = columnText(row, other);
+    const found = c.statement
+      ? c.words.length > 0 && tokenShare(text, c.words) >= 0.75
+      : c.values.length > 0
+        ? c.values.every((v) => valuesOf(text).includes(v))
+        : namesClaim(exactForm(text), c);
+    if (found) return { verdict: 'contradicted', unit: whole, coverage, marks: [other], column: true, reason: `主体不同：${other}` };
+  }
+  return null;
+}
+
+function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
+  if (rows) {
+    const row = tableRowOf(unit.chunk, unit.text);
+    const column = row ? askedColumn(row, c.stem) : null;
+    if (row && column) return readRow(unit, row, column, c);
+  }
   // The unit speaks of the question: most of its words (the passage's headings count), and its most specific one.
   const framed = `${headingsOf(unit.chunk)} ${unit.text}`;
   const gate = coverageOf(framed, c.topic);

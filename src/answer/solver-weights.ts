@@ -65,31 +65,31 @@ export interface SolverWeights {
  * Fitted by `node scripts/fit-calibration.mjs ../shared/bench` (logistic regression, Newton–Raphson, each question
  * weighted once) on every answered question of three sets, hybrid mode, top-k 8: the sample validation set (71
  * questions over rawdoc/), FinanceIQ fund dev (436 over fund-laws-combined.pdf, a book that holds few of its answers)
- * and meta-cert-fund dev (75 over its study notes, a book that covers its questions). Knot 0.4 and L2 0.001 chosen by
+ * and meta-cert-fund dev (75 over its study notes, a book that covers its questions). Knot 0.4 and L2 0.0003 chosen by
  * 20 × 3-fold cross-validated log-loss among the candidates whose cross-validated top tenth on FinanceIQ is honest.
  * The verdict terms carry across books: an answer whose option alone has the verdict a right answer has is right far
  * more often, and more so when the clauses rule the other options out, whatever share of its questions a book covers.
  * Cross-validated (mean ± sd over the 20 partitions), mean confidence against accuracy with every question answered:
- * sample 0.816 against 0.831 (ECE 0.141 ± 0.019, floor 0.10), FinanceIQ 0.329 against 0.310 (ECE 0.042 ± 0.019,
- * floor 0.032), meta-cert-fund 0.881 against 0.947 (ECE 0.083 ± 0.006, floor 0.079). Multi-select and true/false
+ * sample 0.848 against 0.873 (ECE 0.107 ± 0.018, floor 0.094), FinanceIQ 0.326 against 0.310 (ECE 0.034 ± 0.020,
+ * floor 0.030), meta-cert-fund 0.905 against 0.947 (ECE 0.060 ± 0.010, floor 0.066). Multi-select and true/false
  * questions are absent from all three, so their terms stay 0. Refit after any change to the support score, the
  * verdicts, the analyzer, chunking or retrieval.
  */
 export const FITTED_CALIBRATION: CalibrationModel = {
-  intercept: -0.7805,
+  intercept: -0.7939,
   knot: 0.4,
   coefficients: {
-    strongSupport: 1.2449,
-    marginXstrong: 1.206,
-    stemXstrong: 1.8135,
-    negatedXstrong: 0.1687,
-    combinationXstrong: -0.1496,
+    strongSupport: 0.6053,
+    marginXstrong: 2.9492,
+    stemXstrong: 2.642,
+    negatedXstrong: -0.2486,
+    combinationXstrong: 0.6588,
     multi: 0,
     judge: 0,
-    verdictAgrees: 0.4105,
-    verdictUnique: 1.1219,
-    verdictRivals: -0.7519,
-    verdictSettled: 0.9834,
+    verdictAgrees: 0.3446,
+    verdictUnique: 1.0199,
+    verdictRivals: -0.8314,
+    verdictSettled: 2.0321,
   },
 };
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { runAsk } from '../../src/answer/run-ask.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
+import { askOffline } from '../helpers/ask-offline.js';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
 
 // Two books of study notes, ingested for real. The list of risk types names its subject only in its book's title
@@ -33,18 +33,7 @@ before(async () => {
 after(() => tr.cleanup());
 
 void test("a passage speaks of its book's subject: the title counts as its outermost heading", async () => {
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  const question = '私募股权投资基金的风险类型不包括（ ）。A.投资风险 B.市场风险 C.流动性风险 D.无风险';
-  const { result } = await runAsk({
-    root: tr.root,
-    config,
-    mode: 'hybrid',
-    topK: 8,
-    rerank: false,
-    cache: false,
-    showContext: false,
-    question,
-  });
+  const result = await askOffline(tr.root, '私募股权投资基金的风险类型不包括（ ）。A.投资风险 B.市场风险 C.流动性风险 D.无风险');
   assert.equal(result.answer, 'D');
   for (const label of ['A', 'C']) {
     const v = result.verdicts?.find((x) => x.label === label);

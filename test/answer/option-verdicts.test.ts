@@ -3,12 +3,12 @@ import { after, before, test } from 'node:test';
 import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.js';
 import { flattenText, readerForm } from '../../src/answer/evidence.js';
 import { valuesOf } from '../../src/answer/claim-forms.js';
-import { runAsk } from '../../src/answer/run-ask.js';
 import { wholePieces } from '../../src/answer/option-verdicts.js';
 import { superlativeUnstated } from '../../src/answer/clause-cues.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
+import { askOffline, verdictOf } from '../helpers/ask-offline.js';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
 
 // A small hand-made book, ingested for real (chunks, FTS5, vectors), where options are contradicted three ways: by a
@@ -122,16 +122,8 @@ before(async () => {
 });
 after(() => tr.cleanup());
 
-async function ask(question: string): Promise<AnswerResult> {
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  const out = await runAsk({ root: tr.root, config, mode: 'hybrid', topK: 8, rerank: false, cache: false, showContext: true, question });
-  return out.result;
-}
-
-function verdictOf(r: AnswerResult, label: string): OptionVerdict {
-  const v = r.verdicts?.find((x) => x.label === label);
-  assert.ok(v, `a verdict for ${label}`);
-  return v;
+function ask(question: string): Promise<AnswerResult> {
+  return askOffline(tr.root, question);
 }
 
 /**

@@ -1,0 +1,114 @@
+import type { Chunk } from '../types.js';
+import { exactForm } from './claim-forms.js';
+
+/**
+ * A comparison table written out row by row, the way a table is linearised in notes and table explanations:
+ * `营运依据——契约型基金：基金合同；公司型基金：投资公司章程。` Each cell speaks for its column (契约型基金), not for the
+ * row: an option found in the 契约型基金 cell says nothing of 公司型基金. Generic to how a table is written as text.
+ */
+
+/** One cell: its column's label and its text as written (the label included). */
+export interface TableCell {
+  label: string;
+  text: string;
+}
+
+/** A row written out: its own label (营运依据, before ——; empty when unwritten), its whole text and its cells. */
+export interface TableRow {
+  label: string;
+  text: string;
+  cells: readonly TableCell[];
+}
+
+/** A cell opens with its column's label and a colon (契约型基金：); a part without one goes on the cell before it. */
+const CELL_LABEL = /^([^：:，,。；;、（）()\s]{2,12})[：:]/u;
+
+/** The blank a fill-in stem asks to fill: （ ） with any spaces (an ideographic one too), ( ), ＿＿. */
+const BLANK = /[（(][\s\u3000_＿]*[)）]|[_＿]{2,}/u;
+
+const rowsByChunk = new WeakMap<Chunk, TableRow[]>();
+
+/** A sentence read as a table row, or null when fewer than two columns label its cells. */
+export function parseTableRow(sentence: string): TableRow | null {
+  const dash = sentence.indexOf('——');
+  const body = dash >= 0 ? sentence.slice(dash + 2) : sentence;
+  // The row's label is the text just before ——, after any title the first row carries (表1-1 …的比较：法律主体资格——).
+  const label =
+    dash >= 0
+      ? (
+          sentence
+            .slice(0, dash)
+            .split(/[：:。]/u)
+            .at(-1) ?? ''
+        ).trim()
+      : '';
+  const cells: TableCell[] = [];
+  for (const part of body.split(/(?<=[；;])/u)) {
+    const text = part.trim();
+    if (text === '') continue;
+    const m = CELL_LABEL.exec(text);
+    const last = cells.at(-1);
+    if (m?.[1]) cells.push({ label: m[1], text });
+    else if (last) last.text += text;
+    else return null;
+  }
+  return new Set(cells.map((cell) => cell.label)).size >= 2 ? { label, text: sentence, cells } : null;
+}
+
+/** The table rows written out in a passage. */
+export function tableRowsOf(chunk: Chunk): readonly TableRow[] {
+  let rows = rowsByChunk.get(chunk);
+  if (!rows) {
+    rows = chunk.text
+      .split(/(?<=[。\n])/u)
+      .map((sentence) => sentence.trim())
+      .flatMap((sentence) => parseTableRow(sentence) ?? []);
+    rowsByChunk.set(chunk, rows);
+  }
+  return rows;
+}
+
+/** The table row of a passage that holds `text` (one of its sentences or cells), or null. */
+export function tableRowOf(chunk: Chunk, text: string): TableRow | null {
+  return tableRowsOf(chunk).find((row) => row.text.includes(text)) ?? null;
+}
+
+/**
+ * The column of a row that the question asks about: the one label its asking clause names (公司型基金 in
+ * 根据契约型基金与公司型基金的比较，公司型基金的营运依据是（ ）, whose first clause names both). Null when that clause
+ * names none of the row's columns or several: then the row is read as any sentence is.
+ */
+export function askedColumn(row: TableRow, stem: string): string | null {
+  const asking = stem.split(/[，,。；;]/u).find((clause) => BLANK.test(clause)) ?? stem;
+  const form = exactForm(asking);
+  const named = [...new Set(row.cells.map((cell) => cell.label))].filter((label) => form.includes(exactForm(label)));
+  return named.length === 1 ? (named[0] ?? null) : null;
+}
+
+/** The text of a column's cells in a row (a column may hold several parts: 一般决议：调整…；延长…；). */
+export function columnText(row: TableRow, label: string): string {
+  return row.cells
+    .filter((cell) => cell.label === label)
+    .map((cell) => cell.text)
+    .join('');
+}
+
+/** What a column's cells in a row say, without the label: 中低 in 风险收益水平：中低； */
+export function columnValue(row: TableRow, label: string): string {
+  return row.cells
+    .filter((cell) => cell.label === label)
+    .map((cell) => cell.text.slice(label.length + 1))
+    .join('')
+    .replace(/[；;。\s]+$/u, '');
+}
+
+/**
+ * The value a stem gives a column (中低 in 风险收益水平为“中低”的基金类型是): the words right after the column's name and
+ * 为 / 是 / a colon, up to a quote's end or 的; null when the stem gives none.
+ */
+export function stemValueOf(stem: string, label: string): string | null {
+  const at = stem.indexOf(label);
+  if (at < 0) return null;
+  const m = /^(?:为|是|[：:])\s*[“"「『]?([^”"」』的，,。（(]+)/u.exec(stem.slice(at + label.length));
+  return m?.[1]?.trim() || null;
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { AnswerResult } from '../../src/answer/answer-types.js';
+import { askedColumn, columnValue, parseTableRow, stemValueOf } from '../../src/answer/table-rows.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { runIngest } from '../../src/ingest/run-ingest.js';
+import { askOffline, verdictOf } from '../helpers/ask-offline.js';
+import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+
+// Study notes whose comparison tables are written out row by row (行——列：值；列：值。), in both orientations: the
+// columns are the things compared (契约型基金, 一般决议), or the rows are (股票基金). The meeting's powers are also
+// listed in the body, without saying which resolution each needs.
+const BOOK = `# 第一章 基金的法律形式
+
+## 1.3 契约型基金与公司型基金
+
+表1-1 契约型基金与公司型基金的比较：法律主体资格——契约型基金：不具有法人资格；公司型基金：具有法人资格。营运依据——契约型基金：基金合同；公司型基金：投资公司章程。资金性质——契约型基金：信托财产；公司型基金：公司法人资本。
+
+# 第二章 基金的类型
+
+## 2.2 按投资对象分类
+
+表2-2 各类基金的风险收益特征：股票基金——资产配置标准：股票资产占比80%以上；风险收益水平：高。债券基金——资产配置标准：债券资产占比80%以上；风险收益水平：中低。货币市场基金——资产配置标准：投资于货币市场工具；风险收益水平：低。
+
+# 第四章 基金份额持有人大会
+
+## 4.1 持有人大会的职权
+
+下列事项应当通过召开基金份额持有人大会审议决定：决定调整基金管理人、基金托管人的报酬标准；决定转换基金运作方式；决定提前终止基金合同。
+
+## 4.2 持有人大会的表决
+
+表4-1 一般决议与特别决议的比较：通过比例——一般决议：参加大会持有人所持表决权的1/2以上；特别决议：参加大会持有人所持表决权的2/3以上。适用事项——一般决议：调整管理人、托管人的报酬标准；延长基金合同期限；特别决议：转换基金运作方式；提前终止基金合同；与其他基金合并。
+`;
+
+let tr: TempRoot;
+before(async () => {
+  tr = makeTempRoot({ files: { 'rawdoc/基金基础知识.md': BOOK } });
+  const { config } = loadConfig({ root: tr.root, env: {} });
+  await runIngest({ root: tr.root, config });
+});
+after(() => tr.cleanup());
+
+function ask(question: string): Promise<AnswerResult> {
+  return askOffline(tr.root, question);
+}
+
+void test('a written-out table row is read cell by cell: a row label, column labels, and parts that go on the cell before', () => {
+  const row = parseTableRow(
+    '适用事项——一般决议：调整管理人、托管人的报酬标准；延长基金合同期限；特别决议：转换基金运作方式；提前终止基金合同。',
+  );
+  assert.ok(row);
+  assert.equal(row.label, '适用事项');
+  assert.deepEqual(
+    row.cells.map((cell) => cell.label),
+    ['一般决议', '特别决议'],
+  );
+  assert.equal(columnValue(row, '一般决议'), '调整管理人、托管人的报酬标准；延长基金合同期限');
+  assert.equal(askedColumn(row, '下列持有人大会审议事项中，适用特别决议的有（ ）。'), '特别决议');
+  // A stem whose asking clause names both columns (or neither) asks for no one column.
+  assert.equal(askedColumn(row, '一般决议与特别决议的区别是（ ）。'), null);
+  assert.equal(parseTableRow('基金合同是规定基金当事人之间权利义务的基本法律文件。'), null);
+  assert.equal(stemValueOf('风险收益水平为“中低”的基金类型是（ ）。', '风险收益水平'), '中低');
+});
+
+void test("the column a question asks decides, not the row's other cell: 公司型基金的营运依据 is not 契约型基金's", async () => {
+  const result = await ask(
+    '根据契约型基金与公司型基金的比较，公司型基金的营运依据是（ ）。A.基金合同 B.托管协议 C.投资公司章程 D.招募说明书',
+  );
+  assert.equal(result.answer, 'C');
+  assert.equal(verdictOf(result, 'C').verdict, 'supported');
+  const a = verdictOf(result, 'A');
+  assert.equal(a.verdict, 'contradicted');
+  assert.equal(a.reason, '教材此处为：投资公司章程');
+  // Quoted as the whole row, so the reader sees both cells.
+  assert.equal(a.evidence?.quote, '营运依据——契约型基金：基金合同；公司型基金：投资公司章程。');
+});
+
+void test("a statement found only in another column's cell is that column's: 调整报酬标准 needs 一般决议, not 特别决议", async () => {
+  const result = await ask(
+    '下列持有人大会审议事项中，适用特别决议的有（ ）。Ⅰ.转换基金运作方式 Ⅱ.提前终止基金合同 Ⅲ.调整基金托管人的报酬标准 Ⅳ.与其他基金合并 A.Ⅰ、Ⅱ、Ⅳ B.Ⅰ、Ⅱ C.Ⅱ、Ⅲ、Ⅳ D.Ⅰ、Ⅱ、Ⅲ、Ⅳ',
+  );
+  const third = result.verdicts?.find((x) => x.target === 'statement' && x.label === 'Ⅲ');
+  assert.equal(third?.verdict, 'contradicted');
+  assert.equal(third.reason, '主体不同：一般决议');
+  assert.match(third.evidence?.quote ?? '', /^适用事项——一般决议：/u);
+  assert.equal(result.answer, 'A');
+});
+
+void test('where the rows are the options, the row whose cell holds the value the stem gives is the answer', async () => {
+  const result = await ask('风险收益水平为“中低”的基金类型是（ ）。A.股票基金 B.混合基金 C.债券基金 D.货币市场基金');
+  assert.equal(result.answer, 'C');
+  const c = verdictOf(result, 'C');
+  assert.equal(c.verdict, 'supported');
+  assert.match(c.evidence?.quote ?? '', /^债券基金——/u);
+  const a = verdictOf(result, 'A');
+  assert.equal(a.verdict, 'contradicted');
+  assert.equal(a.reason, '风险收益水平：高');
+  // 低 is part of 中低, but the 货币市场基金 row's value is 低, not the one given.
+  assert.notEqual(verdictOf(result, 'D').verdict, 'supported');
+});
