@@ -453,7 +453,8 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Re
       coverageOf(`${row.text} ${given}`, c.topic) + coverageOf(`${headingsOf(unit.chunk)} ${row.text} ${given}`, c.topic) / 100;
     return { verdict: 'contradicted', unit: whole, coverage: stated, marks: [value], column: true, reason: `${column}：${value}` };
   }
-  const withLabel = (text: string): string => (row.label === '' ? text : `${row.label}——${text}`);
+  // Read with the table's title, which speaks for every row (各类基金的资产配置与风险收益特征).
+  const withLabel = (text: string): string => `${row.title} ${row.label === '' ? text : `${row.label}——${text}`}`;
   const asked = readUnit({ ...whole, text: withLabel(columnText(row, column)) }, c, false);
   if (asked) {
     const { verdict, marks, reason } = asked;

@@ -70,26 +70,26 @@ export interface SolverWeights {
  * The verdict terms carry across books: an answer whose option alone has the verdict a right answer has is right far
  * more often, and more so when the clauses rule the other options out, whatever share of its questions a book covers.
  * Cross-validated (mean ± sd over the 20 partitions), mean confidence against accuracy with every question answered:
- * sample 0.848 against 0.873 (ECE 0.107 ± 0.018, floor 0.094), FinanceIQ 0.326 against 0.310 (ECE 0.034 ± 0.020,
- * floor 0.030), meta-cert-fund 0.905 against 0.947 (ECE 0.060 ± 0.010, floor 0.066). Multi-select and true/false
+ * sample 0.854 against 0.887 (ECE 0.097 ± 0.016, floor 0.092), FinanceIQ 0.327 against 0.310 (ECE 0.034 ± 0.020,
+ * floor 0.030), meta-cert-fund 0.910 against 0.947 (ECE 0.056 ± 0.010, floor 0.063). Multi-select and true/false
  * questions are absent from all three, so their terms stay 0. Refit after any change to the support score, the
  * verdicts, the analyzer, chunking or retrieval.
  */
 export const FITTED_CALIBRATION: CalibrationModel = {
-  intercept: -0.7939,
+  intercept: -0.7957,
   knot: 0.4,
   coefficients: {
-    strongSupport: 0.6053,
-    marginXstrong: 2.9492,
-    stemXstrong: 2.642,
-    negatedXstrong: -0.2486,
-    combinationXstrong: 0.6588,
+    strongSupport: 0.8394,
+    marginXstrong: 2.6913,
+    stemXstrong: 2.5792,
+    negatedXstrong: -0.3623,
+    combinationXstrong: 0.5974,
     multi: 0,
     judge: 0,
-    verdictAgrees: 0.3446,
-    verdictUnique: 1.0199,
-    verdictRivals: -0.8314,
-    verdictSettled: 2.0321,
+    verdictAgrees: 0.3972,
+    verdictUnique: 1.2267,
+    verdictRivals: -0.8982,
+    verdictSettled: 1.8932,
   },
 };
 

@@ -15,6 +15,8 @@ export interface TableCell {
 
 /** A row written out: its own label (营运依据, before ——; empty when unwritten), its whole text and its cells. */
 export interface TableRow {
+  /** The table's title, written before its first row (表2-2 各类基金的资产配置与风险收益特征); empty when none was. */
+  title: string;
   label: string;
   text: string;
   cells: readonly TableCell[];
@@ -33,15 +35,9 @@ export function parseTableRow(sentence: string): TableRow | null {
   const dash = sentence.indexOf('——');
   const body = dash >= 0 ? sentence.slice(dash + 2) : sentence;
   // The row's label is the text just before ——, after any title the first row carries (表1-1 …的比较：法律主体资格——).
-  const label =
-    dash >= 0
-      ? (
-          sentence
-            .slice(0, dash)
-            .split(/[：:。]/u)
-            .at(-1) ?? ''
-        ).trim()
-      : '';
+  const head = dash >= 0 ? sentence.slice(0, dash).split(/[：:。]/u) : [];
+  const label = (head.at(-1) ?? '').trim();
+  const title = head.slice(0, -1).join('：').trim();
   const cells: TableCell[] = [];
   for (const part of body.split(/(?<=[；;])/u)) {
     const text = part.trim();
@@ -52,7 +48,7 @@ export function parseTableRow(sentence: string): TableRow | null {
     else if (last) last.text += text;
     else return null;
   }
-  return new Set(cells.map((cell) => cell.label)).size >= 2 ? { label, text: sentence, cells } : null;
+  return new Set(cells.map((cell) => cell.label)).size >= 2 ? { title, label, text: sentence, cells } : null;
 }
 
 /** The table rows written out in a passage. */
@@ -63,6 +59,10 @@ export function tableRowsOf(chunk: Chunk): readonly TableRow[] {
       .split(/(?<=[。\n])/u)
       .map((sentence) => sentence.trim())
       .flatMap((sentence) => parseTableRow(sentence) ?? []);
+    // A table's title is written once, before its first row: the rows after it belong to the same table.
+    rows.forEach((row, i) => {
+      if (row.title === '' && i > 0) row.title = rows?.[i - 1]?.title ?? '';
+    });
     rowsByChunk.set(chunk, rows);
   }
   return rows;
@@ -81,8 +81,24 @@ export function tableRowOf(chunk: Chunk, text: string): TableRow | null {
 export function askedColumn(row: TableRow, stem: string): string | null {
   const asking = stem.split(/[，,。；;]/u).find((clause) => BLANK.test(clause)) ?? stem;
   const form = exactForm(asking);
-  const named = [...new Set(row.cells.map((cell) => cell.label))].filter((label) => form.includes(exactForm(label)));
-  return named.length === 1 ? (named[0] ?? null) : null;
+  const labels = [...new Set(row.cells.map((cell) => cell.label))];
+  const named = labels.filter((label) => form.includes(exactForm(label)));
+  if (named.length > 0) return named.length === 1 ? (named[0] ?? null) : null;
+  // A stem may word a column's name its own way (常用的业绩比较基准 for 常用业绩比较基准示例): then the one label most of
+  // whose character pairs the asking clause holds.
+  const close = labels.filter((label) => pairShare(exactForm(label), form) >= NAMED_PAIRS);
+  return close.length === 1 ? (close[0] ?? null) : null;
+}
+
+/** Share of a label's character pairs that a stem holds, for a column named in other words. */
+const NAMED_PAIRS = 0.6;
+
+function pairShare(label: string, text: string): number {
+  const chars = [...label];
+  if (chars.length < 3) return 0;
+  let held = 0;
+  for (let i = 0; i + 1 < chars.length; i++) if (text.includes(`${chars[i]}${chars[i + 1]}`)) held++;
+  return held / (chars.length - 1);
 }
 
 /** The text of a column's cells in a row (a column may hold several parts: 一般决议：调整…；延长…；). */

@@ -20,7 +20,7 @@ const BOOK = `# 第一章 基金的法律形式
 
 ## 2.2 按投资对象分类
 
-表2-2 各类基金的风险收益特征：股票基金——资产配置标准：股票资产占比80%以上；风险收益水平：高。债券基金——资产配置标准：债券资产占比80%以上；风险收益水平：中低。货币市场基金——资产配置标准：投资于货币市场工具；风险收益水平：低。
+表2-2 各类基金的资产配置与风险收益特征：股票基金——资产配置标准：股票资产占比80%以上；风险收益水平：高；常用业绩比较基准示例：沪深300指数收益率。债券基金——资产配置标准：债券资产占比80%以上；风险收益水平：中低；常用业绩比较基准示例：中债综合财富指数收益率。货币市场基金——资产配置标准：投资于货币市场工具；风险收益水平：低；常用业绩比较基准示例：七天通知存款利率。
 
 # 第四章 基金份额持有人大会
 
@@ -61,6 +61,11 @@ void test('a written-out table row is read cell by cell: a row label, column lab
   assert.equal(askedColumn(row, '一般决议与特别决议的区别是（ ）。'), null);
   assert.equal(parseTableRow('基金合同是规定基金当事人之间权利义务的基本法律文件。'), null);
   assert.equal(stemValueOf('风险收益水平为“中低”的基金类型是（ ）。', '风险收益水平'), '中低');
+  // A column the stem names in its own words: most of the label's character pairs, and no other label's.
+  const fund = parseTableRow('货币市场基金——风险收益水平：低；常用业绩比较基准示例：七天通知存款利率。');
+  assert.ok(fund);
+  assert.equal(askedColumn(fund, '货币市场基金常用的业绩比较基准是（ ）。'), '常用业绩比较基准示例');
+  assert.equal(askedColumn(fund, '货币市场基金的投资对象是（ ）。'), null);
 });
 
 void test("the column a question asks decides, not the row's other cell: 公司型基金的营运依据 is not 契约型基金's", async () => {
@@ -98,4 +103,14 @@ void test('where the rows are the options, the row whose cell holds the value th
   assert.equal(a.reason, '风险收益水平：高');
   // 低 is part of 中低, but the 货币市场基金 row's value is 低, not the one given.
   assert.notEqual(verdictOf(result, 'D').verdict, 'supported');
+});
+
+void test("a row below the table's title is read with it, in the column the stem names in other words", async () => {
+  // The 货币市场基金 row does not repeat 资产配置与风险收益特征; the title written before the first row speaks for it.
+  const result = await ask(
+    '根据各类基金的资产配置与风险收益特征，货币市场基金常用的业绩比较基准是（ ）。A.七天通知存款利率 B.中债综合财富指数收益率 C.沪深300指数收益率 D.一年期定期存款利率',
+  );
+  assert.equal(result.answer, 'A');
+  assert.match(verdictOf(result, 'A').evidence?.quote ?? '', /^货币市场基金——/u);
+  for (const label of ['B', 'C']) assert.equal(verdictOf(result, label).verdict, 'contradicted', label);
 });
