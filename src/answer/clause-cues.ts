@@ -24,6 +24,8 @@ const OPPOSITES: ReadonlyArray<readonly [string, string]> = [
   ['最大', '最小'],
   ['最多', '最少'],
   ['最长', '最短'],
+  ['越长', '越短'],
+  ['越多', '越少'],
   ['越高', '越低'],
   ['越大', '越小'],
   ['上升', '下降'],
@@ -70,6 +72,20 @@ export function missingOpposite(clause: string, claim: string): string | null {
     if (claim.includes(b) && !clause.includes(b) && clause.includes(a) && !claim.includes(a)) return a;
   }
   return null;
+}
+
+/**
+ * The clause with the claim's words whose opposite it states added (越长 where it says 越短 and the claim 越长): for
+ * judging which clause speaks of a claim, a word said in reverse is still the word spoken of.
+ */
+export function withOpposites(clause: string, claim: string): string {
+  // As {@link missingOpposite} reads them: a claim that holds both words (无限 beside 有限合伙人) states neither against it.
+  const added = OPPOSITES.flatMap(([a, b]) => {
+    if (claim.includes(a) && !clause.includes(a) && clause.includes(b) && !claim.includes(b)) return [a];
+    if (claim.includes(b) && !clause.includes(b) && clause.includes(a) && !claim.includes(a)) return [b];
+    return [];
+  });
+  return added.length > 0 ? `${clause} ${added.join(' ')}` : clause;
 }
 
 /** Share of the tokens found in the text. */
@@ -162,6 +178,27 @@ export function otherTerm(clause: string, passageTerms: readonly string[], c: { 
   if (stem.includes(form) || c.aliases.some((a) => form.includes(a))) return null;
   const sibling = passageTerms.some((t) => t !== term && stem.includes(exactForm(t)) && /\p{Script=Han}/u.test(sharedEnd(t, term)));
   return sibling ? term : null;
+}
+
+/**
+ * The term a clause opening with 前者 or 后者 speaks of, when the question names the other term of the pair and not
+ * this one: in 以“每万份基金已实现收益”和“七日年化收益率”两个指标进行披露，前者反映…，后者是…, the 前者 clause says what
+ * 每万份基金已实现收益 is, not what 七日年化收益率 is. The pair is the last two quoted terms before the clause. Null
+ * otherwise (no 前者 / 后者, both in the clause, terms not quoted, or the question naming neither or both).
+ */
+export function formerLatterTerm(sentence: string, clause: string, question: string): string | null {
+  const markers = [...clause.matchAll(/(?:^|[，,；;])\s*(前者|后者)/gu)];
+  const marker = markers.length === 1 ? markers[0] : undefined;
+  const which = marker?.[1];
+  if (!marker || !which) return null;
+  const at = sentence.indexOf(clause.slice(marker.index));
+  if (at < 0) return null;
+  const pair = [...sentence.slice(0, at).matchAll(/[“「『"]([^”」』"]{2,24})[”」』"]/gu)].map((m) => m[1] ?? '').slice(-2);
+  const [first, second] = pair;
+  if (!first || !second) return null;
+  const [meant, other] = which === '前者' ? [first, second] : [second, first];
+  const asked = exactForm(question);
+  return asked.includes(exactForm(other)) && !asked.includes(exactForm(meant)) ? meant : null;
 }
 
 /** An order written out step by step: 支付清算费用 → 支付职工工资和社保 → … → 分配剩余财产. */

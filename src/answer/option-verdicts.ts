@@ -6,6 +6,7 @@ import { aliasesOf, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, values
 import {
   BOTH,
   deniedAfter,
+  formerLatterTerm,
   missingOpposite,
   ONLY,
   oppositeOf,
@@ -17,6 +18,7 @@ import {
   superlativeUnstated,
   termOf,
   tokenShare,
+  withOpposites,
 } from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
@@ -35,7 +37,8 @@ import { askedColumn, columnText, columnValue, stemValueOf, tableRowOf, tableRow
  * - it states another value of the same unit, another form of the same formula, the opposite polarity (a negation
  *   such as 不得 before the claim's words on one side only, or 只能 against 既可…又可), for a list item, another
  *   party as the list's lead (基金托管人应当履行下列职责：…（八）…), or a term item of another term where the passage
- *   defines the stem's own term beside it (上市对赌：… for a question about 业绩对赌): `contradicted`.
+ *   defines the stem's own term beside it (上市对赌：… for a question about 业绩对赌), or the other term of a pair said
+ *   of by 前者 / 后者 (前者反映… for a question about the 后者 term): `contradicted`.
  * Of options that are alternatives, one is supported only by a sentence holding a word that sets it apart from the
  * others (上市 in 根据企业是否上市调整估值), not only the words all of them share. A claim written as one clause may be
  * stated across the book's comma (在给定的置信水平和持有期内，…最大损失); a claim of several clauses is stated when
@@ -356,7 +359,11 @@ function readParts(unit: Unit, clauses: readonly string[], parts: readonly Claim
   const marks: string[] = [];
   let stated = true;
   for (const part of parts) {
-    const best = clauses.map((clause) => ({ clause, share: tokenShare(clause, part.words) })).sort((x, y) => y.share - x.share)[0];
+    // A word the clause says in reverse counts as spoken of (票面利率越高，麦考利久期越短 for …越长), so the clause that
+    // states the opposite is found and contradicts the part.
+    const best = clauses
+      .map((clause) => ({ clause, share: tokenShare(withOpposites(clause, part.text), part.words) }))
+      .sort((x, y) => y.share - x.share)[0];
     if (!best || best.share < 0.75) {
       stated = false;
       continue;
@@ -522,6 +529,9 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
       .sort((x, y) => clauseRank(y.clause) - clauseRank(x.clause));
     const top = candidates[0];
     if (!top) return null;
+    // The clause may state the values of the other term of a pair (前者反映每一万份基金份额在一天内实现的收益).
+    const term = formerLatterTerm(unit.text, top.clause, `${c.stem} ${c.text}`);
+    if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
     if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)))
       return { verdict: 'supported', unit, coverage, marks: c.values.map((v) => rawValue(top.clause, v)) };
     const other = top.stated.find((v) => !c.values.includes(v));
@@ -580,7 +590,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.
       const denied = deniedAfter(unit.text, top.clause, { stem: c.stem, topicWords: [...c.topic.weights.keys()] });
       if (denied) return { verdict: 'contradicted', unit, coverage, marks: [denied], reason: `否定：${denied}` };
-      const term = otherTerm(top.clause, termsOf(unit.chunk), c);
+      const term = otherTerm(top.clause, termsOf(unit.chunk), c) ?? formerLatterTerm(unit.text, top.clause, c.stem);
       if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
       // A clause that names other options too, or enumerates (退出方式：IPO、M&A、MBO、破产清算), is a list: it places
       // the option among others, and binds it to the question less than a clause that names it alone
@@ -632,7 +642,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
     const oneClause = !/[，,；;]/u.test(c.text);
     const pairs = oneClause ? clauses.map((clause) => withLead.get(clause) ?? clause).filter((pair) => !clauses.includes(pair)) : [];
     const top = [...clauses, ...pairs]
-      .map((clause) => ({ clause, share: tokenShare(clause, c.words) }))
+      .map((clause) => ({ clause, share: tokenShare(withOpposites(clause, c.text), c.words) }))
       .filter((x) => clauses.includes(x.clause) || x.share === 1)
       .sort((x, y) => y.share - x.share)[0];
     const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
@@ -642,7 +652,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
     if (narrower) {
       return { verdict: 'contradicted', unit, coverage, marks: [BOTH.exec(unit.text)?.[0] ?? ''], reason: '范围不同：教材为“既可…又可”' };
     }
-    const term = otherTerm(top.clause, termsOf(unit.chunk), c);
+    const term = otherTerm(top.clause, termsOf(unit.chunk), c) ?? formerLatterTerm(unit.text, top.clause, `${c.stem} ${c.text}`);
     if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
     return { verdict: 'supported', unit, coverage, marks: c.words.filter((w) => holds(top.clause, w)) };
   }
