@@ -166,7 +166,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   // The letter against the clause its own evidence holds: said, and the confidence lowered by a fixed share
   // (`verdictConflictFactor`), not to chance: the clause reading is itself wrong on some questions.
   const conflict = features.against === 1;
-  const calibrated = round(calibratedConfidence(features, weights.calibration));
+  const calibrated = round(Math.min(weights.confidenceCap, calibratedConfidence(features, weights.calibration)));
   const confidence = conflict ? round(calibrated * weights.verdictConflictFactor) : calibrated;
   const chosenClause = verdicts.find(
     (v) => v.target === 'option' && decision.answer.includes(v.label) && v.evidence && v.verdict !== 'not_found',

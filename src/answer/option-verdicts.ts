@@ -523,7 +523,10 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   // most of the question (and holds the claim's own words, 下跌 in 下跌4%) decides.
   if (c.values.length > 0) {
     const units = new Set(c.values.map(unitOfValue));
-    const candidates = clauses
+    // A claim written over two clauses (投资者T日提交的申购申请，登记机构一般在T＋1日确认) may be stated over two of the
+    // book's: each clause is also read with the one before it in the same sentence.
+    const spans = /[，,；;]/u.test(c.text) ? [...new Set(clauses.map((clause) => withLead.get(clause) ?? clause))] : [];
+    const candidates = [...clauses, ...spans.filter((span) => !clauses.includes(span))]
       .map((clause) => ({ clause, stated: valuesOf(clause).filter((v) => units.has(unitOfValue(v)) && !c.stemValues.has(v)) }))
       .filter((x) => x.stated.length > 0 && c.words.every((w) => holds(x.clause, w)))
       .sort((x, y) => clauseRank(y.clause) - clauseRank(x.clause));

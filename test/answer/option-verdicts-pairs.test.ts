@@ -7,7 +7,8 @@ import { askOffline, verdictOf } from '../helpers/ask-offline.js';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
 
 // Pairs a clause can be read by: two terms introduced together and then said of by 前者 and 后者 (the 前者 clause is
-// about the first term only), and words of opposite sense (越短 against 越长).
+// about the first term only), words of opposite sense (越短 against 越长), and two clauses of one sentence that state a
+// claim of two clauses with its values.
 const SENTENCE =
   '货币市场基金的收益一般以“每万份基金已实现收益”和“七日年化收益率”两个指标进行披露，前者反映每一万份基金份额在一天内实现的收益，后者是以最近七个自然日的平均收益水平折算的年收益率。';
 const BOOK = `# 第二章 基金的类型
@@ -19,6 +20,8 @@ const BOOK = `# 第二章 基金的类型
 # 第六章 债券久期
 
 ## 6.1 久期的性质
+
+投资者在交易日即T日提交的申购申请，基金份额登记机构一般在T＋1日进行确认。
 
 麦考利久期具有以下性质：零息债券的麦考利久期等于其剩余期限；附息债券的麦考利久期小于其剩余期限；在其他条件相同的情况下，票面利率越高，麦考利久期越短；剩余期限越长，麦考利久期一般越长。
 `;
@@ -64,4 +67,14 @@ void test('a clause that says a word of the claim in reverse (越短 for 越长)
   const c = verdictOf(result, 'C');
   assert.equal(c.verdict, 'contradicted');
   assert.equal(c.reason, '相反：越短');
+});
+
+void test('a claim of two clauses with values is stated across two clauses of one sentence', async () => {
+  const result = await askOffline(
+    tr.root,
+    '下列关于申购申请确认的说法中，正确的是（ ）。A.投资者T日提交的申购申请，登记机构一般在T＋1日确认 B.投资者T日提交的申购申请，登记机构一般在T＋2日确认 C.投资者T日提交的申购申请，登记机构一般在T＋3日确认 D.投资者T日提交的申购申请，登记机构一般在T＋5日确认',
+  );
+  assert.equal(verdictOf(result, 'A').verdict, 'supported');
+  assert.equal(verdictOf(result, 'B').verdict, 'contradicted');
+  assert.equal(result.answer, 'A');
 });
