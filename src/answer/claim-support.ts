@@ -2,6 +2,7 @@ import type { Retriever, RetrievalMode } from '../retrieve/retriever.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { longestRun, plainChars, runPattern } from '../text/longest-common-run.js';
 import type { Chunk, Hit } from '../types.js';
+import { BLANK } from './claim-forms.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { cutPassage, NOTHING_STORED, type CutPassage, type PassageCache, type Window } from './passage-cache.js';
 import { DEFAULT_WEIGHTS, type SolverWeights } from './solver-weights.js';
@@ -205,8 +206,6 @@ export class Solver {
     return tokens.filter((t) => this.ctx.stats.df(t) > 0).length / tokens.length;
   }
 }
-
-const BLANK = /[（(][\s\u3000]*[)）]|_{2,}|＿{2,}/;
 
 /** The characters just before and after the stem's blank (`（ ）`, `(  )`, `____`), or null without a blank. */
 export function blankContext(stem: string, contextChars = DEFAULT_WEIGHTS.blankContextChars): { left: string; right: string } | null {

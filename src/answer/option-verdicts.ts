@@ -435,14 +435,22 @@ function headingsOf(chunk: Chunk): string {
 }
 
 /**
+ * How a unit ranks among the units read for a claim: by its own words, then (by a hundredth) with its passage's headings,
+ * which units of one passage share.
+ */
+function unitCoverage(text: string, chunk: Chunk, topic: Topic): number {
+  return coverageOf(text, topic) + coverageOf(`${headingsOf(chunk)} ${text}`, topic) / 100;
+}
+
+/**
  * A unit of a table row written out cell by cell, when the question asks for one of the row's columns (公司型基金的营运
  * 依据是): the claim is read in that column's cell with the row's label. Found only in another column's cell, it is that
  * column's, not the one asked (主体不同：契约型基金). Quoted as the whole row, so the reader sees both cells.
  */
 function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Reading | null {
   const whole: Unit = { chunk: unit.chunk, text: row.text, span: row.text, rank: unit.rank };
-  // Ranked as the row it reads: by the row's words, then (by a hundredth) with its passage's headings.
-  const coverage = coverageOf(row.text, c.topic) + coverageOf(`${headingsOf(unit.chunk)} ${row.text}`, c.topic) / 100;
+  // Ranked as the row it reads.
+  const coverage = unitCoverage(row.text, unit.chunk, c.topic);
   const label = exactForm(row.label);
   if (label !== '' && (namesClaim(label, c) || othersNamed(label, c).length > 0)) {
     // The rows are the options (股票基金——…风险收益水平：高；): the question gives the asked column's value and asks whose
@@ -456,8 +464,7 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Re
       return { verdict: 'supported', unit: whole, coverage, marks: [row.label, value], column: true };
     if (!c.rows.some((other) => exactForm(columnValue(other, column)) === exactForm(given))) return null;
     // Ranked with the value it states in the place of the one the stem gives: the row answers what the stem asks.
-    const stated =
-      coverageOf(`${row.text} ${given}`, c.topic) + coverageOf(`${headingsOf(unit.chunk)} ${row.text} ${given}`, c.topic) / 100;
+    const stated = unitCoverage(`${row.text} ${given}`, unit.chunk, c.topic);
     return { verdict: 'contradicted', unit: whole, coverage: stated, marks: [value], column: true, reason: `${column}：${value}` };
   }
   // Read with the table's title, which speaks for every row (各类基金的资产配置与风险收益特征).
@@ -492,7 +499,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   const gate = coverageOf(framed, c.topic);
   if (gate < ON_QUESTION_ALONE && !(gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key))) return null;
   // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
-  const coverage = coverageOf(unit.text, c.topic) + gate / 100;
+  const coverage = unitCoverage(unit.text, unit.chunk, c.topic);
   const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);
   const clauseCoverage = (clause: string): number => coverageOf(clause, c.topic);
   // Which clause speaks most of the question is judged with the clause before it in the same sentence, whose words

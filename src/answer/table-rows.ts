@@ -1,5 +1,5 @@
 import type { Chunk } from '../types.js';
-import { exactForm } from './claim-forms.js';
+import { BLANK, exactForm } from './claim-forms.js';
 
 /**
  * A comparison table written out row by row, the way a table is linearised in notes and table explanations:
@@ -24,9 +24,6 @@ export interface TableRow {
 
 /** A cell opens with its column's label and a colon (契约型基金：); a part without one goes on the cell before it. */
 const CELL_LABEL = /^([^：:，,。；;、（）()\s]{2,12})[：:]/u;
-
-/** The blank a fill-in stem asks to fill: （ ） with any spaces (an ideographic one too), ( ), ＿＿. */
-const BLANK = /[（(][\s\u3000_＿]*[)）]|[_＿]{2,}/u;
 
 const rowsByChunk = new WeakMap<Chunk, TableRow[]>();
 

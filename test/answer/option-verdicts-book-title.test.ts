@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { loadConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
-import { askOffline } from '../helpers/ask-offline.js';
-import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+import { test } from 'node:test';
+import { notesBook } from '../helpers/notes-book.js';
 
 // Two books of study notes, ingested for real. The list of risk types names its subject only in its book's title
 // (私募股权投资基金基础知识); the other book uses 私募股权投资基金 in its text, so the word is known to the corpus.
@@ -24,16 +21,10 @@ const FUND_BOOK = `# 第四章 另类投资
 证券投资基金的风险包括市场风险和信用风险。
 `;
 
-let tr: TempRoot;
-before(async () => {
-  tr = makeTempRoot({ files: { 'rawdoc/私募股权投资基金基础知识.md': PE_BOOK, 'rawdoc/证券投资基金基础知识.md': FUND_BOOK } });
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  await runIngest({ root: tr.root, config });
-});
-after(() => tr.cleanup());
+const book = notesBook({ 'rawdoc/私募股权投资基金基础知识.md': PE_BOOK, 'rawdoc/证券投资基金基础知识.md': FUND_BOOK });
 
 void test("a passage speaks of its book's subject: the title counts as its outermost heading", async () => {
-  const result = await askOffline(tr.root, '私募股权投资基金的风险类型不包括（ ）。A.投资风险 B.市场风险 C.流动性风险 D.无风险');
+  const result = await book.ask('私募股权投资基金的风险类型不包括（ ）。A.投资风险 B.市场风险 C.流动性风险 D.无风险');
   assert.equal(result.answer, 'D');
   for (const label of ['A', 'C']) {
     const v = result.verdicts?.find((x) => x.label === label);

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { formerLatterTerm, withOpposites } from '../../src/answer/clause-cues.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
-import { askOffline, verdictOf } from '../helpers/ask-offline.js';
-import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+import { assertSettled, notesBook, verdictOf } from '../helpers/notes-book.js';
 
 // Pairs a clause can be read by: two terms introduced together and then said of by 前者 and 后者 (the 前者 clause is
 // about the first term only), words of opposite sense (越短 against 越长), and two clauses of one sentence that state a
@@ -26,13 +23,7 @@ const BOOK = `# 第二章 基金的类型
 麦考利久期具有以下性质：零息债券的麦考利久期等于其剩余期限；附息债券的麦考利久期小于其剩余期限；在其他条件相同的情况下，票面利率越高，麦考利久期越短；剩余期限越长，麦考利久期一般越长。
 `;
 
-let tr: TempRoot;
-before(async () => {
-  tr = makeTempRoot({ files: { 'rawdoc/基金基础知识.md': BOOK } });
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  await runIngest({ root: tr.root, config });
-});
-after(() => tr.cleanup());
+const book = notesBook({ 'rawdoc/基金基础知识.md': BOOK });
 
 void test('前者 / 后者 name the terms of the pair before them, in order', () => {
   const former = '前者反映每一万份基金份额在一天内实现的收益，';
@@ -44,34 +35,25 @@ void test('前者 / 后者 name the terms of the pair before them, in order', ()
 });
 
 void test('an option stated by the 前者 clause is not what the 后者 term is', async () => {
-  const result = await askOffline(
-    tr.root,
+  const result = await book.ask(
     '下列关于货币市场基金“七日年化收益率”的说法中，正确的是（ ）。A.反映每一万份基金份额在一天内实现的收益 B.是以最近七个自然日的平均收益水平折算的年收益率 C.是最近七个工作日的累计收益率 D.是对未来七日收益的预测值',
   );
-  assert.equal(result.answer, 'B');
-  const a = verdictOf(result, 'A');
-  assert.equal(a.verdict, 'contradicted');
-  assert.equal(a.reason, '主体不同：每万份基金已实现收益');
-  assert.equal(verdictOf(result, 'B').verdict, 'supported');
+  assertSettled(result, { answer: 'B', supported: 'B', contradicted: 'A', reason: '主体不同：每万份基金已实现收益' });
 });
 
 void test('a clause that says a word of the claim in reverse (越短 for 越长) is the one that speaks of it, and contradicts it', async () => {
   assert.equal(withOpposites('麦考利久期越短；', '麦考利久期越长'), '麦考利久期越短； 越长');
   // A claim holding both words (有限合伙人 … 无限) is not read as saying one in reverse.
   assert.equal(withOpposites('有限合伙人以认缴出资额为限承担责任', '有限合伙人承担无限责任'), '有限合伙人以认缴出资额为限承担责任');
-  const result = await askOffline(
-    tr.root,
+  const result = await book.ask(
     '下列关于麦考利久期的说法中，不正确的是（ ）。A.附息债券的麦考利久期小于其剩余期限 B.剩余期限越长，麦考利久期一般越长 C.在其他条件相同的情况下，票面利率越高，麦考利久期越长 D.零息债券的麦考利久期等于其剩余期限',
   );
-  assert.equal(result.answer, 'C');
-  const c = verdictOf(result, 'C');
-  assert.equal(c.verdict, 'contradicted');
-  assert.equal(c.reason, '相反：越短');
+  // A negated stem: the answer is the option the book contradicts; the true statements are supported.
+  assertSettled(result, { answer: 'C', supported: 'B', contradicted: 'C', reason: '相反：越短' });
 });
 
 void test('a claim of two clauses with values is stated across two clauses of one sentence', async () => {
-  const result = await askOffline(
-    tr.root,
+  const result = await book.ask(
     '下列关于申购申请确认的说法中，正确的是（ ）。A.投资者T日提交的申购申请，登记机构一般在T＋1日确认 B.投资者T日提交的申购申请，登记机构一般在T＋2日确认 C.投资者T日提交的申购申请，登记机构一般在T＋3日确认 D.投资者T日提交的申购申请，登记机构一般在T＋5日确认',
   );
   assert.equal(verdictOf(result, 'A').verdict, 'supported');

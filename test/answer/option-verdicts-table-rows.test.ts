@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { AnswerResult } from '../../src/answer/answer-types.js';
+import { test } from 'node:test';
 import { askedColumn, columnValue, parseTableRow, stemValueOf } from '../../src/answer/table-rows.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
-import { askOffline, verdictOf } from '../helpers/ask-offline.js';
-import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+import { assertSettled, notesBook, verdictOf } from '../helpers/notes-book.js';
 
 // Study notes whose comparison tables are written out row by row (行——列：值；列：值。), in both orientations: the
 // columns are the things compared (契约型基金, 一般决议), or the rows are (股票基金). The meeting's powers are also
@@ -33,17 +29,9 @@ const BOOK = `# 第一章 基金的法律形式
 表4-1 一般决议与特别决议的比较：通过比例——一般决议：参加大会持有人所持表决权的1/2以上；特别决议：参加大会持有人所持表决权的2/3以上。适用事项——一般决议：调整管理人、托管人的报酬标准；延长基金合同期限；特别决议：转换基金运作方式；提前终止基金合同；与其他基金合并。
 `;
 
-let tr: TempRoot;
-before(async () => {
-  tr = makeTempRoot({ files: { 'rawdoc/基金基础知识.md': BOOK } });
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  await runIngest({ root: tr.root, config });
-});
-after(() => tr.cleanup());
+const book = notesBook({ 'rawdoc/基金基础知识.md': BOOK });
 
-function ask(question: string): Promise<AnswerResult> {
-  return askOffline(tr.root, question);
-}
+const ask = book.ask;
 
 void test('a written-out table row is read cell by cell: a row label, column labels, and parts that go on the cell before', () => {
   const row = parseTableRow(
@@ -72,11 +60,7 @@ void test("the column a question asks decides, not the row's other cell: 公司�
   const result = await ask(
     '根据契约型基金与公司型基金的比较，公司型基金的营运依据是（ ）。A.基金合同 B.托管协议 C.投资公司章程 D.招募说明书',
   );
-  assert.equal(result.answer, 'C');
-  assert.equal(verdictOf(result, 'C').verdict, 'supported');
-  const a = verdictOf(result, 'A');
-  assert.equal(a.verdict, 'contradicted');
-  assert.equal(a.reason, '教材此处为：投资公司章程');
+  const a = assertSettled(result, { answer: 'C', supported: 'C', contradicted: 'A', reason: '教材此处为：投资公司章程' });
   // Quoted as the whole row, so the reader sees both cells.
   assert.equal(a.evidence?.quote, '营运依据——契约型基金：基金合同；公司型基金：投资公司章程。');
 });
@@ -94,13 +78,7 @@ void test("a statement found only in another column's cell is that column's: 调
 
 void test('where the rows are the options, the row whose cell holds the value the stem gives is the answer', async () => {
   const result = await ask('风险收益水平为“中低”的基金类型是（ ）。A.股票基金 B.混合基金 C.债券基金 D.货币市场基金');
-  assert.equal(result.answer, 'C');
-  const c = verdictOf(result, 'C');
-  assert.equal(c.verdict, 'supported');
-  assert.match(c.evidence?.quote ?? '', /^债券基金——/u);
-  const a = verdictOf(result, 'A');
-  assert.equal(a.verdict, 'contradicted');
-  assert.equal(a.reason, '风险收益水平：高');
+  assertSettled(result, { answer: 'C', supported: 'C', quote: /^债券基金——/u, contradicted: 'A', reason: '风险收益水平：高' });
   // 低 is part of 中低, but the 货币市场基金 row's value is 低, not the one given.
   assert.notEqual(verdictOf(result, 'D').verdict, 'supported');
 });

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.js';
-import { flattenText, readerForm } from '../../src/answer/evidence.js';
+import { test } from 'node:test';
+import type { AnswerResult } from '../../src/answer/answer-types.js';
 import { valuesOf } from '../../src/answer/claim-forms.js';
 import { wholePieces } from '../../src/answer/option-verdicts.js';
 import { superlativeUnstated } from '../../src/answer/clause-cues.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { runIngest } from '../../src/ingest/run-ingest.js';
-import { askOffline, verdictOf } from '../helpers/ask-offline.js';
-import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
+import { assertSettled, assertVerbatim, notesBook, verdictOf } from '../helpers/notes-book.js';
 
 // A small hand-made book, ingested for real (chunks, FTS5, vectors), where options are contradicted three ways: by a
 // number, by a negation, and by another party under a list lead.
@@ -114,36 +111,8 @@ const BOOK = `# 第一章 基金托管
 - 职业道德合规
 `;
 
-let tr: TempRoot;
-before(async () => {
-  tr = makeTempRoot({ files: { 'rawdoc/基金托管笔记.md': BOOK } });
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  await runIngest({ root: tr.root, config });
-});
-after(() => tr.cleanup());
-
-function ask(question: string): Promise<AnswerResult> {
-  return askOffline(tr.root, question);
-}
-
-/**
- * The answer, an option its clause supports (showing `quote` where given) and one its clause contradicts, for `reason`;
- * every quote verbatim. Returns the contradicted option's verdict.
- */
-function assertSettled(
-  r: AnswerResult,
-  expected: { answer: string; supported: string; quote?: RegExp; contradicted: string; reason: string },
-): OptionVerdict {
-  assert.equal(r.answer, expected.answer);
-  const supported = verdictOf(r, expected.supported);
-  assert.equal(supported.verdict, 'supported');
-  if (expected.quote) assert.match(supported.evidence?.quote ?? '', expected.quote);
-  const contradicted = verdictOf(r, expected.contradicted);
-  assert.equal(contradicted.verdict, 'contradicted');
-  assert.equal(contradicted.reason, expected.reason);
-  assertVerbatim(r);
-  return contradicted;
-}
+const book = notesBook({ 'rawdoc/基金托管笔记.md': BOOK });
+const ask = book.ask;
 
 /** The answer is the one option its clause supports, every other option is contradicted, and every quote is verbatim. */
 function assertOnlySupported(r: AnswerResult, answer: string): void {
@@ -154,24 +123,6 @@ function assertOnlySupported(r: AnswerResult, answer: string): void {
   );
   assert.equal(r.verdicts?.length, 4);
   assertVerbatim(r);
-}
-
-/** Every verdict with evidence quotes whole text of a passage the answerer read, verbatim (parts around an ellipsis). */
-function assertVerbatim(r: AnswerResult): void {
-  // As its reader sees it: a note without its Markdown (bold, table pipes).
-  const passages = new Map(r.context.map((h) => [h.chunk.chunk_id, flattenText(readerForm(h.chunk, h.chunk.text))]));
-  for (const v of r.verdicts ?? []) {
-    if (v.verdict === 'not_found') {
-      assert.equal(v.evidence, undefined, `${v.label}: not_found carries no passage`);
-      continue;
-    }
-    assert.ok(v.evidence, `${v.label}: a ${v.verdict} verdict has its clause`);
-    const passage = passages.get(v.evidence.chunk_id);
-    assert.ok(passage, `${v.label}: the cited chunk is one the answerer read`);
-    for (const part of v.evidence.quote.split('…').filter((p) => p.trim() !== '')) {
-      assert.ok(passage.includes(part.trim()), `${v.label}: "${part}" is verbatim in ${v.evidence.chunk_id}`);
-    }
-  }
 }
 
 void test('numbers read in one normal form: 三十日 = 30日 = 30天, T日 = T+0, 12个月 = 12月', () => {
@@ -275,8 +226,8 @@ void test('an order written with arrows answers 最后 and 首先 by position', 
 });
 
 void test("a word the analyzer finds straddling two others (募股 in 私募|股权) is not one of the question's words", () => {
-  const { config } = loadConfig({ root: tr.root, env: {} });
-  const { analyzer } = analyzerFromConfig(tr.root, config);
+  const { config } = loadConfig({ root: book.root(), env: {} });
+  const { analyzer } = analyzerFromConfig(book.root(), config);
   const stem = '私募股权投资基金的业绩报酬通常为基金收益的';
   const tokens = analyzer.tokens(stem);
   assert.ok(tokens.includes('募股'), 'jieba gives the straddling piece');
