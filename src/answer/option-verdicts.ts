@@ -400,6 +400,15 @@ function othersNamed(form: string, c: ClaimReading, where: (alias: string) => bo
   return c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a) && where(a)));
 }
 
+/** How a text, in its exact form, writes the given other options: for each, the longest of its names found there. */
+function namedForms(form: string, c: ClaimReading, texts: readonly string[]): string[] {
+  return c.otherTexts.flatMap((text, j) => {
+    if (!texts.includes(text)) return [];
+    const found = (c.others[j] ?? []).filter((a) => form.includes(a)).sort((a, b) => b.length - a.length);
+    return found.length > 0 ? [found[0]!] : [];
+  });
+}
+
 /** The other options a passage names, in option order, when it does not name this one (empty when it does). */
 function listedWithout(chunk: Chunk, c: ClaimReading): string[] {
   const form = exactForm(chunk.text);
@@ -633,7 +642,9 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
           reason: `教材此处为：${listed.join('、')}`,
         };
       }
-      return { verdict: 'contradicted', unit, coverage, marks: [], reason: `教材此处为：${top.names.join('、')}` };
+      // Marked where the clause names them, so the quote shows what the book states in this option's place.
+      const marks = namedForms(exactForm(top.clause), c, top.names);
+      return { verdict: 'contradicted', unit, coverage, marks, reason: `教材此处为：${top.names.join('、')}` };
     }
     return null;
   }

@@ -37,117 +37,117 @@ export interface FtsRankThread {
   close(): Promise<void>;
 }
 
-/** A keyword ranking thread started without waiting for it (`startFtsRankThread`). */
-export interface StartingFtsRankThread {
+/**
+ * A keyword ranking thread started without waiting for it (`startFtsRankThread`). `rank` works at once: a request
+ * made while the thread is starting waits in its queue and is ranked as soon as its connection is open, and is
+ * rejected if the thread cannot open it (then `settled` is false).
+ */
+export interface StartingFtsRankThread extends FtsRankThread {
   /** The thread once its connection is open; null before that, or when it failed to open. */
   current(): FtsRankThread | null;
   /** Settles when the thread is ready (true) or could not open (false); never rejects. */
   readonly settled: Promise<boolean>;
-  /** Ends the thread, ready or not. */
-  close(): Promise<void>;
 }
 
 /**
  * Starts the thread and resolves once its connection is open. The thread does not keep the process alive while no
  * ranking is pending, so a caller that never closes it still exits.
  */
-export function openFtsRankThread(file: string, options: FtsRankerOptions): Promise<FtsRankThread> {
-  return spawnRankThread(file, options, true).ready;
+export async function openFtsRankThread(file: string, options: FtsRankerOptions): Promise<FtsRankThread> {
+  const thread = spawnRankThread(file, options, true);
+  await thread.ready;
+  return thread;
 }
 
 /**
- * Starts the thread without waiting for it: a one-shot `ask` would otherwise sit idle for the 45–55 ms a worker takes
- * to load and open its connection (measured on the law library, 2 cores), while ranking its first queries on the
- * calling thread costs less. Until it is ready, the thread does not keep the process alive.
+ * Starts the thread without waiting for it. A one-shot `ask` would otherwise sit idle for the 45–55 ms a worker takes
+ * to load and open its connection (measured on the law library, 2 cores); instead its first queries are posted at
+ * once and ranked there while this thread scans the vectors. Until a request is pending, the thread does not keep the
+ * process alive.
  */
 export function startFtsRankThread(file: string, options: FtsRankerOptions): StartingFtsRankThread {
-  const { worker, ready } = spawnRankThread(file, options, false);
-  let thread: FtsRankThread | null = null;
-  let closed = false;
-  const settled = ready.then(
-    (t) => {
-      if (closed) {
-        void t.close();
-        return false;
-      }
-      thread = t;
-      return true;
-    },
+  const thread = spawnRankThread(file, options, false);
+  let opened = false;
+  const settled = thread.ready.then(
+    () => (opened = true),
     () => false,
   );
   return {
-    current: () => thread,
+    rank: (terms, k, filter) => thread.rank(terms, k, filter),
+    close: () => thread.close(),
+    current: () => (opened ? thread : null),
     settled,
-    async close() {
-      closed = true;
-      if (thread) await thread.close();
-      else {
-        worker.removeAllListeners('exit');
-        await worker.terminate();
-      }
-    },
   };
 }
 
-function spawnRankThread(
-  file: string,
-  options: FtsRankerOptions,
-  holdUntilReady: boolean,
-): { worker: Worker; ready: Promise<FtsRankThread> } {
+/**
+ * The thread and its request queue. Requests are posted as they come, before the thread is ready too: a worker's
+ * port holds messages until the thread listens, which it does once its connection is open.
+ */
+function spawnRankThread(file: string, options: FtsRankerOptions, holdUntilReady: boolean): FtsRankThread & { ready: Promise<void> } {
   const data: FtsRankThreadData = { file, options };
   const worker = new Worker(new URL('./fts-rank-worker.js', import.meta.url), { workerData: data });
   if (!holdUntilReady) worker.unref();
   const pending = new Map<number, { resolve: (rows: RankedRow[]) => void; reject: (e: Error) => void }>();
   let nextId = 0;
+  let opened = false;
   let failure: Error | null = null;
+  // The first failure is the one every later request hears of (a thread that could not open then also exits).
   const failAll = (error: Error): void => {
-    failure = error;
-    for (const p of pending.values()) p.reject(error);
+    failure ??= error;
+    for (const p of pending.values()) p.reject(failure);
     pending.clear();
   };
-  const ready = new Promise<FtsRankThread>((resolve, reject) => {
-    let opened = false;
-    worker.on('error', (error) => (opened ? failAll(error) : reject(error)));
-    worker.on('exit', (code) => {
-      const error = new Error(`the keyword search thread exited (code ${code})`);
-      if (opened) failAll(error);
-      else reject(error);
-    });
+  // Keeps the process alive only while a ranking is pending (or, when asked, until the thread is ready).
+  const holdWhilePending = (): void => {
+    if (pending.size > 0 || (holdUntilReady && !opened && !failure)) worker.ref();
+    else worker.unref();
+  };
+  const ready = new Promise<void>((resolve, reject) => {
+    const fail = (error: Error): void => {
+      failAll(error);
+      if (!opened) reject(error);
+      holdWhilePending();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the keyword search thread exited (code ${code})`)));
     worker.on('message', (reply: FtsRankReply) => {
       if (reply.type === 'open-failed') {
+        fail(new Error(`${file}: the keyword search thread could not open the index: ${reply.message}`));
         void worker.terminate();
-        reject(new Error(`${file}: the keyword search thread could not open the index: ${reply.message}`));
         return;
       }
       if (reply.type === 'ready') {
         opened = true;
-        worker.unref();
-        resolve({
-          rank(terms, k, filter) {
-            if (failure) return Promise.reject(failure);
-            const id = nextId++;
-            return new Promise<RankedRow[]>((res, rej) => {
-              pending.set(id, { resolve: res, reject: rej });
-              // Keeps the process alive only while a ranking is pending (unref'd again when the last one settles).
-              if (pending.size === 1) worker.ref();
-              worker.postMessage({ id, terms: [...terms], k, ...(filter ? { filter } : {}) } satisfies FtsRankRequest);
-            });
-          },
-          async close() {
-            worker.removeAllListeners('exit');
-            failAll(new Error('the keyword index was closed'));
-            await worker.terminate();
-          },
-        });
+        holdWhilePending();
+        resolve();
         return;
       }
       const p = pending.get(reply.id);
       if (!p) return;
       pending.delete(reply.id);
-      if (pending.size === 0) worker.unref();
+      holdWhilePending();
       if (reply.type === 'ranked') p.resolve(reply.rows);
       else p.reject(new Error(`keyword search failed: ${reply.message}`));
     });
   });
-  return { worker, ready };
+  // Awaited by whoever needs readiness; a failure to open also rejects every request, which their callers handle.
+  ready.catch(() => undefined);
+  return {
+    ready,
+    rank(terms, k, filter) {
+      if (failure) return Promise.reject(failure);
+      const id = nextId++;
+      return new Promise<RankedRow[]>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        holdWhilePending();
+        worker.postMessage({ id, terms: [...terms], k, ...(filter ? { filter } : {}) } satisfies FtsRankRequest);
+      });
+    },
+    async close() {
+      worker.removeAllListeners('exit');
+      failAll(new Error('the keyword index was closed'));
+      await worker.terminate();
+    },
+  };
 }

@@ -3,12 +3,21 @@
  * index. Both write FAISS's own file format, so `index/faiss/index.faiss` is readable by either backend and by
  * Python's `faiss.read_index`. Implementations are imported lazily, and faiss-node only through `load-faiss.ts`.
  */
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { NotReadyError, UserError } from '../errors.js';
 import type { Warning } from '../types.js';
-import { FOURCC_FLAT_IP, FOURCC_HNSW_FLAT, checkFlatIP, decodeFlatIP, fileSource, locateHnsw, readFourcc } from './faiss-format.js';
+import {
+  FOURCC_FLAT_IP,
+  FOURCC_HNSW_FLAT,
+  checkFlatIP,
+  decodeFlatIP,
+  fileSource,
+  locateHnsw,
+  readFourcc,
+  type FlatIPLayout,
+} from './faiss-format.js';
 import { FAISS_FIX, loadFaiss, type FaissIndexHandle, type FaissLoader } from './load-faiss.js';
-import type { VectorBackendChoice, VectorIndex, VectorKind } from './vector-index-contract.js';
+import type { VectorBackend, VectorBackendChoice, VectorIndex, VectorKind } from './vector-index-contract.js';
 
 export type { VectorBackend, VectorBackendChoice, VectorIndex, VectorKind, VectorSearchResult } from './vector-index-contract.js';
 
@@ -96,10 +105,78 @@ export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<Ve
  * reaches native code; FAISS then reads the file itself (for a library's index, much faster than through a buffer).
  */
 export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): Promise<VectorIndex> {
+  const opened = await openVectorFile(file, o);
+  try {
+    return opened.read();
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** A vector index whose vectors are read at its first use (`openVectorIndex`). */
+export interface DeferredVectorIndex extends VectorIndex {
+  /** Lets go of the file if the vectors were never read (they hold no file once read). */
+  close(): void;
+}
+
+/**
+ * `readVectorIndex`, with the vectors read at the first search (or add, or write) instead of here: the file's layout
+ * is checked now, so a foreign or corrupt index still fails at open, and the file stays open, so the vectors read
+ * later are this file's even if an ingest has swapped a new index in meanwhile. A one-shot ask opens the index, posts
+ * its keyword queries to the ranking thread, and only then needs the vectors: reading a library's 68 MB then
+ * overlaps the ranking instead of coming before it.
+ */
+export async function openVectorIndex(file: string, o: ReadVectorIndexOptions): Promise<DeferredVectorIndex> {
+  const opened = await openVectorFile(file, o);
+  let fd: number | null = opened.fd;
+  let index: VectorIndex | null = null;
+  const release = (): void => {
+    if (fd !== null) closeSync(fd);
+    fd = null;
+  };
+  const loaded = (): VectorIndex => {
+    if (index) return index;
+    if (fd === null) throw new Error(`${file}: the vector index was closed`);
+    try {
+      index = opened.read();
+    } finally {
+      release();
+    }
+    return index;
+  };
+  return {
+    backend: opened.backend,
+    kind: opened.kind,
+    dimension: opened.layout.dimension,
+    warnings: opened.warnings,
+    get size() {
+      return index ? index.size : opened.layout.count;
+    },
+    add: (vectors) => loaded().add(vectors),
+    search: (query, k) => loaded().search(query, k),
+    searchMany(queries, k) {
+      const i = loaded();
+      return i.searchMany ? i.searchMany(queries, k) : queries.map((q) => i.search(q, k));
+    },
+    write: (to) => loaded().write(to),
+    close: release,
+  };
+}
+
+/** An index file opened and checked, with the backend chosen (and its module loaded) and how to read its vectors. */
+interface OpenedVectorFile {
+  fd: number;
+  kind: VectorKind;
+  layout: FlatIPLayout;
+  backend: VectorBackend;
+  warnings: readonly Warning[];
+  /** Reads the vectors of the open file (synchronous: everything it needs is loaded). */
+  read(): VectorIndex;
+}
+
+async function openVectorFile(file: string, o: ReadVectorIndexOptions): Promise<OpenedVectorFile> {
   if (!existsSync(file)) throw new NotReadyError(`${file}: no vector index; run \`exam-copilot ingest\` to build it`);
   const fd = openSync(file, 'r');
-  let kind: VectorKind;
-  let storageOffset: number;
   try {
     const src = fileSource(fd);
     const fourcc = readFourcc(src);
@@ -108,42 +185,64 @@ export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): 
         `${file}: unsupported FAISS index type "${fourcc}" (expected IndexFlatIP or IndexHNSWFlat); re-run \`exam-copilot ingest\` to rebuild it`,
       );
     }
-    kind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
-    storageOffset = kind === 'hnsw' ? locateHnsw(src, file).storageOffset : 0;
-    checkFlatIP(src, file, storageOffset);
-  } finally {
-    closeSync(fd);
-  }
-  const loader = o.loader ?? loadFaiss;
-  const warnings: Warning[] = [];
-  if (o.backend !== 'js') {
-    const loaded = await loader();
-    if (loaded.available) {
-      const { FaissVectorIndex } = await import('./faiss-vector-index.js');
-      let handle: FaissIndexHandle;
-      try {
-        handle = loaded.faiss.Index.read(file);
-      } catch (error) {
-        const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-        throw new NotReadyError(`${file}: FAISS could not read the index (${message}); re-run \`exam-copilot ingest\` to rebuild it`);
+    const kind: VectorKind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
+    const storageOffset = kind === 'hnsw' ? locateHnsw(src, file).storageOffset : 0;
+    const layout = checkFlatIP(src, file, storageOffset);
+    const loader = o.loader ?? loadFaiss;
+    const warnings: Warning[] = [];
+    if (o.backend !== 'js') {
+      const loaded = await loader();
+      if (loaded.available) {
+        const { FaissVectorIndex } = await import('./faiss-vector-index.js');
+        const read = (): VectorIndex => {
+          let handle: FaissIndexHandle;
+          try {
+            handle = loaded.faiss.Index.read(openFilePath(fd, file));
+          } catch (error) {
+            if (error instanceof NotReadyError) throw error;
+            const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+            throw new NotReadyError(`${file}: FAISS could not read the index (${message}); re-run \`exam-copilot ingest\` to rebuild it`);
+          }
+          return FaissVectorIndex.fromHandle(loaded.faiss, handle, kind);
+        };
+        return { fd, kind, layout, backend: 'faiss', warnings, read };
       }
-      return FaissVectorIndex.fromHandle(loaded.faiss, handle, kind);
+      if (o.backend === 'faiss') {
+        throw new UserError(`FAISS backend requested but ${loaded.reason}; fix: ${loaded.fix} (or use vector backend "auto"/"js")`);
+      }
+      if (kind === 'hnsw') {
+        warnings.push({
+          where: file,
+          message: `HNSW index searched exactly by the JS backend (${loaded.reason}); to use HNSW: ${loaded.fix}`,
+        });
+      }
+    } else if (kind === 'hnsw') {
+      warnings.push({ where: file, message: 'HNSW index searched exactly by the JS backend (backend "js" requested)' });
     }
-    if (o.backend === 'faiss') {
-      throw new UserError(`FAISS backend requested but ${loaded.reason}; fix: ${loaded.fix} (or use vector backend "auto"/"js")`);
-    }
-    if (kind === 'hnsw') {
-      warnings.push({
-        where: file,
-        message: `HNSW index searched exactly by the JS backend (${loaded.reason}); to use HNSW: ${loaded.fix}`,
-      });
-    }
-  } else if (kind === 'hnsw') {
-    warnings.push({ where: file, message: 'HNSW index searched exactly by the JS backend (backend "js" requested)' });
+    const { FlatVectorIndex } = await import('./flat-vector-index.js');
+    const read = (): VectorIndex => {
+      // Through the open file (only positioned reads were made, so it reads from the start).
+      const { data, count, dimension } = decodeFlatIP(readFileSync(fd), file, storageOffset);
+      return new FlatVectorIndex(dimension, { data, count }, warnings);
+    };
+    return { fd, kind, layout, backend: 'js', warnings, read };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
   }
-  const { data, count, dimension } = decodeFlatIP(readFileSync(file), file, storageOffset);
-  const { FlatVectorIndex } = await import('./flat-vector-index.js');
-  return new FlatVectorIndex(dimension, { data, count }, warnings);
+}
+
+/**
+ * A path FAISS can open that names the file open as `fd`: Linux's /proc link to it (the same file even once renamed
+ * or deleted), else the path itself while it still is that file.
+ */
+function openFilePath(fd: number, file: string): string {
+  const link = `/proc/self/fd/${fd}`;
+  if (existsSync(link)) return link;
+  const open = fstatSync(fd);
+  const now = existsSync(file) ? statSync(file) : null;
+  if (now && now.ino === open.ino && now.dev === open.dev) return file;
+  throw new NotReadyError(`${file} was replaced by another ingest while this command ran; run it again`);
 }
 
 /** Whether the FAISS binding loads, and if not why and how to fix it (for `doctor`). */

@@ -15,20 +15,27 @@ export class KeywordSearcher implements Searcher {
 /**
  * BM25 as `KeywordSearcher` gives it, ranked on a worker thread (fts-rank-thread.ts). The query terms are chosen and
  * posted before `search` returns its promise, so a caller that then runs other work on this thread (the hybrid's
- * vector scan) overlaps the two; the rows come back to this thread's index for their chunks. Until the thread is
- * ready (`thread()` null), queries are ranked on this thread, with the same result.
+ * vector scan) overlaps the two; the rows come back to this thread's index for their chunks. A thread still starting
+ * takes the query into its queue; one that could not start (`starting` settles false) leaves the query to be ranked
+ * on this thread, with the same result.
  */
 export class ThreadedKeywordSearcher implements Searcher {
   readonly name = 'keyword';
   constructor(
     private readonly fts: FtsIndex,
-    private readonly thread: () => FtsRankThread | null,
+    private readonly thread: FtsRankThread,
+    /** Settles true once the thread is ready, false when it could not start; absent: a thread already open. */
+    private readonly starting?: Promise<boolean>,
   ) {}
 
   search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     if (k <= 0) return Promise.resolve([]);
-    const thread = this.thread();
-    if (!thread) return Promise.resolve(this.fts.search(query, k, filter));
-    return thread.rank(this.fts.queryTerms(query), this.fts.rankDepth(k), filter).then((rows) => this.fts.hitsFor(query, rows, k));
+    return this.thread.rank(this.fts.queryTerms(query), this.fts.rankDepth(k), filter).then(
+      (rows) => this.fts.hitsFor(query, rows, k),
+      async (error: unknown) => {
+        if (this.starting && !(await this.starting)) return this.fts.search(query, k, filter);
+        throw error;
+      },
+    );
   }
 }

@@ -7,7 +7,7 @@ import type { Analyzer } from '../text/analyzer.js';
 import { addPassageTokens } from '../text/passage-windows.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
-import { readVectorIndex } from '../indexing/vector-index.js';
+import { openVectorIndex } from '../indexing/vector-index.js';
 import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
 import { openReadableRoot } from '../store/atomic-swap.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
@@ -99,6 +99,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   }
   let closeEmbedder = (): void => undefined;
   let closeThread = (): void => undefined;
+  let closeVectors = (): void => undefined;
   let threadReady: Promise<boolean> = Promise.resolve(false);
   let keywordForHybrid: Searcher | undefined;
   try {
@@ -116,12 +117,25 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       if (!c) throw new NotReadyError(`${paths.faissDir}: chunk ${id} is not in ${paths.ftsDb}; run \`exam-copilot ingest --force\``);
       return c;
     };
+    // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
+    // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
+    // Started before the embedder and the vector file are read, so the thread opens its connection meanwhile and a
+    // one-shot ask's first queries find it ready.
+    if (fts.count >= config.retrieval.parallelAbove) {
+      const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
+      const thread = startFtsRankThread(fts.file, fts.rankerOptions);
+      closeThread = () => void thread.close();
+      threadReady = thread.settled;
+      keywordForHybrid = new ThreadedKeywordSearcher(fts, thread, thread.settled);
+    }
     const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
     closeEmbedder = () => embedder.close?.();
     assertSameEmbedderId(meta, embedder.id);
-    const index = await readVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), {
+    // The vectors are read at the first vector search, after a hybrid search has posted its keyword queries.
+    const index = await openVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), {
       backend: options.backend ?? config.vector.backend,
     });
+    closeVectors = () => index.close();
     if (index.size !== ids.length || index.dimension !== embedder.dimension) {
       throw new NotReadyError(
         `${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${ids.length}×${embedder.dimension}; run \`exam-copilot ingest --force\``,
@@ -129,16 +143,6 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     }
     const keyword = new KeywordSearcher(fts);
     const vector = new VectorSearcher(embedder, index, chunkAt, { remember });
-    // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
-    // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
-    if (fts.count >= config.retrieval.parallelAbove) {
-      // Not waited for: until the thread is ready, keyword queries rank here (a one-shot ask is over before then).
-      const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
-      const thread = startFtsRankThread(fts.file, fts.rankerOptions);
-      closeThread = () => void thread.close();
-      threadReady = thread.settled;
-      keywordForHybrid = new ThreadedKeywordSearcher(fts, () => thread.current());
-    }
     const hybrid = new HybridSearcher(keywordForHybrid ?? keyword, vector, {
       rrfK: config.retrieval.rrfK,
       weights: config.retrieval.weights,
@@ -193,12 +197,14 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       keywordThreadReady: () => threadReady,
       close: () => {
         closeThread();
+        closeVectors();
         fts.close();
         closeEmbedder();
       },
     };
   } catch (error) {
     closeThread();
+    closeVectors();
     fts.close();
     closeEmbedder();
     throw error;

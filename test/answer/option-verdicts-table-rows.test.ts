@@ -63,6 +63,12 @@ void test("the column a question asks decides, not the row's other cell: 公司�
   const a = assertSettled(result, { answer: 'C', supported: 'C', contradicted: 'A', reason: '教材此处为：投资公司章程' });
   // Quoted as the whole row, so the reader sees both cells.
   assert.equal(a.evidence?.quote, '营运依据——契约型基金：基金合同；公司型基金：投资公司章程。');
+  // Marked where the book states what stands in A's place.
+  const quote = a.evidence?.quote ?? '';
+  assert.deepEqual(
+    (a.evidence?.highlights ?? []).map(([from, to]) => quote.slice(from, to)),
+    ['投资公司章程'],
+  );
 });
 
 void test("a statement found only in another column's cell is that column's: 调整报酬标准 needs 一般决议, not 特别决议", async () => {

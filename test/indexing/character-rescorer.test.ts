@@ -98,7 +98,7 @@ void describe('character re-scoring of the keyword ranking', () => {
     const thread = await openFtsRankThread(file, fts.rankerOptions);
     try {
       const local = await new KeywordSearcher(fts).search(QUESTION, 3);
-      const threaded = await new ThreadedKeywordSearcher(fts, () => thread).search(QUESTION, 3);
+      const threaded = await new ThreadedKeywordSearcher(fts, thread).search(QUESTION, 3);
       assert.deepEqual(
         threaded.map((h) => [h.chunk.chunk_id, h.score]),
         local.map((h) => [h.chunk.chunk_id, h.score]),

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { NotReadyError, UserError } from '../../src/errors.js';
 import { readHnswParams } from '../../src/indexing/faiss-format.js';
 import type { FaissLoader } from '../../src/indexing/load-faiss.js';
-import { createVectorIndex, faissStatus, readVectorIndex, type VectorIndex } from '../../src/indexing/vector-index.js';
+import { createVectorIndex, faissStatus, openVectorIndex, readVectorIndex, type VectorIndex } from '../../src/indexing/vector-index.js';
 import { makeTempRoot, type TempRoot } from '../helpers/temp-root.js';
 import { seededRandom } from '../../src/seeded-random.js';
 
@@ -235,5 +235,39 @@ void describe('FAISS backend', () => {
     assert.equal(viaJs.backend, 'js');
     assert.equal(viaJs.warnings.length, 1);
     for (const q of queries) assert.deepEqual(viaJs.search(q, K).ids, bruteForce(vectors, q, K));
+  });
+});
+
+void describe('an index opened for reading at its first use (openVectorIndex)', () => {
+  for (const backend of ['js', 'faiss'] as const) {
+    void test(`${backend}: knows its shape at open, searches the file it opened even after an ingest replaced it`, async (t) => {
+      if (backend === 'faiss' && faissSkip) return t.skip(faissSkip);
+      const file = path.join(temp.root, `deferred-${backend}.faiss`);
+      (await jsIndex()).write(file);
+      const opened = await openVectorIndex(file, { backend });
+      assert.equal(opened.backend, backend);
+      assert.equal(opened.kind, 'flat');
+      assert.equal(opened.size, vectors.length);
+      assert.equal(opened.dimension, DIM);
+      // An ingest swaps a new index into place and deletes the old folder before the first search.
+      const replacement = await createVectorIndex({ dimension: DIM, kind: 'flat', backend: 'js' });
+      replacement.add(randomUnitVectors(50, DIM, 9));
+      const staged = path.join(temp.root, `staged-${backend}.faiss`);
+      replacement.write(staged);
+      renameSync(staged, file);
+      for (const q of queries) assert.deepEqual(opened.search(q, K).ids, bruteForce(vectors, q, K));
+      assert.deepEqual(
+        opened.searchMany?.(queries.slice(0, 3), K).map((r) => r.ids),
+        queries.slice(0, 3).map((q) => bruteForce(vectors, q, K)),
+      );
+      opened.close();
+    });
+  }
+
+  void test('a corrupt file fails at open, not at the first search', async () => {
+    const file = path.join(temp.root, 'deferred-truncated.faiss');
+    (await jsIndex()).write(file);
+    writeFileSync(file, readFileSync(file).subarray(0, 1000));
+    await assert.rejects(openVectorIndex(file, { backend: 'js' }), (e: Error) => e instanceof NotReadyError && e.message.includes(file));
   });
 });

@@ -8,6 +8,7 @@ import { openFtsIndex } from '../../src/indexing/fts-index.js';
 import { openFtsRankThread, startFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
 import { projectPaths } from '../../src/paths.js';
 import { openRetriever, type OpenedRetriever } from '../../src/retrieve/open-retriever.js';
+import { ThreadedKeywordSearcher } from '../../src/retrieve/keyword-searcher.js';
 import { RETRIEVAL_MODES } from '../../src/retrieve/retriever.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import type { ChunkFilter } from '../../src/types.js';
@@ -108,6 +109,35 @@ describe('a keyword ranking thread started without waiting', () => {
       await missing.close();
     } finally {
       await started.close();
+      fts.close();
+      fx.cleanup();
+    }
+  });
+
+  it('takes queries before it is ready and ranks them once open; where it cannot open, the searcher ranks here', async () => {
+    const fx = await buildFixtureIndex();
+    const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
+    const started = startFtsRankThread(fts.file, fts.rankerOptions);
+    const missing = startFtsRankThread(path.join(fx.root, 'none.db'), fts.rankerOptions);
+    try {
+      assert.equal(started.current(), null);
+      // Posted at once, while the thread still loads: answered from its queue, as this thread ranks them.
+      const queued = QUERIES.map((q) => started.rank(fts.queryTerms(q), fts.rankDepth(5)));
+      assert.equal(started.current(), null);
+      const rows = await Promise.all(queued);
+      QUERIES.forEach((q, i) => assert.deepEqual(fts.hitsFor(q, rows[i]!, 5), fts.search(q, 5), q));
+      await assert.rejects(missing.rank(fts.queryTerms(QUERIES[0]!), 5), /none\.db/);
+      const searcher = new ThreadedKeywordSearcher(fts, missing, missing.settled);
+      for (const q of QUERIES) {
+        assert.deepEqual(
+          (await searcher.search(q, 5)).map((h) => [h.chunk.chunk_id, h.score]),
+          fts.search(q, 5).map((h) => [h.chunk.chunk_id, h.score]),
+          q,
+        );
+      }
+    } finally {
+      await started.close();
+      await missing.close();
       fts.close();
       fx.cleanup();
     }
