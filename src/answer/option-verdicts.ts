@@ -457,7 +457,9 @@ function unitCoverage(text: string, chunk: Chunk, topic: Topic): number {
  * column's, not the one asked (主体不同：契约型基金). Quoted as the whole row, so the reader sees both cells.
  */
 function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Reading | null {
-  const whole: Unit = { chunk: unit.chunk, text: row.text, span: row.text, rank: unit.rank };
+  const plain: Unit = { chunk: unit.chunk, text: row.text, span: row.text, rank: unit.rank };
+  // A pipe table's row is quoted under its header line (比较项目 契约型基金 公司型基金…营运依据 基金合同 投资公司章程).
+  const whole: Unit = row.head ? { ...plain, span: row.head.run, lead: row.head.line, item: row.text } : plain;
   // Ranked as the row it reads.
   const coverage = unitCoverage(row.text, unit.chunk, c.topic);
   const label = exactForm(row.label);
@@ -478,7 +480,7 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Re
   }
   // Read with the table's title, which speaks for every row (各类基金的资产配置与风险收益特征).
   const withLabel = (text: string): string => `${row.title} ${row.label === '' ? text : `${row.label}——${text}`}`;
-  const asked = readUnit({ ...whole, text: withLabel(columnText(row, column)) }, c, false);
+  const asked = readUnit({ ...plain, text: withLabel(columnText(row, column)) }, c, false);
   if (asked) {
     const { verdict, marks, reason } = asked;
     return { verdict, unit: whole, coverage: asked.coverage, marks, column: true, ...(reason ? { reason } : {}) };
@@ -501,7 +503,10 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   if (rows) {
     const row = tableRowOf(unit.chunk, unit.text);
     const column = row ? askedColumn(row, c.stem) : null;
-    if (row && column) return readRow(unit, row, column, c);
+    // A row that says nothing in the asked column is read as any sentence is: its subject may stand in a column of
+    // its own (| 盈利能力 | 净资产收益率(ROE) | 净利润 / 股东权益 |, asked for ROE's 公式), not in the row's label.
+    const read = row && column ? readRow(unit, row, column, c) : null;
+    if (read) return read;
   }
   // The unit speaks of the question: most of its words (the passage's headings count), and its most specific one.
   const framed = `${headingsOf(unit.chunk)} ${unit.text}`;

@@ -2,9 +2,11 @@ import type { Chunk } from '../types.js';
 import { BLANK, exactForm } from './claim-forms.js';
 
 /**
- * A comparison table written out row by row, the way a table is linearised in notes and table explanations:
- * `营运依据——契约型基金：基金合同；公司型基金：投资公司章程。` Each cell speaks for its column (契约型基金), not for the
- * row: an option found in the 契约型基金 cell says nothing of 公司型基金. Generic to how a table is written as text.
+ * A comparison table read row by row, as notes write one: written out (`营运依据——契约型基金：基金合同；公司型基金：
+ * 投资公司章程。`, the way a table is linearised in notes and table explanations) or as a Markdown pipe table whose
+ * header names the columns (`| 比较项目 | 契约型基金 | 公司型基金 |` over `| 营运依据 | 基金合同 | 投资公司章程 |`). Each
+ * cell speaks for its column (契约型基金), not for the row: an option found in the 契约型基金 cell says nothing of
+ * 公司型基金. Generic to how a table is written as text.
  */
 
 /** One cell: its column's label and its text as written (the label included). */
@@ -20,6 +22,8 @@ export interface TableRow {
   label: string;
   text: string;
   cells: readonly TableCell[];
+  /** A pipe table's header line as written, and the passage's run from it to this row: quoted together, so a reader sees which column says what. */
+  head?: { line: string; run: string };
 }
 
 /** A cell opens with its column's label and a colon (契约型基金：); a part without one goes on the cell before it. */
@@ -48,18 +52,67 @@ export function parseTableRow(sentence: string): TableRow | null {
   return new Set(cells.map((cell) => cell.label)).size >= 2 ? { title, label, text: sentence, cells } : null;
 }
 
-/** The table rows written out in a passage. */
+/** The cells of a Markdown pipe-table line (`| a | b |`), or null for a line that is not one. */
+function pipeCells(line: string): string[] | null {
+  const text = line.trim();
+  if (!text.startsWith('|') || !text.endsWith('|') || text.length < 3) return null;
+  return text
+    .slice(1, -1)
+    .split('|')
+    .map((cell) => cell.trim());
+}
+
+/** A pipe table's delimiter line (`|------|:---:|`). */
+const PIPE_DELIMITER = /^\|?(?:\s*:?-{2,}:?\s*\|)+\s*:?-{0,}:?\s*\|?$/u;
+
+/**
+ * The rows of the Markdown pipe tables in a text. A row's first cell is its label; every other cell is labelled by its
+ * column's header and written as the written-out form writes a cell (契约型基金：基金合同), so both forms read alike. The
+ * row's text is its line as the passage holds it; the header's first cell (比较项目, 基金类型) is the table's title.
+ */
+export function pipeTableRows(text: string): TableRow[] {
+  const lines = text.split('\n');
+  const rows: TableRow[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const header = pipeCells(lines[i] ?? '');
+    if (!header || header.length < 2 || !PIPE_DELIMITER.test((lines[i + 1] ?? '').trim())) continue;
+    let j = i + 2;
+    for (; j < lines.length; j++) {
+      const cells = pipeCells(lines[j] ?? '');
+      if (!cells) break;
+      const label = cells[0] ?? '';
+      const row = header.slice(1).flatMap((column, k) => {
+        const value = cells[k + 1] ?? '';
+        return column !== '' && value !== '' ? [{ label: column, text: `${column}：${value}` }] : [];
+      });
+      if (label === '' || row.length === 0) continue;
+      const head = {
+        line: (lines[i] ?? '').trim(),
+        run: lines
+          .slice(i, j + 1)
+          .join('\n')
+          .trim(),
+      };
+      rows.push({ title: header[0] ?? '', label, text: (lines[j] ?? '').trim(), cells: row, head });
+    }
+    i = j - 1;
+  }
+  return rows;
+}
+
+/** The table rows of a passage: those written out, then its pipe tables'. */
 export function tableRowsOf(chunk: Chunk): readonly TableRow[] {
   let rows = rowsByChunk.get(chunk);
   if (!rows) {
-    rows = chunk.text
+    const written = chunk.text
       .split(/(?<=[。\n])/u)
       .map((sentence) => sentence.trim())
       .flatMap((sentence) => parseTableRow(sentence) ?? []);
     // A table's title is written once, before its first row: the rows after it belong to the same table.
-    rows.forEach((row, i) => {
-      if (row.title === '' && i > 0) row.title = rows?.[i - 1]?.title ?? '';
+    written.forEach((row, i) => {
+      if (row.title === '' && i > 0) row.title = written[i - 1]?.title ?? '';
     });
+    rows = [...written, ...(chunk.text.includes('|') ? pipeTableRows(chunk.text) : [])];
     rowsByChunk.set(chunk, rows);
   }
   return rows;

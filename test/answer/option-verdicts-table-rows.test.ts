@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { askedColumn, columnValue, parseTableRow, stemValueOf } from '../../src/answer/table-rows.js';
-import { assertSettled, notesBook, verdictOf } from '../helpers/notes-book.js';
+import { askedColumn, columnValue, parseTableRow, pipeTableRows, stemValueOf } from '../../src/answer/table-rows.js';
+import { assertSettled, assertVerbatim, notesBook, verdictOf } from '../helpers/notes-book.js';
 
 // Study notes whose comparison tables are written out row by row (行——列：值；列：值。), in both orientations: the
 // columns are the things compared (契约型基金, 一般决议), or the rows are (股票基金). The meeting's powers are also
@@ -97,4 +97,78 @@ void test("a row below the table's title is read with it, in the column the stem
   assert.equal(result.answer, 'A');
   assert.match(verdictOf(result, 'A').evidence?.quote ?? '', /^货币市场基金——/u);
   for (const label of ['B', 'C']) assert.equal(verdictOf(result, label).verdict, 'contradicted', label);
+});
+
+// The same tables as Markdown pipe tables, as study notes often write them: the header names the columns.
+const PIPE_BOOK = `# 第一章 证券投资基金概述
+
+## 1.3 基金的分类
+
+### 契约型基金与公司型基金
+
+| 比较项目 | 契约型基金 | 公司型基金 |
+|------|------|------|
+| 法律主体资格 | 不具有法人资格 | 具有法人资格 |
+| 营运依据 | 基金合同 | 投资公司章程 |
+| 资金性质 | 信托财产 | 公司法人资本 |
+
+### 各类基金的风险收益特征
+
+| 基金类型 | 主要投资对象 | 风险收益水平 |
+|:-----|:----:|-----:|
+| 股票基金 | 股票 | 高 |
+| 混合基金 | 股票和债券 | 中高 |
+| 债券基金 | 债券 | 中低 |
+| 货币市场基金 | 货币市场工具 | 低 |
+
+## 1.5 财务指标
+
+| 类别 | 指标 | 公式 |
+|------|------|------|
+| 盈利能力 | 净资产收益率(ROE) | 净利润 / 股东权益 |
+| 盈利能力 | 总资产收益率(ROA) | 净利润 / 总资产 |
+| 偿债能力 | 资产负债率 | 负债总额 / 资产总额 |
+`;
+
+const pipes = notesBook({ 'rawdoc/基金概述.md': PIPE_BOOK });
+
+void test('a Markdown pipe table is read as rows: the first cell labels the row, the header labels the other cells', () => {
+  const rows = pipeTableRows(PIPE_BOOK);
+  assert.deepEqual(
+    rows.map((row) => row.label),
+    ['法律主体资格', '营运依据', '资金性质', '股票基金', '混合基金', '债券基金', '货币市场基金', '盈利能力', '盈利能力', '偿债能力'],
+  );
+  const basis = rows[1]!;
+  assert.equal(basis.title, '比较项目');
+  assert.equal(basis.text, '| 营运依据 | 基金合同 | 投资公司章程 |');
+  assert.equal(columnValue(basis, '公司型基金'), '投资公司章程');
+  assert.equal(askedColumn(basis, '公司型基金的营运依据是（ ）。'), '公司型基金');
+  assert.equal(basis.head?.line, '| 比较项目 | 契约型基金 | 公司型基金 |');
+  // Lines with pipes but no delimiter line under a header are not a table.
+  assert.deepEqual(pipeTableRows('| 甲 | 乙 |\n| 丙 | 丁 |\n'), []);
+});
+
+void test("in a pipe table, the column the question asks decides, quoted under the table's header", async () => {
+  const result = await pipes.ask('公司型基金的营运依据是（ ）。A.基金合同 B.托管协议 C.投资公司章程 D.招募说明书');
+  const a = assertSettled(result, { answer: 'C', supported: 'C', contradicted: 'A', reason: '教材此处为：投资公司章程' });
+  assert.match(a.evidence?.quote ?? '', /^比较项目 契约型基金 公司型基金….*营运依据 基金合同 投资公司章程/u);
+  const invested = await pipes.ask('契约型基金的资金性质是（ ）。A.公司法人资本 B.信托财产 C.委托资产 D.自有资金');
+  assertSettled(invested, { answer: 'B', supported: 'B', contradicted: 'A', reason: '教材此处为：信托财产' });
+});
+
+void test('in a pipe table whose rows are the options, the row holding the value the stem gives is the answer', async () => {
+  const result = await pipes.ask('风险收益水平为“中低”的基金类型是（ ）。A.股票基金 B.混合基金 C.债券基金 D.货币市场基金');
+  assertSettled(result, { answer: 'C', supported: 'C', contradicted: 'B', reason: '风险收益水平：中高' });
+  assert.equal(verdictOf(result, 'A').reason, '风险收益水平：高');
+});
+
+void test('a pipe-table row whose subject stands in a column of its own, not its label, is read as a sentence', async () => {
+  // Asked for the 公式 column, the ROE row's cell (净利润 / 股东权益) does not name ROE, which is in the 指标 column.
+  const result = await pipes.ask(
+    '净资产收益率（ROE）的计算公式是（ ）。A.净利润 / 总资产 B.净利润 / 股东权益 C.营业成本 / 平均存货 D.负债总额 / 资产总额',
+  );
+  assert.equal(result.answer, 'B');
+  assert.equal(verdictOf(result, 'B').verdict, 'supported');
+  assert.match(verdictOf(result, 'B').evidence?.quote ?? '', /净资产收益率\(ROE\) 净利润 \/ 股东权益/u);
+  assertVerbatim(result);
 });
