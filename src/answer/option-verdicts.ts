@@ -459,7 +459,7 @@ function unitCoverage(text: string, chunk: Chunk, topic: Topic): number {
 function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Reading | null {
   const plain: Unit = { chunk: unit.chunk, text: row.text, span: row.text, rank: unit.rank };
   // A pipe table's row is quoted under its header line (比较项目 契约型基金 公司型基金…营运依据 基金合同 投资公司章程).
-  const whole: Unit = row.head ? { ...plain, span: row.head.run, lead: row.head.line, item: row.text } : plain;
+  const whole: Unit = row.head ? { ...plain, span: row.head.run, lead: row.head.line, item: row.text, apart: true } : plain;
   // Ranked as the row it reads.
   const coverage = unitCoverage(row.text, unit.chunk, c.topic);
   const label = exactForm(row.label);

@@ -26,6 +26,8 @@ export interface Unit {
   /** The list's lead and the item, when the unit is a list item read with its lead. */
   lead?: string;
   item?: string;
+  /** Quote the lead and the item apart (`lead…item`) even where they touch: a table's header line over its row, which would otherwise run into each other once the line break is gone. */
+  apart?: boolean;
   /** Rank of its passage among the claim's passages (0 = best). */
   rank: number;
 }
@@ -89,7 +91,7 @@ export function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceI
     const lead = reader(unit.lead);
     const item = reader(unit.item ?? '');
     const whole = reader(unit.span);
-    quote = whole === `${lead}${item}` || whole.length <= lead.length + item.length + 1 ? whole : `${lead}…${item}`;
+    quote = !unit.apart && (whole === `${lead}${item}` || whole.length <= lead.length + item.length + 1) ? whole : `${lead}…${item}`;
   } else {
     quote = reader(unit.span);
   }

@@ -160,6 +160,8 @@ void test('in a pipe table whose rows are the options, the row holding the value
   const result = await pipes.ask('风险收益水平为“中低”的基金类型是（ ）。A.股票基金 B.混合基金 C.债券基金 D.货币市场基金');
   assertSettled(result, { answer: 'C', supported: 'C', contradicted: 'B', reason: '风险收益水平：中高' });
   assert.equal(verdictOf(result, 'A').reason, '风险收益水平：高');
+  // The first row under the header is quoted apart from it, not run into it (风险收益水平股票基金).
+  assert.equal(verdictOf(result, 'A').evidence?.quote, '基金类型 主要投资对象 风险收益水平…股票基金 股票 高');
 });
 
 void test('a pipe-table row whose subject stands in a column of its own, not its label, is read as a sentence', async () => {
