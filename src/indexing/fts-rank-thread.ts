@@ -103,7 +103,9 @@ function spawnRankThread(file: string, options: FtsRankerOptions, holdUntilReady
     if (pending.size > 0 || (holdUntilReady && !opened && !failure)) worker.ref();
     else worker.unref();
   };
+  let rejectReady: (error: Error) => void = () => undefined;
   const ready = new Promise<void>((resolve, reject) => {
+    rejectReady = reject;
     const fail = (error: Error): void => {
       failAll(error);
       if (!opened) reject(error);
@@ -147,6 +149,8 @@ function spawnRankThread(file: string, options: FtsRankerOptions, holdUntilReady
     async close() {
       worker.removeAllListeners('exit');
       failAll(new Error('the keyword index was closed'));
+      // Closed before it was ready: whoever waits for readiness hears now rather than never.
+      if (!opened) rejectReady(failure ?? new Error('the keyword index was closed'));
       await worker.terminate();
     },
   };

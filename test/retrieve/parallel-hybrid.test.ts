@@ -144,6 +144,24 @@ describe('a keyword ranking thread started without waiting', () => {
   });
 });
 
+describe('a keyword ranking thread closed before it is ready', () => {
+  it('rejects the requests it had taken and settles false, so nothing waits on it for ever', async () => {
+    const fx = await buildFixtureIndex();
+    const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
+    try {
+      const thread = startFtsRankThread(fts.file, fts.rankerOptions);
+      const taken = assert.rejects(thread.rank(fts.queryTerms(QUERIES[0]!), 5), /closed/);
+      await thread.close();
+      await taken;
+      assert.equal(await thread.settled, false);
+      assert.equal(thread.current(), null);
+    } finally {
+      fts.close();
+      fx.cleanup();
+    }
+  });
+});
+
 describe('retrieval.parallelAbove', () => {
   it('defaults to PARALLEL_ABOVE and rejects a negative count', () => {
     const tmp = makeTempRoot();
