@@ -63,15 +63,23 @@ export function oppositeOf(clause: string, question: string): string | null {
 }
 
 /**
+ * The claim's words the clause leaves out while stating their opposite, each with the clause's word (越长 → 越短). A
+ * claim that holds both words of a pair (无限 beside 有限合伙人) states neither against the clause.
+ */
+function reversedWords(clause: string, claim: string): [claimWord: string, clauseWord: string][] {
+  return OPPOSITES.flatMap(([a, b]): [string, string][] => {
+    if (claim.includes(a) && !clause.includes(a) && clause.includes(b) && !claim.includes(b)) return [[a, b]];
+    if (claim.includes(b) && !clause.includes(b) && clause.includes(a) && !claim.includes(a)) return [[b, a]];
+    return [];
+  });
+}
+
+/**
  * A word of the claim the clause leaves out while stating its opposite (最大可能收益 against …可能遭受的最大损失):
  * the clause's word, or null.
  */
 export function missingOpposite(clause: string, claim: string): string | null {
-  for (const [a, b] of OPPOSITES) {
-    if (claim.includes(a) && !clause.includes(a) && clause.includes(b) && !claim.includes(b)) return b;
-    if (claim.includes(b) && !clause.includes(b) && clause.includes(a) && !claim.includes(a)) return a;
-  }
-  return null;
+  return reversedWords(clause, claim)[0]?.[1] ?? null;
 }
 
 /**
@@ -79,12 +87,7 @@ export function missingOpposite(clause: string, claim: string): string | null {
  * judging which clause speaks of a claim, a word said in reverse is still the word spoken of.
  */
 export function withOpposites(clause: string, claim: string): string {
-  // As {@link missingOpposite} reads them: a claim that holds both words (无限 beside 有限合伙人) states neither against it.
-  const added = OPPOSITES.flatMap(([a, b]) => {
-    if (claim.includes(a) && !clause.includes(a) && clause.includes(b) && !claim.includes(b)) return [a];
-    if (claim.includes(b) && !clause.includes(b) && clause.includes(a) && !claim.includes(a)) return [b];
-    return [];
-  });
+  const added = reversedWords(clause, claim).map(([word]) => word);
   return added.length > 0 ? `${clause} ${added.join(' ')}` : clause;
 }
 

@@ -1,4 +1,5 @@
 import type { Chunk } from '../types.js';
+import { TABLE_RULE } from '../text/markdown-plain.js';
 import { BLANK, exactForm } from './claim-forms.js';
 
 /**
@@ -52,18 +53,23 @@ export function parseTableRow(sentence: string): TableRow | null {
   return new Set(cells.map((cell) => cell.label)).size >= 2 ? { title, label, text: sentence, cells } : null;
 }
 
-/** The cells of a Markdown pipe-table line (`| a | b |`), or null for a line that is not one. */
+/**
+ * The cells of a Markdown pipe-table line (`| a | b |`), or null for a line that is not one. An escaped pipe (`\|`) is
+ * part of its cell, as `markdownPlain` reads it.
+ */
 function pipeCells(line: string): string[] | null {
   const text = line.trim();
   if (!text.startsWith('|') || !text.endsWith('|') || text.length < 3) return null;
   return text
     .slice(1, -1)
-    .split('|')
+    .split(/(?<!\\)\|/u)
     .map((cell) => cell.trim());
 }
 
-/** A pipe table's delimiter line (`|------|:---:|`). */
-const PIPE_DELIMITER = /^\|?(?:\s*:?-{2,}:?\s*\|)+\s*:?-{0,}:?\s*\|?$/u;
+/** A pipe table's delimiter line (`|------|:---:|`), not a thematic break. */
+function isDelimiter(line: string): boolean {
+  return TABLE_RULE.test(line) && line.includes('|');
+}
 
 /**
  * The rows of the Markdown pipe tables in a text. A row's first cell is its label; every other cell is labelled by its
@@ -75,7 +81,7 @@ export function pipeTableRows(text: string): TableRow[] {
   const rows: TableRow[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
     const header = pipeCells(lines[i] ?? '');
-    if (!header || header.length < 2 || !PIPE_DELIMITER.test((lines[i + 1] ?? '').trim())) continue;
+    if (!header || header.length < 2 || !isDelimiter(lines[i + 1] ?? '')) continue;
     let j = i + 2;
     for (; j < lines.length; j++) {
       const cells = pipeCells(lines[j] ?? '');

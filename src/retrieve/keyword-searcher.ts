@@ -1,5 +1,5 @@
 import type { FtsIndex } from '../indexing/fts-index.js';
-import type { FtsRankThread } from '../indexing/fts-rank-thread.js';
+import type { FtsRankThread, StartingFtsRankThread } from '../indexing/fts-rank-thread.js';
 import type { ChunkFilter, Hit, Searcher } from '../types.js';
 
 /** BM25 over the FTS5 index; filters run inside the SQL query. */
@@ -16,24 +16,24 @@ export class KeywordSearcher implements Searcher {
  * BM25 as `KeywordSearcher` gives it, ranked on a worker thread (fts-rank-thread.ts). The query terms are chosen and
  * posted before `search` returns its promise, so a caller that then runs other work on this thread (the hybrid's
  * vector scan) overlaps the two; the rows come back to this thread's index for their chunks. A thread still starting
- * takes the query into its queue; one that could not start (`starting` settles false) leaves the query to be ranked
- * on this thread, with the same result.
+ * takes the query into its queue; one that could not start (its `settled` false) leaves the query to be ranked on this
+ * thread, with the same result.
  */
 export class ThreadedKeywordSearcher implements Searcher {
   readonly name = 'keyword';
   constructor(
     private readonly fts: FtsIndex,
-    private readonly thread: FtsRankThread,
-    /** Settles true once the thread is ready, false when it could not start; absent: a thread already open. */
-    private readonly starting?: Promise<boolean>,
+    /** An open thread, or one started without waiting (`startFtsRankThread`). */
+    private readonly thread: FtsRankThread | StartingFtsRankThread,
   ) {}
 
   search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     if (k <= 0) return Promise.resolve([]);
+    const starting = 'settled' in this.thread ? this.thread.settled : null;
     return this.thread.rank(this.fts.queryTerms(query), this.fts.rankDepth(k), filter).then(
       (rows) => this.fts.hitsFor(query, rows, k),
       async (error: unknown) => {
-        if (this.starting && !(await this.starting)) return this.fts.search(query, k, filter);
+        if (starting && !(await starting)) return this.fts.search(query, k, filter);
         throw error;
       },
     );

@@ -126,7 +126,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
       const thread = startFtsRankThread(fts.file, fts.rankerOptions);
       closeThread = () => void thread.close();
       threadReady = thread.settled;
-      keywordForHybrid = new ThreadedKeywordSearcher(fts, thread, thread.settled);
+      keywordForHybrid = new ThreadedKeywordSearcher(fts, thread);
     }
     const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
     closeEmbedder = () => embedder.close?.();

@@ -11,8 +11,8 @@ export interface PlainText {
 
 /** `::: warning 标题` / `:::`: a container fence (markdown-it-container), dropped with its title (a box's label, not text). */
 const FENCE = /^\s*:{3,}/u;
-/** A table's rule row: `|---|:--:|`. */
-const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/u;
+/** A table's rule row: `|---|:--:|` (a line of dashes alone is a thematic break). */
+export const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/u;
 /** Marks at the start of a line: heading hashes, block-quote `>`, a bullet. */
 const LINE_MARKS = /^(\s{0,3}#{1,6}\s+|(\s*>\s?)+|\s*[-*+]\s+)/u;
 /** Paired inline marks removed wherever they stand: strong, strike-through, code. */

@@ -146,6 +146,10 @@ void test('a Markdown pipe table is read as rows: the first cell labels the row,
   assert.equal(basis.head?.line, '| 比较项目 | 契约型基金 | 公司型基金 |');
   // Lines with pipes but no delimiter line under a header are not a table.
   assert.deepEqual(pipeTableRows('| 甲 | 乙 |\n| 丙 | 丁 |\n'), []);
+  // Nor is a line of dashes alone (a thematic break); an escaped pipe stays in its cell.
+  assert.deepEqual(pipeTableRows('| 甲 | 乙 |\n---\n| 丙 | 丁 |\n'), []);
+  const escaped = pipeTableRows('| 项目 | 写法 |\n|---|---|\n| 或 | 甲\\|乙 |\n')[0];
+  assert.equal(escaped && columnValue(escaped, '写法'), '甲\\|乙');
 });
 
 void test("in a pipe table, the column the question asks decides, quoted under the table's header", async () => {

@@ -127,7 +127,7 @@ describe('a keyword ranking thread started without waiting', () => {
       const rows = await Promise.all(queued);
       QUERIES.forEach((q, i) => assert.deepEqual(fts.hitsFor(q, rows[i]!, 5), fts.search(q, 5), q));
       await assert.rejects(missing.rank(fts.queryTerms(QUERIES[0]!), 5), /none\.db/);
-      const searcher = new ThreadedKeywordSearcher(fts, missing, missing.settled);
+      const searcher = new ThreadedKeywordSearcher(fts, missing);
       for (const q of QUERIES) {
         assert.deepEqual(
           (await searcher.search(q, 5)).map((h) => [h.chunk.chunk_id, h.score]),
