@@ -39,8 +39,8 @@ function itemsForQuote(items, quote) {
         from: Math.max(0, at - s.start) / (s.end - s.start),
         to: Math.min(1, (at + len - s.start) / (s.end - s.start)),
       }));
-  // A quote with an inner ellipsis (a list item with its lead, a list from its first line to its last): from its first
-  // part to its last, each found after the one before.
+  // A quote with an inner ellipsis (a list item with its lead, a table row under its header): each part found after the
+  // one before, and only the parts marked, since what the ellipsis leaves out is not quoted.
   const parts = quote
     .replace(/^…|…$/gu, '')
     .split('…')
@@ -48,17 +48,17 @@ function itemsForQuote(items, quote) {
     .filter((part) => part !== '');
   if (parts.length >= 2) {
     let from = 0;
-    let start = -1;
+    const hits = [];
     for (const part of parts) {
       const at = joined.indexOf(part, from);
       if (at < 0) {
-        start = -1;
+        hits.length = 0;
         break;
       }
-      if (start < 0) start = at;
+      hits.push(...overlapping(at, part.length));
       from = at + part.length;
     }
-    if (start >= 0) return overlapping(start, from - start);
+    if (hits.length > 0) return hits;
   }
   for (let len = needle.length; len >= Math.min(needle.length, 6); len = len > 12 ? Math.floor(len * 0.7) : len - 1) {
     const head = joined.indexOf(needle.slice(0, len));

@@ -44,11 +44,12 @@ function sentenceSpans(flat: string): Array<[number, number]> {
 }
 
 /**
- * Where each term occurs in the text, merged into sorted, non-overlapping ranges. Terms shorter than 2 are ignored.
- * Text and terms are compared in the analyzer's normal form (width, case, numerals), so a term 3个月 marks the
- * 三个月 the book wrote, and ＡＢＣ marks abc.
+ * Where each term occurs in the text, merged into sorted, non-overlapping ranges. Terms of one character are ignored
+ * (a query's 的 or 高 would light up everywhere), unless `lone` is set and the character occurs once in the text: a
+ * verdict's value 高 in a table row 股票基金 股票 高 is the one place it can mean. Text and terms are compared in the
+ * analyzer's normal form (width, case, numerals), so a term 3个月 marks the 三个月 the book wrote, and ＡＢＣ marks abc.
  */
-export function termRanges(text: string, terms: readonly string[]): Array<[number, number]> {
+export function termRanges(text: string, terms: readonly string[], options: { lone?: boolean } = {}): Array<[number, number]> {
   const normal = normalizeWithSpans(text);
   const haystack = normal ? normal.text : text.toLowerCase();
   // Without the spans (rare combining marks), terms are matched as written, case aside.
@@ -56,7 +57,7 @@ export function termRanges(text: string, terms: readonly string[]): Array<[numbe
     normal ? [normal.spans[from]?.[0] ?? from, normal.spans[to - 1]?.[1] ?? to] : [from, to];
   const raw: Array<[number, number]> = [];
   for (const term of new Set(terms.map((t) => (normal ? normalizeText(t) : t.toLowerCase()).trim()))) {
-    if ([...term].length < 2) continue;
+    if ([...term].length < 2 && !(options.lone && term !== '' && haystack.indexOf(term) === haystack.lastIndexOf(term))) continue;
     for (let i = haystack.indexOf(term); i !== -1; i = haystack.indexOf(term, i + 1)) raw.push(toText(i, i + term.length));
   }
   raw.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

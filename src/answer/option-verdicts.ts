@@ -22,7 +22,7 @@ import {
 } from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
-import { askedColumn, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
+import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 
 /**
  * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
@@ -454,16 +454,34 @@ function unitCoverage(text: string, chunk: Chunk, topic: Topic): number {
 /**
  * A unit of a table row written out cell by cell, when the question asks for one of the row's columns (公司型基金的营运
  * 依据是): the claim is read in that column's cell with the row's label. Found only in another column's cell, it is that
- * column's, not the one asked (主体不同：契约型基金). Quoted as the whole row, so the reader sees both cells.
+ * column's, not the one asked (主体不同：契约型基金). Quoted as the whole row, so the reader sees both cells. `named`: the
+ * stem names this row's label.
  */
-function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading): Reading | null {
+function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, named: boolean): Reading | null {
   const plain: Unit = { chunk: unit.chunk, text: row.text, span: row.text, rank: unit.rank };
   // A pipe table's row is quoted under its header line (比较项目 契约型基金 公司型基金…营运依据 基金合同 投资公司章程).
   const whole: Unit = row.head ? { ...plain, span: row.head.run, lead: row.head.line, item: row.text, apart: true } : plain;
   // Ranked as the row it reads.
   const coverage = unitCoverage(row.text, unit.chunk, c.topic);
+  // The row the stem names, asked for a column whose cell is an option as a whole (股票基金的风险收益水平为 with 高 /
+  // 中高 / 中低 / 低): the cell states that option, in the place of any other. A value of one character has no words
+  // to read it by.
+  const cell = exactForm(columnValue(row, column));
+  if (named && cell !== '') {
+    if (cell === exactForm(c.text)) return { verdict: 'supported', unit: whole, coverage, marks: [columnValue(row, column)], column: true };
+    const stated = c.otherTexts.find((text) => exactForm(text) === cell);
+    if (stated !== undefined && c.placeTaken)
+      return {
+        verdict: 'contradicted',
+        unit: whole,
+        coverage,
+        marks: [columnValue(row, column)],
+        column: true,
+        reason: `教材此处为：${stated}`,
+      };
+  }
   const label = exactForm(row.label);
-  if (label !== '' && (namesClaim(label, c) || othersNamed(label, c).length > 0)) {
+  if (!named && label !== '' && (namesClaim(label, c) || othersNamed(label, c).length > 0)) {
     // The rows are the options (股票基金——…风险收益水平：高；): the question gives the asked column's value and asks whose
     // it is (风险收益水平为“中低”的基金类型是). Another option's row says nothing of this one; this one's row states it
     // when its cell holds the value the stem gives, and states otherwise when another row read does.
@@ -505,7 +523,9 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
     const column = row ? askedColumn(row, c.stem) : null;
     // A row that says nothing in the asked column is read as any sentence is: its subject may stand in a column of
     // its own (| 盈利能力 | 净资产收益率(ROE) | 净利润 / 股东权益 |, asked for ROE's 公式), not in the row's label.
-    const read = row && column ? readRow(unit, row, column, c) : null;
+    const asked = row && column ? askedRow(row, tableRowsOf(unit.chunk), c.stem) : null;
+    if (asked === 'another') return null;
+    const read = row && column ? readRow(unit, row, column, c, asked === 'this') : null;
     if (read) return read;
   }
   // The unit speaks of the question: most of its words (the passage's headings count), and its most specific one.

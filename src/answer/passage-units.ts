@@ -101,6 +101,7 @@ export function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceI
   const highlights = termRanges(
     quote,
     marks.filter((m) => m.trim() !== ''),
+    { lone: true },
   );
   return evidenceItem(chunk, quote, highlights, at, end);
 }

@@ -135,8 +135,7 @@ export function tableRowOf(chunk: Chunk, text: string): TableRow | null {
  * names none of the row's columns or several: then the row is read as any sentence is.
  */
 export function askedColumn(row: TableRow, stem: string): string | null {
-  const asking = stem.split(/[，,。；;]/u).find((clause) => BLANK.test(clause)) ?? stem;
-  const form = exactForm(asking);
+  const form = exactForm(askingClause(stem));
   const labels = [...new Set(row.cells.map((cell) => cell.label))];
   const named = labels.filter((label) => form.includes(exactForm(label)));
   if (named.length > 0) return named.length === 1 ? (named[0] ?? null) : null;
@@ -144,6 +143,26 @@ export function askedColumn(row: TableRow, stem: string): string | null {
   // whose character pairs the asking clause holds.
   const close = labels.filter((label) => pairShare(exactForm(label), form) >= NAMED_PAIRS);
   return close.length === 1 ? (close[0] ?? null) : null;
+}
+
+/** The clause of a stem that holds its blank (the whole stem when none does). */
+function askingClause(stem: string): string {
+  return stem.split(/[，,。；;]/u).find((clause) => BLANK.test(clause)) ?? stem;
+}
+
+/**
+ * Which row of the row's table the question asks about, by the row labels its asking clause names: `this` row, `another`
+ * (股票基金的风险收益水平为 read in the row 混合基金 | 股票和债券 | 中高, which says nothing of the question, whatever its
+ * cells hold), or null when it names none. Of labels named inside one another (基金, 股票基金), the longer is the one named.
+ */
+export function askedRow(row: TableRow, rows: readonly TableRow[], stem: string): 'this' | 'another' | null {
+  if (row.label === '') return null;
+  const form = exactForm(askingClause(stem));
+  const table = rows.filter((other) => other.title === row.title && other.head?.line === row.head?.line);
+  const named = [...new Set(table.map((other) => exactForm(other.label)))].filter((label) => label !== '' && form.includes(label));
+  const longest = named.filter((label) => !named.some((other) => other !== label && other.includes(label)));
+  if (longest.length === 0) return null;
+  return longest.includes(exactForm(row.label)) ? 'this' : 'another';
 }
 
 /** Share of a label's character pairs that a stem holds, for a column named in other words. */

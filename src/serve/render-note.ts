@@ -1,6 +1,7 @@
 import MarkdownIt, { type PluginWithParams, type StateCore, type Token } from 'markdown-it';
 import container from 'markdown-it-container';
 import sanitizeHtml from 'sanitize-html';
+import { quotePartSpans } from '../text/citation.js';
 import { markdownPlain } from '../text/markdown-plain.js';
 import { normalizeText } from '../text/normalize-text.js';
 
@@ -80,25 +81,17 @@ function textPieces(tokens: Token[]): { pieces: TextPiece[]; flat: string } {
   return { pieces, flat };
 }
 
-/** Where the quote is in the squeezed note text: the whole, else its longest leading part, else its longest trailing part. */
 /**
- * Where a quote with an inner ellipsis stands (a list item with its lead, 基金托管人应当履行下列职责：…（八）复核…; a
- * list from its first line to its last): from its first part to its last, each found after the one before, in text
- * compared without whitespace. Null when a part is missing or the quote has no inner ellipsis.
+ * Where the parts of a quote with an inner ellipsis stand (a list item with its lead, 基金托管人应当履行下列职责：…（八）复核…;
+ * a table row under its header): each part found after the one before, in text compared without whitespace. What the
+ * ellipsis leaves out is not quoted, so it is not marked either: one span per part. Null when a part is missing or the
+ * quote has no inner ellipsis.
  */
-export function ellipsisSpan(flat: string, parts: readonly string[]): [number, number] | null {
-  if (parts.length < 2) return null;
-  let from = 0;
-  let start = -1;
-  for (const part of parts) {
-    const at = flat.indexOf(part, from);
-    if (at < 0) return null;
-    if (start < 0) start = at;
-    from = at + part.length;
-  }
-  return [start, from];
+export function ellipsisSpans(flat: string, parts: readonly string[]): Array<[number, number]> | null {
+  return parts.length < 2 ? null : quotePartSpans(flat, parts);
 }
 
+/** Where the quote is in the squeezed note text: the whole, else its longest leading part, else its longest trailing part. */
 function findQuote(flat: string, needle: string): [number, number] | null {
   if (needle === '') return null;
   const floor = Math.min(needle.length, MIN_MARK_CHARS);
@@ -111,30 +104,44 @@ function findQuote(flat: string, needle: string): [number, number] | null {
   return null;
 }
 
-/** Splits the text pieces overlapping `[from, to)` of the squeezed text so that part is wrapped in `<mark>`. */
-function markRange(state: StateCore, pieces: TextPiece[], from: number, to: number): void {
+/**
+ * Splits the text pieces overlapping the spans (`[from, to)` of the squeezed text, in order, not overlapping) so each
+ * span's part is wrapped in `<mark>`; the first mark carries the `#hl` anchor. A piece is rebuilt once, whatever the
+ * number of spans in it.
+ */
+function markRanges(state: StateCore, pieces: TextPiece[], spans: ReadonlyArray<[number, number]>): void {
   let first = true;
+  const make = (type: string, text: string): Token => {
+    const t = new state.Token(type, '', 0);
+    t.content = text;
+    return t;
+  };
   for (const piece of pieces) {
     const end = piece.start + piece.positions.length;
-    if (end <= from || piece.start >= to || piece.positions.length === 0) continue;
-    const a = piece.positions[Math.max(from - piece.start, 0)] ?? 0;
-    const b = (piece.positions[Math.min(to - piece.start, piece.positions.length) - 1] ?? a) + 1;
+    const cuts: Array<[number, number]> = [];
+    for (const [from, to] of spans) {
+      if (end <= from || piece.start >= to || piece.positions.length === 0) continue;
+      const a = piece.positions[Math.max(from - piece.start, 0)] ?? 0;
+      const b = (piece.positions[Math.min(to - piece.start, piece.positions.length) - 1] ?? a) + 1;
+      cuts.push([a, b]);
+    }
+    if (cuts.length === 0) continue;
     const content = piece.child.content;
-    const make = (type: string, text: string): Token => {
-      const t = new state.Token(type, '', 0);
-      t.content = text;
-      return t;
-    };
-    const open = `<mark class="quote"${first ? ` id="${HIGHLIGHT_ID}"` : ''}>`;
-    first = false;
-    const replacement = [
-      make(piece.child.type, content.slice(0, a)),
-      make('html_inline', open),
-      make(piece.child.type, content.slice(a, b)),
-      make('html_inline', '</mark>'),
-      make(piece.child.type, content.slice(b)),
-    ].filter((t) => t.type === 'html_inline' || t.content !== '');
-    piece.children.splice(piece.children.indexOf(piece.child), 1, ...replacement);
+    const replacement: Token[] = [];
+    let at = 0;
+    for (const [a, b] of cuts) {
+      replacement.push(make(piece.child.type, content.slice(at, a)));
+      replacement.push(make('html_inline', `<mark class="quote"${first ? ` id="${HIGHLIGHT_ID}"` : ''}>`));
+      first = false;
+      replacement.push(make(piece.child.type, content.slice(a, b)), make('html_inline', '</mark>'));
+      at = b;
+    }
+    replacement.push(make(piece.child.type, content.slice(at)));
+    piece.children.splice(
+      piece.children.indexOf(piece.child),
+      1,
+      ...replacement.filter((t) => t.type === 'html_inline' || t.content !== ''),
+    );
   }
 }
 
@@ -162,15 +169,16 @@ export function renderNote(markdown: string, quote: string): RenderedNote {
   const { pieces, flat } = textPieces(tokens);
   const plain = (text: string): string => squeeze(markdownPlain(normalizeText(text)).text);
   const inner = quote.replace(/^…|…$/gu, '');
-  const at =
-    ellipsisSpan(
-      flat,
-      inner
-        .split('…')
-        .map(plain)
-        .filter((part) => part !== ''),
-    ) ?? findQuote(flat, plain(inner));
-  if (at) markRange(state, pieces, at[0], at[1]);
+  const parts = ellipsisSpans(
+    flat,
+    inner
+      .split('…')
+      .map(plain)
+      .filter((part) => part !== ''),
+  );
+  const whole = parts ? null : findQuote(flat, plain(inner));
+  const spans = parts ?? (whole ? [whole] : null);
+  if (spans) markRanges(state, pieces, spans);
   const html = sanitizeHtml(md.renderer.render(tokens, md.options, env), SANITIZE);
-  return { html, marked: at !== null };
+  return { html, marked: spans !== null };
 }

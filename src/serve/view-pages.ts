@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { formatCitation, quoteLocation, quotePdfPage } from '../text/citation.js';
 import type { Chunk } from '../types.js';
 import { escapeHtml, layout, query } from './html-pages.js';
-import { ellipsisSpan, renderNote } from './render-note.js';
+import { ellipsisSpans, renderNote } from './render-note.js';
 import type { ServedSource } from './served-files.js';
 
 /**
@@ -78,7 +78,10 @@ export function textViewPage(options: { title: string; text: string; quote: stri
   );
 }
 
-/** Escapes `text` and wraps the first occurrence of `quote` (compared without whitespace) in `<mark>`. */
+/**
+ * Escapes `text` and wraps the first occurrence of `quote` (compared without whitespace) in `<mark>`: each part of a
+ * quote with an inner ellipsis in its own mark, the first carrying `id`.
+ */
 export function markQuote(text: string, quote: string, id?: string): string {
   const needle = quote.replace(/^…|…$/gu, '').replace(/\s+/gu, '');
   if (needle === '') return escapeHtml(text);
@@ -92,16 +95,22 @@ export function markQuote(text: string, quote: string, id?: string): string {
     }
   }
   const whole = flat.indexOf(needle);
-  const span =
-    ellipsisSpan(
+  const spans =
+    ellipsisSpans(
       flat,
       needle.split('…').filter((part) => part !== ''),
-    ) ?? (whole >= 0 ? [whole, whole + needle.length] : null);
-  if (!span) return escapeHtml(text);
-  const start = positions[span[0]] ?? 0;
-  const end = (positions[span[1] - 1] ?? start) + 1;
-  const idAttr = id ? ` id="${id}"` : '';
-  return `${escapeHtml(text.slice(0, start))}<mark${idAttr}>${escapeHtml(text.slice(start, end))}</mark>${escapeHtml(text.slice(end))}`;
+    ) ?? (whole >= 0 ? [[whole, whole + needle.length] as [number, number]] : null);
+  if (!spans) return escapeHtml(text);
+  let html = '';
+  let at = 0;
+  spans.forEach(([from, to], i) => {
+    const start = positions[from] ?? 0;
+    const end = (positions[to - 1] ?? start) + 1;
+    const idAttr = id && i === 0 ? ` id="${id}"` : '';
+    html += `${escapeHtml(text.slice(at, start))}<mark${idAttr}>${escapeHtml(text.slice(start, end))}</mark>`;
+    at = end;
+  });
+  return html + escapeHtml(text.slice(at));
 }
 
 /**

@@ -70,12 +70,34 @@ export function quoteLocation(
 }
 
 /**
+ * Where the parts of a quote split at its inner ellipses stand in `text`: each part found after the one before, one
+ * `[start, end)` per part; null when a part is missing. What an ellipsis leaves out lies between two spans.
+ */
+export function quotePartSpans(text: string, parts: readonly string[]): Array<[number, number]> | null {
+  const spans: Array<[number, number]> = [];
+  let from = 0;
+  for (const part of parts) {
+    const at = text.indexOf(part, from);
+    if (at < 0) return null;
+    from = at + part.length;
+    spans.push([at, from]);
+  }
+  return spans;
+}
+
+/**
  * The offsets of a quote's first and last character in `text`, found with whitespace ignored and a leading or trailing
- * ellipsis (a cut quote) dropped; null when the quote is not in the text.
+ * ellipsis (a cut quote) dropped; null when the quote is not in the text. A quote with an inner ellipsis (a list item
+ * with its lead, a table row under its header) runs from its first part to its last, each part found after the one
+ * before.
  */
 function quoteSpan(text: string, quote: string): [number, number] | null {
-  const needle = quote.replace(/^…|…$/gu, '').replace(/\s+/gu, '');
-  if (needle === '') return null;
+  const parts = quote
+    .replace(/^…|…$/gu, '')
+    .split('…')
+    .map((part) => part.replace(/\s+/gu, ''))
+    .filter((part) => part !== '');
+  if (parts.length === 0) return null;
   // Offsets of the non-space characters, so a match in the squeezed text maps back to the text's own offsets.
   const positions: number[] = [];
   let squeezed = '';
@@ -85,10 +107,12 @@ function quoteSpan(text: string, quote: string): [number, number] | null {
     positions.push(i);
     squeezed += ch;
   }
-  const at = squeezed.indexOf(needle);
-  if (at < 0) return null;
-  const start = positions[at] ?? 0;
-  return [start, positions[at + needle.length - 1] ?? start];
+  const spans = quotePartSpans(squeezed, parts);
+  const first = spans?.[0];
+  const last = spans?.at(-1);
+  if (!first || !last) return null;
+  const start = positions[first[0]] ?? 0;
+  return [start, positions[last[1] - 1] ?? start];
 }
 
 /**

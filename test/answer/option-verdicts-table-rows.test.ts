@@ -178,3 +178,23 @@ void test('a pipe-table row whose subject stands in a column of its own, not its
   assert.match(verdictOf(result, 'B').evidence?.quote ?? '', /净资产收益率\(ROE\) 净利润 \/ 股东权益/u);
   assertVerbatim(result);
 });
+
+void test('the row the stem names is read in the asked column, and the other rows say nothing of it', async () => {
+  // 高 is one character: it has no words to be read by, so the cell is compared whole; the 混合基金 row holds 股票 (in
+  // 股票和债券) and 中高, but it is not the row asked about.
+  const high = await pipes.ask('股票基金的风险收益水平为（ ）。A.高 B.中高 C.中低 D.低');
+  const a = assertSettled(high, { answer: 'A', supported: 'A', contradicted: 'B', reason: '教材此处为：高' });
+  assert.equal(a.evidence?.quote, '基金类型 主要投资对象 风险收益水平…股票基金 股票 高');
+  // The value is marked, though one character: it is the one 高 of the quote.
+  assert.deepEqual(
+    (a.evidence?.highlights ?? []).map(([from, to]) => (a.evidence?.quote ?? '').slice(from, to)),
+    ['高'],
+  );
+  for (const label of ['C', 'D']) assert.equal(verdictOf(high, label).reason, '教材此处为：高', label);
+  // An option written inside the row's label (债券 in 债券基金) is still the cell's value, not a row of its own.
+  const bonds = await pipes.ask('债券基金的主要投资对象是（ ）。A.股票 B.债券 C.股票和债券 D.货币市场工具');
+  assertSettled(bonds, { answer: 'B', supported: 'B', quote: /债券基金 债券 中低$/u, contradicted: 'C', reason: '教材此处为：债券' });
+  // Written out row by row, the same.
+  const written = await ask('债券基金的风险收益水平为（ ）。A.高 B.中高 C.中低 D.低');
+  assertSettled(written, { answer: 'C', supported: 'C', quote: /^债券基金——/u, contradicted: 'D', reason: '教材此处为：中低' });
+});

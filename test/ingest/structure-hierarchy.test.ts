@@ -311,6 +311,10 @@ void describe('article numbers and the page of a quote', () => {
     assert.deepEqual(quotePages(c, '基金托管人应当具备…'), { page_start: '13', page_end: '13' });
     assert.deepEqual(quotePages(c, '担任。第三十三条'), { page_start: '12', page_end: '13' });
     assert.deepEqual(quotePages(c, '不在这一块里的话'), { page_start: '12', page_end: '13' });
+    // A quote with an inner ellipsis runs from its first part to its last, each found after the one before.
+    assert.deepEqual(quotePages(c, '商业银行担任…应当具备下列条件'), { page_start: '12', page_end: '13' });
+    assert.deepEqual(quotePages(c, '应当具备下列条件…商业银行担任'), { page_start: '12', page_end: '13' });
+    assert.deepEqual(quotePages(c, '应当具备下列条件…资本充足率'), { page_start: '13', page_end: '13' });
     assert.equal(formatCitation(c), '基金法 | 第三章 基金托管人 | 第三十二条、第三十三条 | p.12-13');
     // Evidence cites the quote's own page and article.
     assert.equal(formatCitation({ ...c, ...quoteLocation(c, '商业银行担任') }), '基金法 | 第三章 基金托管人 | 第三十二条 | p.12');

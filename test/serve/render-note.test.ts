@@ -33,15 +33,21 @@ void describe('renderNote', () => {
     assert.equal(renderNote(NOTE, '完全不在笔记里的一句话').marked, false);
   });
 
-  void it('marks a quote with an inner ellipsis from its first part to its last (a list quoted from its first line to its last)', () => {
-    const { html, marked } = renderNote(NOTE, '赎回费率上限 不超过赎回金额的 5%…巨额赎回认定');
+  void it('marks each part of a quote with an inner ellipsis, and not what the ellipsis leaves out', () => {
+    // A table row quoted under its header: the first row, between them, is not part of the quote.
+    const { html, marked } = renderNote(NOTE, '项目 规定…巨额赎回认定 单个开放日净赎回申请超过基金总份额的 10%');
     assert.ok(marked);
-    // Everything from the first part to the last is marked, the row between the two included; nothing after it.
-    assert.match(html, /<td><mark class="quote" id="hl">赎回费率上限<\/mark><\/td>/u);
+    assert.match(html, /<th><mark class="quote" id="hl">项目<\/mark><\/th>/u);
     assert.match(html, /<td><mark class="quote">巨额赎回认定<\/mark><\/td>/u);
-    assert.doesNotMatch(html, /<mark class="quote">单个开放日/u);
-    // Before, only the longest leading part found was marked.
-    assert.equal(html.match(/<mark class="quote"/gu)?.length, 4);
+    assert.doesNotMatch(html, /<mark class="quote">赎回费率上限/u);
+    assert.doesNotMatch(html, /<mark class="quote">不超过赎回金额的/u);
+    assert.equal(html.match(/id="hl"/gu)?.length, 1, 'one anchor');
+    // Two parts in one line of text: both marked in that line, the words between them not.
+    const line = renderNote(NOTE, '基金份额持有人赎回基金份额时，…最长不超过').html;
+    assert.match(
+      line,
+      /<mark class="quote" id="hl">基金份额持有人赎回基金份额时，<\/mark>赎回款项一般在 <strong>T\+2日<\/strong> 内划出，<mark class="quote">最长不超过<\/mark>/u,
+    );
   });
 
   void it('runs nothing from the note and loads nothing from elsewhere', () => {
@@ -59,11 +65,11 @@ void describe('renderNote', () => {
 });
 
 void describe('markQuote (a plain-text note)', () => {
-  void it('marks a quote with an inner ellipsis from its first part to its last, and a plain quote where it stands', () => {
+  void it('marks a list item with its lead (not the items between), and a plain quote where it stands', () => {
     const text = '基金托管人应当履行下列职责：\n（一）安全保管基金财产；\n（二）开设账户；\n（三）复核基金资产净值。\n其他。';
     assert.equal(
       markQuote(text, '基金托管人应当履行下列职责：…（三）复核基金资产净值。', 'hl'),
-      '<mark id="hl">基金托管人应当履行下列职责：\n（一）安全保管基金财产；\n（二）开设账户；\n（三）复核基金资产净值。</mark>\n其他。',
+      '<mark id="hl">基金托管人应当履行下列职责：</mark>\n（一）安全保管基金财产；\n（二）开设账户；\n<mark>（三）复核基金资产净值。</mark>\n其他。',
     );
     assert.equal(
       markQuote(text, '（二）开设账户；'),

@@ -185,6 +185,23 @@ describe('serve pages a student reads, in a real browser', { skip: skipWithoutBr
     await page.close();
   });
 
+  it('boxes each part of a quote with an inner ellipsis, not the lines the ellipsis leaves out', async () => {
+    const later = '基金管理人的主要职责包括：';
+    assert.ok(secondPageChunk.text.indexOf(later) > secondPageChunk.text.indexOf(SECOND_PAGE_SENTENCE) + 100);
+    const boxes = async (quote: string): Promise<number> => {
+      const page = await open(`${base}/view?chunk=${secondPageChunk.chunk_id}&quote=${encodeURIComponent(quote)}`);
+      const state = await viewerState(page);
+      await page.close();
+      assert.ok(state.highlights >= 1, `${quote}: ${state.status}`);
+      return state.highlights;
+    };
+    const first = await boxes(SECOND_PAGE_SENTENCE);
+    const last = await boxes(later);
+    // The sentences between the two parts (two lines and more) are not boxed.
+    assert.equal(await boxes(`${SECOND_PAGE_SENTENCE}…${later}`), first + last);
+    assert.deepEqual(errors, []);
+  });
+
   it("opens the supported option's quote at the quote's own page", async () => {
     const page = await open(`${base}/ask?q=${encodeURIComponent(QUESTION)}`);
     const href = (await inPage<string>(page, `document.querySelector('.verdict.supported a.quote-link').getAttribute('href')`)) ?? '';
