@@ -121,6 +121,20 @@ interface Reading {
   column?: boolean;
 }
 
+/**
+ * A clause that states one word in the claim's place (`主体不同：基金托管人`, `否定：并不`): the word is marked where the
+ * clause writes it and named in the reason after its kind.
+ */
+function statesInstead(
+  unit: Unit,
+  coverage: number,
+  kind: '主体不同' | '数字不同' | '否定' | '相反',
+  word: string,
+  column?: boolean,
+): Reading {
+  return { verdict: 'contradicted', unit, coverage, marks: [word], reason: `${kind}：${word}`, ...(column ? { column } : {}) };
+}
+
 /** The question a set of claims answers, and what reading it needs. */
 export interface VerdictInput {
   /** The stem (without statements); empty for true/false questions. */
@@ -512,7 +526,7 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
       : c.values.length > 0
         ? c.values.every((v) => valuesOf(text).includes(v))
         : namesClaim(exactForm(text), c);
-    if (found) return { verdict: 'contradicted', unit: whole, coverage, marks: [other], column: true, reason: `主体不同：${other}` };
+    if (found) return statesInstead(whole, coverage, '主体不同', other, true);
   }
   return null;
 }
@@ -555,7 +569,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
     if (exactSubject.length >= 2 && clauseCoverage(unit.item ?? '') >= ON_QUESTION / 2) {
       if (namesClaim(exactSubject, c)) return { verdict: 'supported', unit, coverage, marks: [c.text, subject] };
       if (othersNamed(exactSubject, c).length > 0) {
-        return { verdict: 'contradicted', unit, coverage, marks: [subject], reason: `主体不同：${subject}` };
+        return statesInstead(unit, coverage, '主体不同', subject);
       }
     }
   }
@@ -575,13 +589,13 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
     if (!top) return null;
     // The clause may state the values of the other term of a pair (前者反映每一万份基金份额在一天内实现的收益).
     const term = formerLatterTerm(unit.text, top.clause, `${c.stem} ${c.text}`);
-    if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
+    if (term) return statesInstead(unit, coverage, '主体不同', term);
     if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)))
       return { verdict: 'supported', unit, coverage, marks: c.values.map((v) => rawValue(top.clause, v)) };
     const other = top.stated.find((v) => !c.values.includes(v));
     if (other === undefined) return null;
     const raw = rawValue(top.clause, other);
-    return { verdict: 'contradicted', unit, coverage, marks: [raw], reason: `数字不同：${raw}` };
+    return statesInstead(unit, coverage, '数字不同', raw);
   }
 
   // Forms (names, formulas): of the clauses that state this option or another, the one that speaks most of the
@@ -617,7 +631,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
       // Named only to be set aside for another (以贝塔系数而不是标准差作为…): the clause says it is not the one.
       const form = exactForm(top.clause);
       const aside = c.aliases.map((a) => setAsideBefore(form, a)).find((cue) => cue !== null);
-      if (aside) return { verdict: 'contradicted', unit, coverage, marks: [aside], reason: `否定：${aside}` };
+      if (aside) return statesInstead(unit, coverage, '否定', aside);
       // An order written with arrows answers 最后 / 首先 by position: the option at that end, and no other.
       const asked = orderAsked(c.stem);
       const end = asked
@@ -630,12 +644,12 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
         return { verdict: 'contradicted', unit, coverage, marks: [end], reason: `顺序：${asked === 'last' ? '最后' : '最先'}为${end}` };
       }
       const opposite = oppositeOf(top.clause, c.stem);
-      if (opposite) return { verdict: 'contradicted', unit, coverage, marks: [opposite], reason: `相反：${opposite}` };
+      if (opposite) return statesInstead(unit, coverage, '相反', opposite);
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.
       const denied = deniedAfter(unit.text, top.clause, { stem: c.stem, topicWords: [...c.topic.weights.keys()] });
-      if (denied) return { verdict: 'contradicted', unit, coverage, marks: [denied], reason: `否定：${denied}` };
+      if (denied) return statesInstead(unit, coverage, '否定', denied);
       const term = otherTerm(top.clause, termsOf(unit.chunk), c) ?? formerLatterTerm(unit.text, top.clause, c.stem);
-      if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
+      if (term) return statesInstead(unit, coverage, '主体不同', term);
       // A clause that names other options too, or enumerates (退出方式：IPO、M&A、MBO、破产清算), is a list: it places
       // the option among others, and binds it to the question less than a clause that names it alone
       // (首次公开发行(IPO)：收益最高).
@@ -699,7 +713,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
       return { verdict: 'contradicted', unit, coverage, marks: [BOTH.exec(unit.text)?.[0] ?? ''], reason: '范围不同：教材为“既可…又可”' };
     }
     const term = otherTerm(top.clause, termsOf(unit.chunk), c) ?? formerLatterTerm(unit.text, top.clause, `${c.stem} ${c.text}`);
-    if (term) return { verdict: 'contradicted', unit, coverage, marks: [term], reason: `主体不同：${term}` };
+    if (term) return statesInstead(unit, coverage, '主体不同', term);
     return { verdict: 'supported', unit, coverage, marks: c.words.filter((w) => holds(top.clause, w)) };
   }
   return null;

@@ -98,10 +98,9 @@ export function verdictEvidence(unit: Unit, marks: readonly string[]): EvidenceI
   const located = { ...chunk, text: readerForm(chunk, chunk.text) };
   const at = quoteLocation(located, quote.split('…')[0] ?? quote);
   const end = quoteLocation(located, quote.split('…').at(-1) ?? quote);
-  const highlights = termRanges(
-    quote,
-    marks.filter((m) => m.trim() !== ''),
-    { lone: true },
-  );
+  const marked = marks.filter((m) => m.trim() !== '');
+  // A verdict that marks one value may mark a one-character one (高 in a table row), where it occurs once; among a
+  // claim's words a lone character (内, 或) is only a piece of them.
+  const highlights = termRanges(quote, marked, { lone: marked.length === 1 });
   return evidenceItem(chunk, quote, highlights, at, end);
 }

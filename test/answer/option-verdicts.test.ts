@@ -41,6 +41,10 @@ const BOOK = `# 第一章 基金托管
 
 托管费按前一日基金资产净值的一定比例逐日计提，示例股票基金的年托管费率为百分之零点二，货币市场基金为百分之零点零五。
 
+## 第二节 管理费
+
+例如，某股票基金前一日的基金资产净值为三十六亿五千万元，年管理费率为百分之一点二，当年天数为三百六十五天，则当日应计提的管理费为三十六亿五千万元×百分之一点二÷三百六十五，即十二万元。
+
 # 第四章 绩效评价
 
 ## 第一节 风险调整后收益
@@ -132,6 +136,19 @@ void test('numbers read in one normal form: 三十日 = 30日 = 30天, T日 = T+
   assert.deepEqual(valuesOf('T日'), ['t+0']);
   assert.deepEqual(valuesOf('控股股东36个月'), ['36月']);
   assert.deepEqual(valuesOf('百分之五'), ['5%']);
+  // An amount written with both 亿 and 万, or with digits and a Chinese multiplier, is one value.
+  assert.deepEqual(valuesOf('三十六亿五千万元'), ['36.5亿元']);
+  assert.deepEqual(valuesOf('36.5亿元'), ['36.5亿元']);
+  assert.deepEqual(valuesOf('3千万元'), valuesOf('三千万元'));
+  assert.deepEqual(valuesOf('1亿5千万份'), ['1.5亿份']);
+});
+
+void test("a stem's amount written otherwise in the book is the stem's, not another number: 36.5亿元 is 三十六亿五千万元", async () => {
+  const r = await ask(
+    '某股票基金前一日的基金资产净值为36.5亿元，年管理费率为1.2%，当年天数为365天，则当日应计提的管理费为（ ）。A.1.2万元 B.4.38万元 C.10万元 D.12万元',
+  );
+  assertSettled(r, { answer: 'D', supported: 'D', contradicted: 'A', reason: '数字不同：十二万元' });
+  assert.equal(r.message, undefined, 'the letter agrees with its evidence');
 });
 
 void test('a list item is read with its lead: the party that does it is the lead, another party is contradicted', async () => {
