@@ -15,7 +15,7 @@ export const FORMULA = /[=＝+＋×*/÷^]/u;
 
 /**
  * A number with its unit, in one normal form: `30日` for 三十日 / 30天, `t+1`, `80%`, `12月` for 12个月, `36.5亿元` for
- * 三十六亿五千万元 (which the analyzer reads as 36亿5000万元) and `3000万元` for 3千万元. An amount keeps the 万 or 亿 it
+ * 三十六亿五千万元 (which the analyzer reads as 36亿5000万元), `59700元` for 五万九千七百元 and `3000万元` for 3千万元. An amount keeps the 万 or 亿 it
  * is written in: 12亿元 and a share's 1.2元 are not compared as one unit.
  */
 export function valuesOf(text: string): string[] {
@@ -27,12 +27,14 @@ export function valuesOf(text: string): string[] {
   );
   const normal = normalizeText(scaled).toLowerCase();
   const re =
-    /(?<![a-z])t(?=日)|t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*亿\s*(\d+(?:\.\d+)?)\s*万\s*(元|份)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
+    /(?<![a-z])t(?=日)|t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*亿\s*(\d+(?:\.\d+)?)\s*万\s*(元|份)|(\d+(?:\.\d+)?)\s*万\s*(\d+(?:\.\d+)?)\s*(元|份)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
   for (const m of normal.matchAll(re)) {
     if (m[0] === 't') out.push('t+0');
     else if (m[1] !== undefined) out.push(`t+${m[1]}`);
     else if (m[4] !== undefined) out.push(`${decimal(Number(m[2]) + Number(m[3]) / 1e4)}亿${m[4]}`);
-    else out.push(`${Number(m[5])}${unitOf(m[6] ?? '')}`);
+    // 五万九千七百元 (read 5万9700元) is 59700元, as a question writes it.
+    else if (m[7] !== undefined) out.push(`${decimal(Number(m[5]) * 1e4 + Number(m[6]))}${m[7]}`);
+    else out.push(`${Number(m[8])}${unitOf(m[9] ?? '')}`);
   }
   return out;
 }

@@ -169,6 +169,11 @@ interface ClaimReading {
    */
   placeTaken: boolean;
   values: readonly string[];
+  /**
+   * The units of its values and of the other options' (工作日 and 月 for 15个工作日 / 1个月 / 2个月 / 3个月): a clause
+   * stating a value in any of them answers the question's number, so 两个月 rules out 15个工作日.
+   */
+  valueUnits: ReadonlySet<string>;
   /** The claim's own words (not the stem's, not its values). */
   words: readonly string[];
   /**
@@ -261,8 +266,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const claimWords = input.claims.map((claim) => ownWords(claim.text, analyzer).filter((t) => !stemSet.has(t)));
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
   const rows = [...new Set(units.map((unit) => unit.chunk))].flatMap((chunk) => tableRowsOf(chunk));
+  const optionValues = input.claims.map((claim) => valuesOf(claim.text));
   return input.claims.map((claim, i) => {
-    const values = valuesOf(claim.text);
+    const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
     const distinct = alternatives ? words.filter((w) => claimWords.every((other, j) => j === i || !other.includes(w))) : [];
     // A formula is a form, however long; a long option or one with a predicate asserts something.
@@ -276,6 +282,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       otherTexts: input.exclusive === false ? [] : input.claims.filter((_, j) => j !== i).map((o) => o.text),
       placeTaken: input.negated !== true,
       values,
+      valueUnits: new Set(
+        [...values, ...(input.exclusive === false ? [] : optionValues.filter((_, j) => j !== i).flat())].map(unitOfValue),
+      ),
       // A value's own words are its number and unit (30天): what else it says must stand where the value does.
       words: words.filter((t) => !values.some((v) => v.includes(t)) && !(values.length > 0 && UNIT_WORD.test(t))),
       distinct,
@@ -316,6 +325,32 @@ function better(a: Reading, b: Reading): boolean {
   if (a.unit.rank !== b.unit.rank) return a.unit.rank < b.unit.rank;
   // At equal coverage and rank, a clause that states the claim outweighs one that states another value.
   return a.verdict === 'supported' && b.verdict === 'contradicted';
+}
+
+/**
+ * Of several values a clause states, the one the question's words lead to: its lead-in (the text from the value before
+ * it, or from the clause's start, after the last comma or colon: 年均收入≥ in 私募合格投资者（个人）：金融资产≥300万元或
+ * 年均收入≥50万元) holds more of the question's words than any other value's does. Null for one value, or a tie.
+ */
+function placedValue(clause: string, stated: readonly string[], topic: Topic): string | null {
+  const values = [...new Set(stated)];
+  if (values.length < 2) return null;
+  const placed = values
+    .map((v) => {
+      const raw = rawValue(clause, v);
+      return { v, at: clause.indexOf(raw), end: clause.indexOf(raw) + raw.length };
+    })
+    .filter((x) => x.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  if (placed.length !== values.length) return null;
+  const scored = placed
+    .map((x, i) => {
+      const lead = clause.slice(i > 0 ? (placed[i - 1]?.end ?? 0) : 0, x.at);
+      return { v: x.v, share: coverageOf(lead.slice(Math.max(...[...'：:，,；;'].map((mark) => lead.lastIndexOf(mark))) + 1), topic) };
+    })
+    .sort((a, b) => b.share - a.share);
+  const [first, second] = scored;
+  return first && second && first.share > second.share ? first.v : null;
 }
 
 /** Idf-weighted share of the topic's words found in `text`. */
@@ -574,10 +609,10 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
     }
   }
 
-  // Values: of the clauses that state a value of the claim's unit (other than the stem's own), the one that speaks
+  // Values: of the clauses that state a value in the options' units (other than the stem's own), the one that speaks
   // most of the question (and holds the claim's own words, 下跌 in 下跌4%) decides.
   if (c.values.length > 0) {
-    const units = new Set(c.values.map(unitOfValue));
+    const units = c.valueUnits;
     // A claim written over two clauses (投资者T日提交的申购申请，登记机构一般在T＋1日确认) may be stated over two of the
     // book's: each clause is also read with the one before it in the same sentence.
     const spans = /[，,；;]/u.test(c.text) ? [...new Set(clauses.map((clause) => withLead.get(clause) ?? clause))] : [];
@@ -590,6 +625,13 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
     // The clause may state the values of the other term of a pair (前者反映每一万份基金份额在一天内实现的收益).
     const term = formerLatterTerm(unit.text, top.clause, `${c.stem} ${c.text}`);
     if (term) return statesInstead(unit, coverage, '主体不同', term);
+    // A clause stating several of them (a table flattened into one line: 季度报告…15个工作日内…中期报告 上半年结束之日起
+    // 2个月内…年度报告…3个月内) states the question's where its words lead to it.
+    const placed = c.values.length === 1 ? placedValue(top.clause, top.stated, c.topic) : null;
+    if (placed !== null) {
+      if (c.values.includes(placed)) return { verdict: 'supported', unit, coverage, marks: [rawValue(top.clause, placed)] };
+      return statesInstead(unit, coverage, '数字不同', rawValue(top.clause, placed));
+    }
     if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)))
       return { verdict: 'supported', unit, coverage, marks: c.values.map((v) => rawValue(top.clause, v)) };
     const other = top.stated.find((v) => !c.values.includes(v));

@@ -45,6 +45,14 @@ const BOOK = `# 第一章 基金托管
 
 例如，某股票基金前一日的基金资产净值为三十六亿五千万元，年管理费率为百分之一点二，当年天数为三百六十五天，则当日应计提的管理费为三十六亿五千万元×百分之一点二÷三百六十五，即十二万元。
 
+## 第三节 定期报告
+
+表3-1 基金定期报告的披露时限报告类型 披露时限季度报告 每个季度结束之日起15个工作日内中期报告 上半年结束之日起2个月内年度报告 每年结束之日起3个月内
+
+## 第四节 设立条件
+
+设立基金管理公司，注册资本不低于一亿元人民币。私募基金合格投资者（个人）：金融资产不低于300万元或者最近3年个人年均收入不低于50万元。
+
 # 第四章 绩效评价
 
 ## 第一节 风险调整后收益
@@ -141,6 +149,22 @@ void test('numbers read in one normal form: 三十日 = 30日 = 30天, T日 = T+
   assert.deepEqual(valuesOf('36.5亿元'), ['36.5亿元']);
   assert.deepEqual(valuesOf('3千万元'), valuesOf('三千万元'));
   assert.deepEqual(valuesOf('1亿5千万份'), ['1.5亿份']);
+  assert.deepEqual(valuesOf('五万九千七百元'), ['59700元']);
+});
+
+void test("of several values in one clause, the one the question's words lead to is stated; in any option's unit", async () => {
+  // A table flattened into one line: each report's time limit follows its name.
+  const half = await ask('基金中期报告应当在上半年结束之日起（ ）内披露。A.15个工作日 B.1个月 C.2个月 D.3个月');
+  assertSettled(half, { answer: 'C', supported: 'C', contradicted: 'A', reason: '数字不同：2个月' });
+  assert.equal(verdictOf(half, 'D').reason, '数字不同：2个月');
+  const quarter = await ask('基金季度报告应当在每个季度结束之日起（ ）内披露。A.15个工作日 B.1个月 C.2个月 D.3个月');
+  assertSettled(quarter, { answer: 'A', supported: 'A', contradicted: 'C', reason: '数字不同：15个工作日' });
+  // 年均收入 leads to 50万元, not to the 300万元 of 金融资产 that the clause states first.
+  const income = await ask('私募基金合格投资者的个人年均收入要求是不低于（ ）。A.20万元 B.30万元 C.50万元 D.100万元');
+  assertSettled(income, { answer: 'C', supported: 'C', contradicted: 'A', reason: '数字不同：50万元' });
+  // 一亿元 answers options written in 万元 too.
+  const capital = await ask('设立基金管理公司，注册资本不低于（ ）。A.1000万元人民币 B.3000万元人民币 C.5000万元人民币 D.1亿元人民币');
+  assertSettled(capital, { answer: 'D', supported: 'D', contradicted: 'A', reason: '数字不同：一亿元' });
 });
 
 void test("a stem's amount written otherwise in the book is the stem's, not another number: 36.5亿元 is 三十六亿五千万元", async () => {
