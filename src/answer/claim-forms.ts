@@ -8,6 +8,11 @@ import { normalizeText } from '../text/analyzer.js';
 /** The blank a fill-in stem asks to fill: （ ） or ( ) with any spaces (an ideographic one too) or underscores, ＿＿, __. */
 export const BLANK = /[（(][\s\u3000_＿]*[)）]|_{2,}|＿{2,}/u;
 
+/** The clause of a stem that holds its blank (the whole stem when none does): 公司型基金的营运依据是（ ）. */
+export function askingClause(stem: string): string {
+  return stem.split(/[，,。；;]/u).find((clause) => BLANK.test(clause)) ?? stem;
+}
+
 /** A token that is only a unit (天 in 30天). */
 export const UNIT_WORD = /^(个)?(月|日|天|年|周|%|人|元|万元|亿元|份|万份|亿份|倍|学时|小时|分钟|工作日|交易日|个百分点)$/u;
 

@@ -133,6 +133,31 @@ export function setAsideBefore(clauseForm: string, form: string): string | null 
   return null;
 }
 
+/** What may or must not be done: 不得投资 against 可以投资 (the cue, and whether it forbids). */
+const DEONTIC = /(不得|不能|不可|不应|不准|禁止|严禁)|(可以|能够|允许|准许|应当)/gu;
+
+/** The last deontic cue in `text` with the two characters of the act after it (投资 in 不得投资的是). */
+function lastDeontic(text: string): { word: string; forbids: boolean; act: string } | null {
+  let last: { word: string; forbids: boolean; act: string } | null = null;
+  for (const m of text.matchAll(DEONTIC)) {
+    const at = (m.index ?? 0) + m[0].length;
+    last = { word: m[0], forbids: m[1] !== undefined, act: text.slice(at, at + 2) };
+  }
+  return last;
+}
+
+/**
+ * The cue of a sentence that permits what the question forbids, or forbids what it permits, of the option it names:
+ * 货币市场基金可以投资于…中央银行票据 for 货币市场基金不得投资的是 (the last cue before the option, for the same act as
+ * the stem's asking clause). Null when either says neither, or they speak of different acts.
+ */
+export function deonticAgainst(sentence: string, optionAt: number, asking: string): string | null {
+  const asked = lastDeontic(asking);
+  const stated = lastDeontic(sentence.slice(0, optionAt));
+  if (!asked || !stated || asked.act.length < 2 || asked.act !== stated.act) return null;
+  return asked.forbids !== stated.forbids ? stated.word : null;
+}
+
 /**
  * A negation after the clause that names the option, before the question's most specific words, in the same
  * sentence, that the stem does not have: the sentence names the option and then denies it the question's act.

@@ -2,10 +2,11 @@ import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict, VerdictKind } from './answer-types.js';
-import { aliasesOf, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
+import { aliasesOf, askingClause, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
 import {
   BOTH,
   deniedAfter,
+  deonticAgainst,
   formerLatterTerm,
   missingOpposite,
   ONLY,
@@ -353,6 +354,24 @@ function placedValue(clause: string, stated: readonly string[], topic: Topic): s
   return first && second && first.share > second.share ? first.v : null;
 }
 
+/** Where `clause` ends in the sentence's normal form (the sentence's length when it is not found). */
+function sentenceEnd(sentence: string, clause: string): number {
+  const text = normalizeText(sentence);
+  const at = text.indexOf(normalizeText(clause));
+  return at < 0 ? text.length : at + normalizeText(clause).length;
+}
+
+/**
+ * Where a sentence first names the option (by its written form, else by one of its own words), in the sentence's
+ * normal form; null when it does not.
+ */
+function optionAt(sentence: string, c: ClaimReading): { text: string; at: number } | null {
+  const text = normalizeText(sentence);
+  const forms = [normalizeText(c.text), ...c.aliases, ...c.words.filter((w) => [...w].length >= 2)];
+  const at = Math.min(...forms.map((form) => text.indexOf(form)).filter((i) => i >= 0));
+  return Number.isFinite(at) ? { text, at } : null;
+}
+
 /** Idf-weighted share of the topic's words found in `text`. */
 function coverageOf(text: string, topic: Topic): number {
   if (topic.total <= 0) return 1;
@@ -567,6 +586,15 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
 }
 
 function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
+  const read = readClauses(unit, c, rows);
+  if (read?.verdict !== 'supported' || read.column) return read;
+  // The sentence allows what the question forbids, or forbids what it allows (可以投资于…同业存单 for 不得投资的是).
+  const named = optionAt(unit.text, c);
+  const allowed = named ? deonticAgainst(named.text, named.at, normalizeText(askingClause(c.stem))) : null;
+  return allowed ? { ...statesInstead(read.unit, read.coverage, '相反', allowed), ...(read.quoted ? { quoted: read.quoted } : {}) } : read;
+}
+
+function readClauses(unit: Unit, c: ClaimReading, rows: boolean): Reading | null {
   if (rows) {
     const row = tableRowOf(unit.chunk, unit.text);
     const column = row ? askedColumn(row, c.stem) : null;
@@ -702,6 +730,9 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
       return { verdict: 'supported', unit, coverage: list ? coverage / 2 : coverage, marks };
     }
     if (formula) return { verdict: 'contradicted', unit, coverage, marks: [], reason: '公式不同' };
+    // Names the sentence forbids where the question asks what is allowed (or allows where it asks what is forbidden)
+    // are not what stands in this option's place.
+    if (deonticAgainst(normalizeText(unit.text), sentenceEnd(unit.text, top.clause), normalizeText(askingClause(c.stem)))) return null;
     // A clause listing choices (上市、并购或管理层回购) names one of them without ruling out the others.
     const listing = /[、]|或者?|以及|和|及/u.test(top.clause);
     // For a negated stem (尽职调查的类型不包括) the passage must list the others without this one: a table whose rows

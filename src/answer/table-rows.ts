@@ -1,6 +1,6 @@
 import type { Chunk } from '../types.js';
 import { TABLE_RULE } from '../text/markdown-plain.js';
-import { BLANK, exactForm } from './claim-forms.js';
+import { askingClause, exactForm } from './claim-forms.js';
 
 /**
  * A comparison table read row by row, as notes write one: written out (`营运依据——契约型基金：基金合同；公司型基金：
@@ -143,11 +143,6 @@ export function askedColumn(row: TableRow, stem: string): string | null {
   // whose character pairs the asking clause holds.
   const close = labels.filter((label) => pairShare(exactForm(label), form) >= NAMED_PAIRS);
   return close.length === 1 ? (close[0] ?? null) : null;
-}
-
-/** The clause of a stem that holds its blank (the whole stem when none does). */
-function askingClause(stem: string): string {
-  return stem.split(/[，,。；;]/u).find((clause) => BLANK.test(clause)) ?? stem;
 }
 
 /**

@@ -30,6 +30,7 @@ const BOOK = `# 第一章 基金托管
 ## 第一节 投资范围
 
 货币市场基金不得投资于股票，也不得投资于可转换债券。
+货币市场基金可以投资于现金、中央银行票据和同业存单。
 
 ## 第二节 申购与赎回
 
@@ -165,6 +166,18 @@ void test("of several values in one clause, the one the question's words lead to
   // 一亿元 answers options written in 万元 too.
   const capital = await ask('设立基金管理公司，注册资本不低于（ ）。A.1000万元人民币 B.3000万元人民币 C.5000万元人民币 D.1亿元人民币');
   assertSettled(capital, { answer: 'D', supported: 'D', contradicted: 'A', reason: '数字不同：一亿元' });
+});
+
+void test('a sentence that allows what the question forbids contradicts the option, and one that forbids it supports it', async () => {
+  // 可以投资于现金、中央银行票据和同业存单 says the opposite of 不得投资 of each of them.
+  const forbidden = await ask('货币市场基金不得投资的是（ ）。A.现金 B.中央银行票据 C.同业存单 D.商业汇票');
+  for (const label of ['A', 'B', 'C']) assert.equal(verdictOf(forbidden, label).reason, '相反：可以', label);
+  assert.equal(verdictOf(forbidden, 'D').verdict, 'not_found');
+  assertVerbatim(forbidden);
+  const allowed = await ask('货币市场基金可以投资的是（ ）。A.股票 B.可转换债券 C.中央银行票据 D.信用债券');
+  assertSettled(allowed, { answer: 'C', supported: 'C', contradicted: 'A', reason: '否定：不得' });
+  // The sentence that forbids 股票 and 可转换债券 does not state them in the place of what may be bought.
+  assert.notEqual(verdictOf(allowed, 'D').verdict, 'contradicted');
 });
 
 void test("a stem's amount written otherwise in the book is the stem's, not another number: 36.5亿元 is 三十六亿五千万元", async () => {
