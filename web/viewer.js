@@ -16,8 +16,10 @@ function flat(text) {
 
 /**
  * Which text items hold the quote: the items are concatenated (whitespace removed), the quote is searched there,
- * and every item overlapping the match is returned with the part of it that the match covers. When the whole quote is not on the page, its longest leading part
- * found is used (the quote continues on the next page), else its longest trailing part (it began on the page before).
+ * and every item overlapping the match is returned with the part of it that the match covers. A quote with an inner
+ * ellipsis is found part by part, and where only some of its parts are on the page, those. When the whole quote is not
+ * on the page, its longest leading part found is used (the quote continues on the next page), else its longest trailing
+ * part (it began on the page before).
  */
 function itemsForQuote(items, quote) {
   const needle = flat(quote.replace(/^…|…$/gu, ''));
@@ -57,6 +59,12 @@ function itemsForQuote(items, quote) {
       }
       hits.push(...overlapping(at, part.length));
       from = at + part.length;
+    }
+    if (hits.length > 0) return hits;
+    // Not all on this page (a lead at the foot of one page, its item on the next): the parts that are, each whole.
+    for (const part of parts) {
+      const at = part.length >= 6 ? joined.indexOf(part) : -1;
+      if (at >= 0) hits.push(...overlapping(at, part.length));
     }
     if (hits.length > 0) return hits;
   }

@@ -202,6 +202,35 @@ describe('serve pages a student reads, in a real browser', { skip: skipWithoutBr
     assert.deepEqual(errors, []);
   });
 
+  it('boxes on each page the parts of an ellipsis quote that stand there (a lead on one page, its item on the next)', async () => {
+    const lead = '基金份额持有人享有的基本权利包括：';
+    assert.ok(secondPageChunk.text.indexOf(lead) < (secondPageChunk.page_breaks[0]?.offset ?? 0), 'the lead is on the first page');
+    const view = async (quote: string): Promise<Page> =>
+      open(`${base}/view?chunk=${secondPageChunk.chunk_id}&quote=${encodeURIComponent(quote)}`);
+    // How much of the page the boxes cover: the sum of their widths, in pixels.
+    const boxed = (page: Page): Promise<number> =>
+      inPage(page, `[...document.querySelectorAll('.highlights .hl')].reduce((n, e) => n + e.getBoundingClientRect().width, 0)`);
+    const alone = async (quote: string): Promise<number> => {
+      const page = await view(quote);
+      await viewerState(page);
+      const width = await boxed(page);
+      await page.close();
+      return width;
+    };
+    const leadBoxes = await alone(lead);
+    const itemBoxes = await alone(SECOND_PAGE_SENTENCE);
+    const page = await view(`${lead}…${SECOND_PAGE_SENTENCE}`);
+    const first = await viewerState(page);
+    assert.equal(first.page, secondPageChunk.pdf_page_start, 'opened where the quote starts');
+    assert.ok(Math.abs((await boxed(page)) - leadBoxes) < 1, 'the lead, whole');
+    await page.click('#next-page');
+    await page.waitForFunction(`document.getElementById('viewer').dataset.shown === '${(first.page ?? 0) + 1}'`, { timeout: 30_000 });
+    await viewerState(page);
+    assert.ok(Math.abs((await boxed(page)) - itemBoxes) < 1, 'the item, whole, on the next page');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it("opens the supported option's quote at the quote's own page", async () => {
     const page = await open(`${base}/ask?q=${encodeURIComponent(QUESTION)}`);
     const href = (await inPage<string>(page, `document.querySelector('.verdict.supported a.quote-link').getAttribute('href')`)) ?? '';
