@@ -71,6 +71,31 @@ export function exactForm(text: string): string {
     .replace(/[）]/gu, ')');
 }
 
+/** English words as books write them beside a term: 投资条款清单（Term Sheet）, 首次公开发行（Initial Public Offering）. */
+const ENGLISH_PHRASE = /[A-Za-z]+(?:[ -][A-Za-z]+)+/gu;
+
+/**
+ * The English words an acronym option stands for, as the passages write them: TS for Term Sheet, MOU for Memorandum of
+ * Understanding (the initials of every word, or of the capitalised ones). Empty for any other option.
+ */
+export function spelledOut(claim: string, texts: readonly string[]): string[] {
+  const acronym = claim.trim();
+  if (!/^[A-Z]{2,8}$/u.test(acronym)) return [];
+  const found = new Set<string>();
+  for (const text of texts) {
+    for (const m of text.matchAll(ENGLISH_PHRASE)) {
+      const words = m[0].split(/[ -]/u);
+      const every = words.map((w) => w[0]?.toUpperCase() ?? '').join('');
+      const capitals = words
+        .filter((w) => /^[A-Z]/u.test(w))
+        .map((w) => w[0] ?? '')
+        .join('');
+      if (every === acronym || capitals === acronym) found.add(m[0]);
+    }
+  }
+  return [...found];
+}
+
 /** A claim and the names it goes by: `有限合伙人（LP）` is also `有限合伙人` and `LP`. */
 export function aliasesOf(claim: string): string[] {
   const out = [claim];

@@ -105,6 +105,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     exclusive: question.kind === 'single',
     negated: question.negated,
     passages: ranked.map((list) => list.filter((s) => s.chunk && s.score > 0).map((s) => s.chunk as Chunk)),
+    stemPassages: solver.pool.map((hit) => hit.chunk),
     analyzer: ctx.analyzer,
     stats: ctx.stats,
   });

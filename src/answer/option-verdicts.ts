@@ -2,7 +2,7 @@ import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict, VerdictKind } from './answer-types.js';
-import { aliasesOf, askingClause, exactForm, FORMULA, rawValue, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
+import { aliasesOf, askingClause, exactForm, FORMULA, rawValue, spelledOut, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
 import {
   BOTH,
   deniedAfter,
@@ -146,6 +146,11 @@ export interface VerdictInput {
   fillsStem: boolean;
   /** The passages each claim's retrieval ranked best, strongest first (parallel to `claims`). */
   passages: readonly (readonly Chunk[])[];
+  /**
+   * The passages retrieved for the stem, strongest first: read when no claim has a passage of its own (options the book
+   * never writes as such: TS, where it writes 投资条款清单（Term Sheet）).
+   */
+  stemPassages?: readonly Chunk[];
   analyzer: Analyzer;
   stats: CorpusStats;
   /**
@@ -251,8 +256,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   // retrieved for option C (控股股东36个月，其他股东12个月).
   const seen = new Set<string>();
   const units: Unit[] = [];
+  const lists = input.passages.every((list) => list.length === 0) ? [input.stemPassages ?? []] : input.passages;
   for (let rank = 0; rank < PASSAGES_PER_CLAIM; rank++) {
-    for (const list of input.passages) {
+    for (const list of lists) {
       const chunk = list[rank];
       if (!chunk || seen.has(chunk.chunk_id)) continue;
       seen.add(chunk.chunk_id);
@@ -262,7 +268,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const stemTokens =
     input.stem.trim() === '' ? [] : [...new Set(analyzer.tokens(input.stem).filter((t) => !FRAME.has(t) && !/^[\d.]+$/u.test(t)))];
   const stemValues = new Set(valuesOf(input.stem));
-  const exacts = input.claims.map((c) => aliasesOf(c.text));
+  const passageTexts = [...new Set(units.map((unit) => unit.chunk.text))];
+  const exacts = input.claims.map((c) => [...aliasesOf(c.text), ...spelledOut(c.text, passageTexts).map(exactForm)]);
   const stemSet = new Set(stemTokens);
   const claimWords = input.claims.map((claim) => ownWords(claim.text, analyzer).filter((t) => !stemSet.has(t)));
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');

@@ -52,7 +52,7 @@ const BOOK = `# 第一章 基金托管
 
 ## 第四节 设立条件
 
-设立基金管理公司，注册资本不低于一亿元人民币。私募基金合格投资者（个人）：金融资产不低于300万元或者最近3年个人年均收入不低于50万元。
+投资条款清单（Term Sheet）是投资方与融资方就投资事项达成的初步意向书。设立基金管理公司，注册资本不低于一亿元人民币。私募基金合格投资者（个人）：金融资产不低于300万元或者最近3年个人年均收入不低于50万元。
 
 # 第四章 绩效评价
 
@@ -178,6 +178,16 @@ void test('a sentence that allows what the question forbids contradicts the opti
   assertSettled(allowed, { answer: 'C', supported: 'C', contradicted: 'A', reason: '否定：不得' });
   // The sentence that forbids 股票 and 可转换债券 does not state them in the place of what may be bought.
   assert.notEqual(verdictOf(allowed, 'D').verdict, 'contradicted');
+});
+
+void test('an acronym option is read as the English words the book writes beside the term, in the passages found for the stem', async () => {
+  // No option is written in the book, so no option has passages of its own: the stem's are read.
+  const r = await ask('投资条款清单的英文缩写是（ ）。A.MOU B.LOI C.TS D.SPA');
+  assert.equal(verdictOf(r, 'C').verdict, 'supported');
+  assert.match(verdictOf(r, 'C').evidence?.quote ?? '', /投资条款清单（Term Sheet）/u);
+  for (const label of ['A', 'B', 'D']) assert.equal(verdictOf(r, label).reason, '教材此处为：TS', label);
+  assert.equal(r.answer || r.guess?.answer, 'C');
+  assertVerbatim(r);
 });
 
 void test("a stem's amount written otherwise in the book is the stem's, not another number: 36.5亿元 is 三十六亿五千万元", async () => {
