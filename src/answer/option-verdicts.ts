@@ -201,6 +201,8 @@ interface ClaimReading {
   statement: boolean;
   /** The stem, for words whose opposite a clause may state (最高 against 最低). */
   stem: string;
+  /** The stem's clause with the blank, in the analyzer's normal form: what it forbids or allows ({@link deonticAgainst}). */
+  asking: string;
   /**
    * The option is written in the stem itself (复核、审查基金管理人计算的… with option 基金管理人): a clause holds it
    * because it holds the stem, which says nothing of the option.
@@ -268,6 +270,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const stemTokens =
     input.stem.trim() === '' ? [] : [...new Set(analyzer.tokens(input.stem).filter((t) => !FRAME.has(t) && !/^[\d.]+$/u.test(t)))];
   const stemValues = new Set(valuesOf(input.stem));
+  const asking = normalizeText(askingClause(input.stem));
   const passageTexts = [...new Set(units.map((unit) => unit.chunk.text))];
   const exacts = input.claims.map((c) => [...aliasesOf(c.text), ...spelledOut(c.text, passageTexts).map(exactForm)]);
   const stemSet = new Set(stemTokens);
@@ -303,6 +306,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       rows,
       statement,
       stem: input.stem,
+      asking,
     };
     let best: Reading | null = null;
     for (const unit of units) {
@@ -597,7 +601,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   if (read?.verdict !== 'supported' || read.column) return read;
   // The sentence allows what the question forbids, or forbids what it allows (可以投资于…同业存单 for 不得投资的是).
   const named = optionAt(unit.text, c);
-  const allowed = named ? deonticAgainst(named.text, named.at, normalizeText(askingClause(c.stem))) : null;
+  const allowed = named ? deonticAgainst(named.text, named.at, c.asking) : null;
   return allowed ? { ...statesInstead(read.unit, read.coverage, '相反', allowed), ...(read.quoted ? { quoted: read.quoted } : {}) } : read;
 }
 
@@ -739,7 +743,7 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean): Reading | null
     if (formula) return { verdict: 'contradicted', unit, coverage, marks: [], reason: '公式不同' };
     // Names the sentence forbids where the question asks what is allowed (or allows where it asks what is forbidden)
     // are not what stands in this option's place.
-    if (deonticAgainst(normalizeText(unit.text), sentenceEnd(unit.text, top.clause), normalizeText(askingClause(c.stem)))) return null;
+    if (deonticAgainst(normalizeText(unit.text), sentenceEnd(unit.text, top.clause), c.asking)) return null;
     // A clause listing choices (上市、并购或管理层回购) names one of them without ruling out the others.
     const listing = /[、]|或者?|以及|和|及/u.test(top.clause);
     // For a negated stem (尽职调查的类型不包括) the passage must list the others without this one: a table whose rows

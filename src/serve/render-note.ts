@@ -1,7 +1,7 @@
 import MarkdownIt, { type PluginWithParams, type StateCore, type Token } from 'markdown-it';
 import container from 'markdown-it-container';
 import sanitizeHtml from 'sanitize-html';
-import { quotePartSpans } from '../text/citation.js';
+import { quotePartSpans, quoteParts } from '../text/citation.js';
 import { markdownPlain } from '../text/markdown-plain.js';
 import { normalizeText } from '../text/normalize-text.js';
 
@@ -79,16 +79,6 @@ function textPieces(tokens: Token[]): { pieces: TextPiece[]; flat: string } {
     }
   }
   return { pieces, flat };
-}
-
-/**
- * Where the parts of a quote with an inner ellipsis stand (a list item with its lead, 基金托管人应当履行下列职责：…（八）复核…;
- * a table row under its header): each part found after the one before, in text compared without whitespace. What the
- * ellipsis leaves out is not quoted, so it is not marked either: one span per part. Null when a part is missing or the
- * quote has no inner ellipsis.
- */
-export function ellipsisSpans(flat: string, parts: readonly string[]): Array<[number, number]> | null {
-  return parts.length < 2 ? null : quotePartSpans(flat, parts);
 }
 
 /** Where the quote is in the squeezed note text: the whole, else its longest leading part, else its longest trailing part. */
@@ -169,13 +159,9 @@ export function renderNote(markdown: string, quote: string): RenderedNote {
   const { pieces, flat } = textPieces(tokens);
   const plain = (text: string): string => squeeze(markdownPlain(normalizeText(text)).text);
   const inner = quote.replace(/^…|…$/gu, '');
-  const parts = ellipsisSpans(
-    flat,
-    inner
-      .split('…')
-      .map(plain)
-      .filter((part) => part !== ''),
-  );
+  // A quote with an inner ellipsis: each part, found after the one before, and what the ellipsis leaves out unmarked.
+  const quoted = quoteParts(quote, plain);
+  const parts = quoted.length >= 2 ? quotePartSpans(flat, quoted) : null;
   const whole = parts ? null : findQuote(flat, plain(inner));
   const spans = parts ?? (whole ? [whole] : null);
   if (spans) markRanges(state, pieces, spans);

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { formatCitation, quoteLocation, quotePdfPage } from '../text/citation.js';
+import { formatCitation, quoteLocation, quoteParts, quotePartSpans, quotePdfPage, squeezeText } from '../text/citation.js';
 import type { Chunk } from '../types.js';
 import { escapeHtml, layout, query } from './html-pages.js';
-import { ellipsisSpans, renderNote } from './render-note.js';
+import { renderNote } from './render-note.js';
 import type { ServedSource } from './served-files.js';
 
 /**
@@ -83,23 +83,10 @@ export function textViewPage(options: { title: string; text: string; quote: stri
  * quote with an inner ellipsis in its own mark, the first carrying `id`.
  */
 export function markQuote(text: string, quote: string, id?: string): string {
-  const needle = quote.replace(/^…|…$/gu, '').replace(/\s+/gu, '');
-  if (needle === '') return escapeHtml(text);
-  // Map positions of the whitespace-free text back to the original, so the mark spans the right characters.
-  const positions: number[] = [];
-  let flat = '';
-  for (let i = 0; i < text.length; i++) {
-    if (!/\s/u.test(text[i] ?? '')) {
-      positions.push(i);
-      flat += text[i];
-    }
-  }
-  const whole = flat.indexOf(needle);
-  const spans =
-    ellipsisSpans(
-      flat,
-      needle.split('…').filter((part) => part !== ''),
-    ) ?? (whole >= 0 ? [[whole, whole + needle.length] as [number, number]] : null);
+  const parts = quoteParts(quote);
+  // Found in the whitespace-free text, marked at the original's characters.
+  const { flat, positions } = squeezeText(text);
+  const spans = parts.length > 0 ? quotePartSpans(flat, parts) : null;
   if (!spans) return escapeHtml(text);
   let html = '';
   let at = 0;

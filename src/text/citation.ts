@@ -92,27 +92,40 @@ export function quotePartSpans(text: string, parts: readonly string[]): Array<[n
  * before.
  */
 function quoteSpan(text: string, quote: string): [number, number] | null {
-  const parts = quote
-    .replace(/^…|…$/gu, '')
-    .split('…')
-    .map((part) => part.replace(/\s+/gu, ''))
-    .filter((part) => part !== '');
-  if (parts.length === 0) return null;
-  // Offsets of the non-space characters, so a match in the squeezed text maps back to the text's own offsets.
-  const positions: number[] = [];
-  let squeezed = '';
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] ?? '';
-    if (/\s/u.test(ch)) continue;
-    positions.push(i);
-    squeezed += ch;
-  }
-  const spans = quotePartSpans(squeezed, parts);
+  const parts = quoteParts(quote);
+  const { flat, positions } = squeezeText(text);
+  const spans = parts.length > 0 ? quotePartSpans(flat, parts) : null;
   const first = spans?.[0];
   const last = spans?.at(-1);
   if (!first || !last) return null;
   const start = positions[first[0]] ?? 0;
   return [start, positions[last[1] - 1] ?? start];
+}
+
+/**
+ * The parts of a quote between its inner ellipses (a list item with its lead, a table row under its header), each in
+ * the form `form` gives (whitespace dropped by default), with an ellipsis at either end (a cut quote) dropped and empty
+ * parts left out.
+ */
+export function quoteParts(quote: string, form: (part: string) => string = (part) => part.replace(/\s+/gu, '')): string[] {
+  return quote
+    .replace(/^…|…$/gu, '')
+    .split('…')
+    .map(form)
+    .filter((part) => part !== '');
+}
+
+/** `text` without its whitespace, and for each character kept its offset in `text`: a match in one maps to the other. */
+export function squeezeText(text: string): { flat: string; positions: number[] } {
+  const positions: number[] = [];
+  let flat = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] ?? '';
+    if (/\s/u.test(ch)) continue;
+    positions.push(i);
+    flat += ch;
+  }
+  return { flat, positions };
 }
 
 /**
