@@ -2,7 +2,8 @@
 // Per-option verdicts of the offline answerer, per set and mode: accuracy (abstentions as not right, and with every
 // question given its best letter), gold-chapter hit@8 where the set names the chapter, ECE and mean confidence
 // against accuracy, the share of options with a verdict other than not_found, for right answers the share whose
-// deciding quote lies in the gold chapter, and the share of per-option quotes verbatim in their cited passage.
+// deciding quote lies in the gold chapter (also among those whose right option the gold chapter writes at all), and
+// the share of per-option quotes verbatim in their cited passage.
 //
 //   npm run build && node scripts/bench/verdicts.mjs ../shared/bench [--only sample,meta,financeiq] [--modes hybrid]
 //     [--keep DIR] [--half all|even|odd] [--limit N] [--top-k 8]
@@ -37,6 +38,7 @@ const { createAnswerer } = await dist('answer/create-answerer.js');
 const { questionFromParts } = await dist('answer/parse-question.js');
 const { flattenText, readerForm } = await dist('answer/evidence.js');
 const { expectedCalibrationError } = await dist('evaluate/metrics.js');
+const { exactForm } = await dist('answer/claim-forms.js');
 
 const topK = Number(values['top-k']);
 const limit = values.limit ? Number(values.limit) : Infinity;
@@ -81,6 +83,17 @@ async function evaluate(name, root, questions, abstainBelow) {
   const { config } = loadConfig({ root, env: {} });
   if (abstainBelow !== undefined) config.answer = { ...config.answer, abstainBelow };
   const answerer = await createAnswerer({ root, config, answerer: 'offline', retrieval: true, topK, rerank: false, cache: false });
+  // Whether the gold chapter writes the right option at all: where it does not (the fact is written only in another
+  // chapter or book, or the option is the one a negated stem excludes), no deciding quote can lie in it.
+  const chunks = readFileSync(path.join(root, 'data', 'chunks.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
+  const compact = chunks.map((chunk) => exactForm(flattenText(readerForm(chunk, chunk.text))).replace(/\s+/gu, ''));
+  const goldWrites = (q) => {
+    const option = exactForm(q.options[q.answer] ?? '').replace(/\s+/gu, '');
+    return option !== '' && chunks.some((chunk, i) => inGold(chunk, q) && compact[i].includes(option));
+  };
   const out = [];
   for (const mode of modes) {
     let right = 0;
@@ -93,6 +106,8 @@ async function evaluate(name, root, questions, abstainBelow) {
     let verbatim = 0;
     let decidingInGold = 0;
     let rightWithGold = 0;
+    let writtenInGold = 0;
+    let decidingWhereWritten = 0;
     const cal = [];
     for (const q of questions) {
       const parsed = questionFromParts(q.question, q.options);
@@ -127,6 +142,10 @@ async function evaluate(name, root, questions, abstainBelow) {
         if (item) {
           rightWithGold++;
           if (inGold(item, q)) decidingInGold++;
+          if (goldWrites(q)) {
+            writtenInGold++;
+            if (inGold(item, q)) decidingWhereWritten++;
+          }
         }
       }
     }
@@ -136,7 +155,8 @@ async function evaluate(name, root, questions, abstainBelow) {
     out.push(
       `${name.padEnd(10)} ${mode.padEnd(8)} n ${String(n).padStart(3)}  accuracy ${pct(right, n)} (every question answered ${pct(rightAll, n)})  ` +
         `hit@8 ${pct(goldHit, goldSet)}  ECE ${ece.toFixed(3)}  mean conf ${meanConf.toFixed(3)} vs ${(rightAll / Math.max(1, n)).toFixed(3)}  ` +
-        `settled options ${pct(settled, options)}  deciding quote in gold chapter ${pct(decidingInGold, rightWithGold)}  ` +
+        `settled options ${pct(settled, options)}  deciding quote in gold chapter ${pct(decidingInGold, rightWithGold)} ` +
+        `(of the right answers the gold chapter writes, ${writtenInGold}/${rightWithGold}: ${pct(decidingWhereWritten, writtenInGold)})  ` +
         `quotes verbatim ${pct(verbatim, quotes)} (${quotes})`,
     );
     console.log(out.at(-1));

@@ -24,6 +24,7 @@ import {
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
+import { bandReading, otherCase, questionQuantities, scheduleLead, type CaseQuantity, type Tier } from './tier-ranges.js';
 
 /**
  * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
@@ -50,6 +51,8 @@ import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf
  * A table written out row by row (营运依据——契约型基金：基金合同；公司型基金：投资公司章程) is read in the column the
  * question asks (公司型基金的营运依据是), or, where its rows are the options, by the value the stem gives that column
  * (风险收益水平为“中低”的).
+ * A schedule stated band by band (100万元≤M＜500万元的，申购费率为1.00%) is read in the band that holds the amount or
+ * period the question gives (申购…300万元); the other bands, and a worked example of another amount, say nothing of it.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -120,6 +123,8 @@ interface Reading {
   quoted?: Unit;
   /** Read in the table column the question asks for ({@link readRow}). */
   column?: boolean;
+  /** Read in the band of a schedule that holds the question's amount or period ({@link bandReading}). */
+  band?: boolean;
 }
 
 /**
@@ -194,6 +199,10 @@ interface ClaimReading {
   distinct: readonly string[];
   /** Values the stem itself states: a clause repeating them states no other value. */
   stemValues: ReadonlySet<string>;
+  /** The amount and period the stem gives as its case (申购…300万元): a band of a schedule stated for others says nothing of it. */
+  quantities: readonly CaseQuantity[];
+  /** The stem without its asking clause: the case it states (某投资者持有该基金18个月后赎回), which a band holding its quantity states too. */
+  stemCase: string;
   topic: Topic;
   /** The table rows written out in the passages read: a row's value is compared with the others' ({@link readRow}). */
   rows: readonly TableRow[];
@@ -270,6 +279,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const stemTokens =
     input.stem.trim() === '' ? [] : [...new Set(analyzer.tokens(input.stem).filter((t) => !FRAME.has(t) && !/^[\d.]+$/u.test(t)))];
   const stemValues = new Set(valuesOf(input.stem));
+  const quantities = questionQuantities(input.stem);
+  const stemCase = quantities.length > 0 ? input.stem.replace(askingClause(input.stem), ' ') : '';
   const asking = normalizeText(askingClause(input.stem));
   const passageTexts = [...new Set(units.map((unit) => unit.chunk.text))];
   const exacts = input.claims.map((c) => [...aliasesOf(c.text), ...spelledOut(c.text, passageTexts).map(exactForm)]);
@@ -302,6 +313,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       parts: claimParts(claim.text, analyzer),
       inStem: exacts[i]?.some((a) => exactForm(input.stem).includes(a)) ?? false,
       stemValues,
+      quantities,
+      stemCase,
       topic,
       rows,
       statement,
@@ -331,6 +344,9 @@ function better(a: Reading, b: Reading): boolean {
   // the meeting's powers that holds 调整…报酬标准 does not say which resolution it needs.
   const column = (r: Reading): boolean => r.column === true && r.coverage >= ON_QUESTION;
   if (column(a) !== column(b)) return column(a);
+  // The band of a schedule that holds the question's own amount or period (1年≤Y＜2年的 for 持有18个月) states the rule
+  // for its case, which a worked example of another case (赎回五万份…赎回费率为0.5%) does not.
+  if (a.band !== b.band) return a.band === true;
   if (Math.abs(a.coverage - b.coverage) > 1e-9) return a.coverage > b.coverage;
   // A list item read with its lead says more than the item alone: who does it.
   if ((a.unit.lead === undefined) !== (b.unit.lead === undefined)) return a.unit.lead !== undefined;
@@ -597,7 +613,21 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
 }
 
 function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
-  const read = readClauses(unit, c, rows);
+  // A band of a schedule (M＜100万元的，申购费率为1.50%) stated for amounts or periods other than the question's says
+  // nothing of it; the band it falls in is marked, so the reader sees why that one decides.
+  const sentence = unit.item ?? unit.text;
+  const bearing = bandReading(sentence, unit.chunk.text, c.quantities);
+  if (bearing && !bearing.holds) return null;
+  const band = bearing?.tier ?? null;
+  // A number asked for the question's case is not read in a worked example of another (以101500元申购… for 300万元).
+  if (!band && c.values.length > 0 && otherCase(sentence, c.quantities)) return null;
+  const read = readClauses(unit, c, rows, band);
+  if (band && read) {
+    read.marks = [...read.marks, band.text];
+    read.band = true;
+    const quoted = read.quoted || unit.lead ? undefined : withScheduleLead(unit, band);
+    if (quoted) read.quoted = quoted;
+  }
   if (read?.verdict !== 'supported' || read.column) return read;
   // The sentence allows what the question forbids, or forbids what it allows (可以投资于…同业存单 for 不得投资的是).
   const named = optionAt(unit.text, c);
@@ -605,7 +635,20 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   return allowed ? { ...statesInstead(read.unit, read.coverage, '相反', allowed), ...(read.quoted ? { quoted: read.quoted } : {}) } : read;
 }
 
-function readClauses(unit: Unit, c: ClaimReading, rows: boolean): Reading | null {
+/**
+ * A band quoted after its schedule's lead (赎回费按持有期限Y分档——…1年≤Y＜2年的，…), the bands between left out, so the
+ * reader sees what it bands; undefined when the band holds its lead itself, or the passage writes none.
+ */
+function withScheduleLead(unit: Unit, band: Tier): Unit | undefined {
+  const text = unit.chunk.text;
+  const at = text.indexOf(unit.span);
+  const lead = at > 0 ? scheduleLead(text, unit.span, band) : null;
+  const from = lead ? text.lastIndexOf(lead, at) : -1;
+  if (!lead || from < 0) return undefined;
+  return { ...unit, text: `${lead}${unit.span}`, span: text.slice(from, at + unit.span.length), lead, item: unit.span };
+}
+
+function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | null): Reading | null {
   if (rows) {
     const row = tableRowOf(unit.chunk, unit.text);
     const column = row ? askedColumn(row, c.stem) : null;
@@ -616,12 +659,15 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean): Reading | null
     const read = row && column ? readRow(unit, row, column, c, asked === 'this') : null;
     if (read) return read;
   }
-  // The unit speaks of the question: most of its words (the passage's headings count), and its most specific one.
-  const framed = `${headingsOf(unit.chunk)} ${unit.text}`;
+  // The unit speaks of the question: most of its words (the passage's headings count), and its most specific one. A
+  // band that holds the question's amount or period (1年≤Y＜2年 for 持有18个月后赎回) states the question's case, as
+  // if it wrote it: the rest, what the question asks of that case, it must hold itself.
+  const own = band ? `${unit.text} ${c.stemCase}` : unit.text;
+  const framed = `${headingsOf(unit.chunk)} ${own}`;
   const gate = coverageOf(framed, c.topic);
   if (gate < ON_QUESTION_ALONE && !(gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key))) return null;
   // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
-  const coverage = unitCoverage(unit.text, unit.chunk, c.topic);
+  const coverage = unitCoverage(own, unit.chunk, c.topic);
   const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);
   const clauseCoverage = (clause: string): number => coverageOf(clause, c.topic);
   // Which clause speaks most of the question is judged with the clause before it in the same sentence, whose words

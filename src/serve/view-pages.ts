@@ -112,7 +112,8 @@ export async function chunkViewPage(chunk: Chunk, doc: ServedSource, rawQuote: s
     const pdfPage = quotePdfPage(chunk, quote) ?? chunk.pdf_page_start;
     return pdfViewPage({ title: chunk.book, docId: doc.id, pdfPage, quote, passage: chunk.text, where });
   }
-  return noteView(doc, `${chunk.book} · ${where}`, where, quote);
+  // The note's name heads the page, the citation (which opens with that name) under it, as for a PDF.
+  return noteView(doc, chunk.book, where, quote);
 }
 
 /** `/view?doc=…&page=…&quote=…`: a document at a physical page (a PDF) or whole (a note), the quote marked if given. */

@@ -277,6 +277,11 @@ describe('serve pages a student reads, in a real browser', { skip: skipWithoutBr
     assert.deepEqual(await textsOf(page, '.note-body .callout.warning .callout-title'), ['注意']);
     assert.ok((await textsOf(page, '.note-body strong')).includes('T+2日'));
     assert.match((await textsOf(page, 'mark#hl')).join(''), /\S/u);
+    // The note's name heads the page once, and the citation under it opens with that name.
+    const [title] = await textsOf(page, 'h1');
+    const [where] = await textsOf(page, '.where');
+    assert.ok(title && where?.startsWith(`${title} | `), `${title} / ${where}`);
+    assert.ok(!title.includes(' | '), title);
     // The page's script has placed the passage with its heading (it runs after the load event).
     await page.waitForSelector('body[data-revealed]', { timeout: 10_000 });
     assert.ok(await inViewport(page, 'mark#hl'), 'the highlighted passage is on the screen');
