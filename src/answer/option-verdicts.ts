@@ -53,6 +53,7 @@ import { bandReading, otherCase, questionQuantities, scheduleLead, type CaseQuan
  * (风险收益水平为“中低”的).
  * A schedule stated band by band (100万元≤M＜500万元的，申购费率为1.00%) is read in the band that holds the amount or
  * period the question gives (申购…300万元); the other bands, and a worked example of another amount, say nothing of it.
+ * A question naming a document by its title (《私募投资基金监督管理条例》) is read only in sentences of that document.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -203,6 +204,8 @@ interface ClaimReading {
   quantities: readonly CaseQuantity[];
   /** The stem without its asking clause: the case it states (某投资者持有该基金18个月后赎回), which a band holding its quantity states too. */
   stemCase: string;
+  /** The documents the stem names by title (《证券投资基金管理暂行办法》), in exact form without the brackets. */
+  titles: readonly string[];
   topic: Topic;
   /** The table rows written out in the passages read: a row's value is compared with the others' ({@link readRow}). */
   rows: readonly TableRow[];
@@ -281,6 +284,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const stemValues = new Set(valuesOf(input.stem));
   const quantities = questionQuantities(input.stem);
   const stemCase = quantities.length > 0 ? input.stem.replace(askingClause(input.stem), ' ') : '';
+  const titles = titlesOf(input.stem);
   const asking = normalizeText(askingClause(input.stem));
   const passageTexts = [...new Set(units.map((unit) => unit.chunk.text))];
   const exacts = input.claims.map((c) => [...aliasesOf(c.text), ...spelledOut(c.text, passageTexts).map(exactForm)]);
@@ -315,6 +319,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       stemValues,
       quantities,
       stemCase,
+      titles,
       topic,
       rows,
       statement,
@@ -635,6 +640,30 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   return allowed ? { ...statesInstead(read.unit, read.coverage, '相反', allowed), ...(read.quoted ? { quoted: read.quoted } : {}) } : read;
 }
 
+/** A document speaking of itself: 本法, 本办法, 本条例 (its title is in its book or headings, not in the sentence). */
+const SELF_REFERENCE =
+  /本(?:法|办法|条例|规定|规则|准则|指引|细则|决定|通知|意见)(?![\p{Script=Han}])|本(?:法|办法|条例|规定|规则|准则|指引|细则)(?=所称|自|规定|第|的)/u;
+
+/** A heading that is a document's name: a law, regulation or rule (证券投资基金法, …咨询管理暂行办法, …运作管理办法). */
+const DOCUMENT_NAME = /(?:法|办法|条例|规定|规则|准则|指引|细则)$/u;
+
+/** The book name and headings of a passage that name a document, without numbering and dates (证券投资基金法(2015-04-24)). */
+function documentHeadings(chunk: Chunk): string[] {
+  return [chunk.book, chunk.chapter, chunk.section, ...(chunk.headings ?? [])]
+    .map((h) =>
+      h
+        .replace(/[（(][^（）()]*[)）]\s*$/u, '')
+        .replace(/^\s*(?:第[一二三四五六七八九十百零\d]+[编章节条]|[\d.]+)\s*/u, '')
+        .trim(),
+    )
+    .filter((h) => [...h].length >= 4 && DOCUMENT_NAME.test(h));
+}
+
+/** The documents a text names by title (《…》), in exact form without the brackets. */
+function titlesOf(text: string): string[] {
+  return [...text.matchAll(/《([^《》]{2,40})》/gu)].map((m) => exactForm(m[1] ?? ''));
+}
+
 /**
  * A band quoted after its schedule's lead (赎回费按持有期限Y分档——…1年≤Y＜2年的，…), the bands between left out, so the
  * reader sees what it bands; undefined when the band holds its lead itself, or the passage writes none.
@@ -666,6 +695,16 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   const framed = `${headingsOf(unit.chunk)} ${own}`;
   const gate = coverageOf(framed, c.topic);
   if (gate < ON_QUESTION_ALONE && !(gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key))) return null;
+  // A sentence naming another document by its title (1999年…《期货交易管理暂行条例》同时废止), or saying 本办法 of the
+  // document it stands in, when neither it nor its headings name the one the question names (《证券投资基金管理暂行办法》
+  // 的颁布), speaks of another document.
+  if (c.titles.length > 0 && !c.titles.some((t) => exactForm(framed).includes(t))) {
+    const named = titlesOf(unit.text);
+    if (named.length > 0 && !named.some((t) => c.titles.includes(t))) return null;
+    // In another document: its book or a heading is a document's name (第十二章 证券、期货投资咨询管理暂行办法), or it
+    // says 本办法 of one whose name its headings do not give.
+    if (SELF_REFERENCE.test(unit.text) || documentHeadings(unit.chunk).length > 0) return null;
+  }
   // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
   const coverage = unitCoverage(own, unit.chunk, c.topic);
   const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);
