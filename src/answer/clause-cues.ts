@@ -11,6 +11,9 @@ import { exactForm } from './claim-forms.js';
 export const NEGATIVE =
   /不得|不能|不可|不应|不准|无须|无需|不需要|不必|禁止|严禁|不属于|不包括|不是|并非|并不|也不|没有|无权|不予|不超过|不少于/u;
 
+/** How many of a claim's characters a bare 不 must stand before to negate them: a word and what it governs (从基金财). */
+const NEGATED_RUN = 4;
+
 /** Words that deny an act (并不经手, 不负责, 无权). */
 const DENIAL = /并不|并非|不负责|不得|不能|无权|不参与|不承担/u;
 
@@ -113,6 +116,15 @@ export function polarityClash(clauses: readonly string[], claim: string, claimTo
     if (claimNegated !== clauseNegated) {
       if (clauseNegated && cue) return cue[0];
       if (claimNegated) return NEGATIVE.exec(claim)?.[0] ?? null;
+    }
+  }
+  // A bare 不 before the claim's own words (不从基金财产中列支 for 申购费从基金财产中列支) negates them.
+  const claimForm = [...exactForm(claim)];
+  for (const clause of clauses) {
+    const form = exactForm(clause);
+    for (let k = 0; k + NEGATED_RUN <= claimForm.length; k++) {
+      const run = claimForm.slice(k, k + NEGATED_RUN).join('');
+      if (form.includes(`不${run}`) && !claimForm.join('').includes(`不${run}`)) return '不';
     }
   }
   return null;

@@ -640,6 +640,9 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   return allowed ? { ...statesInstead(read.unit, read.coverage, '相反', allowed), ...(read.quoted ? { quoted: read.quoted } : {}) } : read;
 }
 
+/** A clause that points back to what the sentence named before it (这些费用, 该基金, 上述事项). */
+const ANAPHOR = /^(?:这些|这种|该|此|上述|前述)/u;
+
 /** A document speaking of itself: 本法, 本办法, 本条例 (its title is in its book or headings, not in the sentence). */
 const SELF_REFERENCE =
   /本(?:法|办法|条例|规定|规则|准则|指引|细则|决定|通知|意见)(?![\p{Script=Han}])|本(?:法|办法|条例|规定|规则|准则|指引|细则)(?=所称|自|规定|第|的)/u;
@@ -811,6 +814,9 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
       }
       const opposite = oppositeOf(top.clause, c.stem);
       if (opposite) return statesInstead(unit, coverage, '相反', opposite);
+      // Found by its words under a negation (不从基金财产中列支 for 从基金财产中列支): the clause says the reverse.
+      const negated = top.byName ? null : statedAgainst(top.clause, c.text, c.words);
+      if (negated) return { verdict: 'contradicted', unit, coverage, ...negated };
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.
       const denied = deniedAfter(unit.text, top.clause, { stem: c.stem, topicWords: [...c.topic.weights.keys()] });
       if (denied) return statesInstead(unit, coverage, '否定', denied);
@@ -870,7 +876,15 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     if (!exact && c.parts.length >= 2) return readParts(unit, clauses, c.parts, coverage);
     const oneClause = !/[，,；;]/u.test(c.text);
     const pairs = oneClause ? clauses.map((clause) => withLead.get(clause) ?? clause).filter((pair) => !clauses.includes(pair)) : [];
-    const top = [...clauses, ...pairs]
+    // A clause that points back (这些费用由投资者直接承担，不从基金财产中列支), and the clauses after it, lean on the
+    // sentence before it, where what it points to is named (申购费、赎回费等交易费用).
+    const leaning =
+      oneClause && !unit.lead
+        ? clauses.flatMap((_, i) =>
+            i > 0 && clauses.slice(1, i + 1).some((x) => ANAPHOR.test(x)) ? [clauses.slice(0, i + 1).join('')] : [],
+          )
+        : [];
+    const top = [...clauses, ...pairs, ...leaning.filter((span) => !pairs.includes(span))]
       .map((clause) => ({ clause, share: tokenShare(withOpposites(clause, c.text), c.words) }))
       .filter((x) => clauses.includes(x.clause) || x.share === 1)
       .sort((x, y) => y.share - x.share)[0];
