@@ -105,12 +105,29 @@ export function aliasesOf(claim: string): string[] {
   return out.map(exactForm).filter((a) => a.length >= 2);
 }
 
-/** The value as the clause writes it (三十日 for 30日), for the reason. */
+/** An amount of 元 or 份 in units of one, whatever its 万 / 亿 (八万份 is 80000份); null for any other value. */
+function amountSize(value: string): { size: number; unit: string } | null {
+  const m = /^(\d+(?:\.\d+)?)(万|亿)?(元|份)$/u.exec(value);
+  if (!m?.[1] || !m[3]) return null;
+  return { size: Number(m[1]) * (m[2] === '亿' ? 1e8 : m[2] === '万' ? 1e4 : 1), unit: m[3] };
+}
+
+/**
+ * Whether two normal-form values are one amount written at different scales (8万份 and 80000份). Only equality
+ * crosses scales: a clause's 十二亿元 says nothing against an option's 1.2元, which may be another quantity (a price).
+ */
+export function sameAmount(a: string, b: string): boolean {
+  const x = amountSize(a);
+  const y = amountSize(b);
+  return x !== null && y !== null && x.unit === y.unit && Math.abs(x.size - y.size) < 1e-6 * Math.max(1, x.size);
+}
+
+/** The value as the clause writes it (三十日 for 30日, 八万份 for 80000份), for the reason. */
 export function rawValue(clause: string, value: string): string {
   const m = value.startsWith('t+') ? new RegExp(`[tT]\\s*\\+\\s*${value.slice(2)}`, 'u').exec(clause) : null;
   if (m) return m[0];
   // The number and its unit as the book writes them (三十日 for 30日, 百分之零点二 for 0.2%), not the clause around it.
-  for (const run of clause.matchAll(RAW_NUMBER)) if (valuesOf(run[0]).includes(value)) return run[0];
+  for (const run of clause.matchAll(RAW_NUMBER)) if (valuesOf(run[0]).some((v) => v === value || sameAmount(v, value))) return run[0];
   return value;
 }
 

@@ -2,7 +2,18 @@ import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict, VerdictKind } from './answer-types.js';
-import { aliasesOf, askingClause, exactForm, FORMULA, rawValue, spelledOut, UNIT_WORD, unitOfValue, valuesOf } from './claim-forms.js';
+import {
+  aliasesOf,
+  askingClause,
+  exactForm,
+  FORMULA,
+  rawValue,
+  sameAmount,
+  spelledOut,
+  UNIT_WORD,
+  unitOfValue,
+  valuesOf,
+} from './claim-forms.js';
 import {
   BOTH,
   deniedAfter,
@@ -662,6 +673,18 @@ function documentHeadings(chunk: Chunk): string[] {
     .filter((h) => [...h].length >= 4 && DOCUMENT_NAME.test(h));
 }
 
+/**
+ * The values a clause states in the options' units, other than the stem's own; an amount written at another scale that
+ * equals this claim's (八万份 for 80000份) counts as the claim's.
+ */
+function statedValues(clause: string, c: ClaimReading): string[] {
+  return valuesOf(clause).flatMap((v) => {
+    if (c.valueUnits.has(unitOfValue(v))) return c.stemValues.has(v) ? [] : [v];
+    const same = c.values.find((own) => sameAmount(v, own));
+    return same !== undefined && !c.stemValues.has(same) ? [same] : [];
+  });
+}
+
 /** The documents a text names by title (《…》), in exact form without the brackets. */
 function titlesOf(text: string): string[] {
   return [...text.matchAll(/《([^《》]{2,40})》/gu)].map((m) => exactForm(m[1] ?? ''));
@@ -739,12 +762,11 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   // Values: of the clauses that state a value in the options' units (other than the stem's own), the one that speaks
   // most of the question (and holds the claim's own words, 下跌 in 下跌4%) decides.
   if (c.values.length > 0) {
-    const units = c.valueUnits;
     // A claim written over two clauses (投资者T日提交的申购申请，登记机构一般在T＋1日确认) may be stated over two of the
     // book's: each clause is also read with the one before it in the same sentence.
     const spans = /[，,；;]/u.test(c.text) ? [...new Set(clauses.map((clause) => withLead.get(clause) ?? clause))] : [];
     const candidates = [...clauses, ...spans.filter((span) => !clauses.includes(span))]
-      .map((clause) => ({ clause, stated: valuesOf(clause).filter((v) => units.has(unitOfValue(v)) && !c.stemValues.has(v)) }))
+      .map((clause) => ({ clause, stated: statedValues(clause, c) }))
       .filter((x) => x.stated.length > 0 && c.words.every((w) => holds(x.clause, w)))
       .sort((x, y) => clauseRank(y.clause) - clauseRank(x.clause));
     const top = candidates[0];

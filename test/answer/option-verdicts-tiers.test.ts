@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sameAmount } from '../../src/answer/claim-forms.js';
 import { bandReading, otherCase, questionQuantities, tierOf, withinTier } from '../../src/answer/tier-ranges.js';
 import { assertSettled, notesBook, verdictOf } from '../helpers/notes-book.js';
 
@@ -113,4 +114,25 @@ void test('a holding period in months is placed in a band written in days and ye
   const short = await book.ask('某投资者持有该股票基金10日后赎回，适用的赎回费率为（ ）。A.0.75% B.0.50% C.0.25% D.1.50%');
   assert.equal(short.answer, 'A');
   assert.equal(verdictOf(short, 'D').reason, '数字不同：0.75%');
+});
+
+void test('a worked example of the question’s own case supports the amount it computes, written at another scale', async () => {
+  assert.equal(sameAmount('8万份', '80000份'), true);
+  assert.equal(sameAmount('12亿元', '1.2元'), false);
+  assert.equal(sameAmount('8万份', '80000元'), false);
+  const result = await book.ask(
+    '某投资者以101500元申购该股票基金，申购费率为1.5%，申购当日基金份额净值为1.2500元，则其可得到的申购份额为（ ）。A.78818份 B.79000份 C.80000份 D.81200份',
+  );
+  assert.equal(result.answer, 'C');
+  const c = verdictOf(result, 'C');
+  assert.equal(c.verdict, 'supported');
+  const quote = c.evidence?.quote ?? '';
+  assert.match(quote, /^例如，某投资者以十万零一千五百元申购该股票基金/u);
+  // Marked as the book writes it.
+  assert.deepEqual(
+    (c.evidence?.highlights ?? []).map(([from, to]) => quote.slice(from, to)),
+    ['八万份'],
+  );
+  // Only equality crosses scales: the other amounts are not read against 八万份.
+  assert.equal(verdictOf(result, 'A').verdict, 'not_found');
 });
