@@ -62,23 +62,31 @@ describe('the eval HTML report in a real browser', { skip: skipWithoutBrowser },
       html,
     ];
     run(evalArgs);
-    // On the sample every mode gives the same letters, so the "modes disagree" filter would only ever be empty here.
-    // One vector answer is changed to a wrong letter in its run file, as a different answerer could have given it, and
-    // the report is written again from the run files (--resume reuses every row and answers none).
-    const vectorRun = path.join(runs, 'validation.vector.jsonl');
-    let changed = false;
-    const lines = readFileSync(vectorRun, 'utf8')
-      .split('\n')
-      .map((line) => {
-        if (changed || !line.startsWith('{')) return line;
-        const r = JSON.parse(line) as RunRecord;
-        const wrong = r.options?.find((o) => o.letter !== r.gold);
-        if (!r.correct || !wrong) return line;
-        changed = true;
-        return JSON.stringify({ ...r, predicted: wrong.letter, correct: false });
-      });
-    assert.ok(changed, 'no right vector answer to change');
-    writeFileSync(vectorRun, lines.join('\n'));
+    // On the sample every mode gives the same letters, so the "modes disagree" filter would only ever be empty here,
+    // and the first 30 questions are all answered right, so "wrong everywhere" would be too. One vector answer, and one
+    // other question in every mode, are changed to a wrong letter in the run files, as a different answerer could have
+    // given them, and the report is written again from the run files (--resume reuses every row and answers none).
+    const makeWrong = (mode: Mode, pick: (r: RunRecord) => boolean): string | null => {
+      const file = path.join(runs, `validation.${mode}.jsonl`);
+      let changed: string | null = null;
+      const lines = readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => {
+          if (changed !== null || !line.startsWith('{')) return line;
+          const r = JSON.parse(line) as RunRecord;
+          const wrong = r.options?.find((o) => o.letter !== r.gold);
+          if (!r.correct || !wrong || !pick(r)) return line;
+          changed = r.id;
+          return JSON.stringify({ ...r, predicted: wrong.letter, correct: false });
+        });
+      writeFileSync(file, lines.join('\n'));
+      return changed;
+    };
+    const vectorOnly = makeWrong('vector', () => true);
+    assert.ok(vectorOnly !== null, 'no right vector answer to change');
+    const everywhere = makeWrong('keyword', (r) => r.id !== vectorOnly);
+    assert.ok(everywhere !== null, 'no other right answer to change');
+    for (const mode of MODES.filter((m) => m !== 'keyword')) makeWrong(mode, (r) => r.id === everywhere);
     run([...evalArgs, '--resume']);
     for (const mode of MODES) {
       for (const r of readRunFile(path.join(runs, `validation.${mode}.jsonl`)).records) {
