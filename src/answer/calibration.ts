@@ -97,6 +97,7 @@ export const FEATURE_NAMES = [
   'verdictUnique',
   'verdictRivals',
   'verdictSettled',
+  'verdictEliminates',
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
@@ -119,6 +120,9 @@ export function modelTerms(f: CalibrationFeatures, knot: number = STRONG_SUPPORT
     // How decisively the verdicts beat the others': the chosen option stated and the rest ruled out by their own
     // clauses, rather than merely not found. Also a property of the reading, not of how often a book holds answers.
     verdictSettled: (f.agrees ?? 0) * (f.ruledOut ?? 0),
+    // Every other option ruled out by its own clause while the chosen one has none against it: the answer by
+    // elimination (下列…不包括 with the three others each stated in the book). Also a property of the reading.
+    verdictEliminates: (f.agrees ?? 0) === 0 && (f.against ?? 0) === 0 && (f.ruledOut ?? 0) === 1 ? 1 : 0,
   };
 }
 

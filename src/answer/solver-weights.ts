@@ -70,33 +70,35 @@ export interface SolverWeights {
  * Fitted by `node scripts/fit-calibration.mjs ../shared/bench` (logistic regression, Newton–Raphson, each question
  * weighted once) on every answered question of three sets, hybrid mode, top-k 8: the sample validation set (71
  * questions over rawdoc/), FinanceIQ fund dev (436 over fund-laws-combined.pdf, a book that holds few of its answers)
- * and meta-cert-fund dev (75 over its study notes, a book that covers its questions). Knot 0.35 and L2 0.0003 chosen by
- * 20 × 3-fold cross-validated log-loss; no candidate kept FinanceIQ's cross-validated top tenth within 5 points of its
- * accuracy (this one states 49.5% for 43.5% right; the fit before it 6.5 points too), so the script's fallback took the
- * most honest top tenth within 0.001 of the smallest log-loss.
+ * and meta-cert-fund dev (75 over its study notes, a book that covers its questions). Knot 0.5 and L2 0.0003 chosen by
+ * 20 × 3-fold cross-validated log-loss (0.4815); no candidate kept FinanceIQ's cross-validated top tenth within 5
+ * points of its accuracy (this one states 47.1% for 39.7% right), so the script's fallback took the most honest top
+ * tenth within 0.001 of the smallest log-loss.
  * The verdict terms carry across books: an answer whose option alone has the verdict a right answer has is right far
- * more often, and more so when the clauses rule the other options out, whatever share of its questions a book covers.
+ * more often, and more so when the clauses rule the other options out, whatever share of its questions a book covers;
+ * so is an answer by elimination, every other option ruled out by its own clause (`verdictEliminates`).
  * Cross-validated (mean ± sd over the 20 partitions), mean confidence against accuracy with every question answered:
- * sample 0.891 against 0.930 (ECE 0.076 ± 0.012, floor 0.077), FinanceIQ 0.327 against 0.310 (ECE 0.031 ± 0.017,
- * floor 0.032), meta-cert-fund 0.918 against 0.947 (ECE 0.055 ± 0.007, floor 0.063). Multi-select and true/false
+ * sample 0.927 against 0.986 (ECE 0.068 ± 0.005, floor 0.065), FinanceIQ 0.326 against 0.310 (ECE 0.032 ± 0.020,
+ * floor 0.029), meta-cert-fund 0.940 against 0.947 (ECE 0.026 ± 0.006, floor 0.042). Multi-select and true/false
  * questions are absent from all three, so their terms stay 0. Refit after any change to the support score, the
  * verdicts, the analyzer, chunking or retrieval.
  */
 export const FITTED_CALIBRATION: CalibrationModel = {
-  intercept: -0.8121,
-  knot: 0.35,
+  intercept: -0.8011,
+  knot: 0.5,
   coefficients: {
-    strongSupport: 0.6999,
-    marginXstrong: 2.929,
-    stemXstrong: 3.2276,
-    negatedXstrong: 0.1906,
-    combinationXstrong: 1.6707,
+    strongSupport: 3.0061,
+    marginXstrong: 1.6078,
+    stemXstrong: 2.6819,
+    negatedXstrong: 0.5015,
+    combinationXstrong: 1.2279,
     multi: 0,
     judge: 0,
-    verdictAgrees: 0.6225,
-    verdictUnique: 0.9006,
-    verdictRivals: -0.9558,
-    verdictSettled: 1.7373,
+    verdictAgrees: 0.6697,
+    verdictUnique: 1.389,
+    verdictRivals: -0.7193,
+    verdictSettled: 2.8045,
+    verdictEliminates: 2.0001,
   },
 };
 

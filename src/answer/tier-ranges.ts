@@ -54,8 +54,8 @@ export function quantityOf(value: string): Quantity | null {
 
 /** A number as a schedule writes it (digits or Chinese numerals) with a money or time unit. */
 const NUMBER = String.raw`[\d.零〇一二两三四五六七八九十百千万亿]+\s*(?:亿元|万元|元|个月|月|日|天|年|周)`;
-/** The quantity a band is on: a letter (M, Y) or the words for it. */
-const VARIABLE = String.raw`(?:[A-Za-zＡ-Ｚａ-ｚ]|持有期限|持有期|持有时间|申购金额|认购金额|赎回金额|金额)`;
+/** The quantity a band is on: a letter (M, Y) or a word for it (持有期限, 申购金额). */
+const VARIABLE = String.raw`(?:[A-Za-zＡ-Ｚａ-ｚ]|\p{Script=Han}{2,6})`;
 const LESS = String.raw`(?:<|＜|≤|≦|<=)`;
 const MORE = String.raw`(?:>|＞|≥|≧|>=)`;
 /** `100万元≤M＜500万元`, `M＜100万元`, `M≥500万元`, `Y<7日`. */
@@ -104,8 +104,12 @@ function strict(op: string): boolean {
  */
 export function tierOf(sentence: string): Tier | null {
   const m = /^([^，,；;。]*?)的[，,]/u.exec(sentence.trim());
-  // A table's row states its band in symbols without 的 (赎回费 1年≤Y＜2年 0.25%).
-  if (!m?.[1]) return [...sentence].length <= 40 ? symbolicTier(sentence) : null;
+  // A table's row states its band in symbols without 的 (赎回费 1年≤Y＜2年 0.25%), on a letter: a word with a bound
+  // and no 的 (净资产≥1000万元) is a requirement, not one band of a schedule.
+  if (!m?.[1]) {
+    const row = [...sentence].length <= 40 ? symbolicTier(sentence) : null;
+    return row && /^[A-Za-zＡ-Ｚａ-ｚ]$/u.test(row.of) ? row : null;
+  }
   const condition =
     m[1]
       .split(/——|—|：|:/u)

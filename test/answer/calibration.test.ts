@@ -228,16 +228,18 @@ void describe('choosing the knot and L2 by repeated cross-validation', () => {
 });
 
 void describe('verdict terms', () => {
-  void it('rises with the share of the other options the clauses rule out, only for an answer its own clause states', () => {
+  void it('rises with the share of the other options the clauses rule out, and for an answer by elimination', () => {
     const stated = { ...plain, agrees: 1, rivals: 0 };
     const settled = [0, 1 / 3, 1].map((ruledOut) => calibratedConfidence({ ...stated, ruledOut }, FITTED_CALIBRATION));
     assert.ok(settled[0]! < settled[1]! && settled[1]! < settled[2]!, settled.join(' < '));
-    // Others ruled out say nothing for a letter whose own clause is not found.
     const unstated = { ...plain, agrees: 0, rivals: 0 };
-    assert.equal(
-      calibratedConfidence({ ...unstated, ruledOut: 1 }, FITTED_CALIBRATION),
-      calibratedConfidence(unstated, FITTED_CALIBRATION),
-    );
+    const confidence = (f: typeof unstated & { ruledOut?: number; against?: number }): number =>
+      calibratedConfidence(f, FITTED_CALIBRATION);
+    // A letter whose own clause is not found: some others ruled out say nothing for it; all of them make it the answer
+    // by elimination, unless its own clause goes against it.
+    assert.equal(confidence({ ...unstated, ruledOut: 1 / 3 }), confidence(unstated));
+    assert.ok(confidence({ ...unstated, ruledOut: 1 }) > confidence(unstated));
+    assert.equal(confidence({ ...unstated, against: 1, ruledOut: 1 }), confidence({ ...unstated, against: 1 }));
   });
 });
 

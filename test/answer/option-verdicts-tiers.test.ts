@@ -51,6 +51,8 @@ void test('a band is read from symbols or words, with its ends included as writt
   // A table row states its band in symbols, without 的.
   assert.equal(tierOf('赎回费 1年≤Y＜2年 0.25%')?.text, '1年≤Y＜2年');
   // A requirement is not a band: it states no rule for a case.
+  assert.equal(tierOf('私募合格投资者（机构）：净资产≥1000万元'), null);
+  assert.equal(tierOf('持有期限＜7日的，赎回费率不低于1.5%')?.of, '持有期限');
   assert.equal(tierOf('基金募集金额不低于2亿元，基金份额持有人不少于200人。'), null);
   assert.equal(tierOf('基金合同生效的，基金管理人应当公告。'), null);
 });
