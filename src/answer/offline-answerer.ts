@@ -122,8 +122,13 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   const verdicts = questionVerdicts(question, claimVerdicts);
   shown.verdicts = verdicts;
   const chance = 1 / Math.max(2, question.options.length);
+  // The clauses settle the question on their own: the chosen option stated, every other ruled out by its own clause
+  // (投资条款清单（Term Sheet） for TS, the book writing none of MOU / LOI / SPA). Options the book never writes as such
+  // have no support to pass the evidence gate, but the verdicts are evidence, each with its clause.
+  const standing = decision ? verdictStanding(question, verdicts, decision.answer) : null;
+  const settled = standing !== null && standing.agrees === 1 && standing.rivals === 0 && standing.ruledOut === 1;
 
-  if (verdict || !decision) {
+  if ((verdict && !settled) || !decision) {
     // Nothing bears on the claims: no letter, and a best guess worth exactly chance.
     const v = verdict ?? 'no_evidence';
     const guess = decision && decision.answer !== '' ? { answer: decision.answer, confidence: round(chance) } : undefined;
@@ -162,7 +167,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     combination: combination ? 1 : 0,
     multi: question.kind === 'multi' ? 1 : 0,
     judge: judge ? 1 : 0,
-    ...verdictStanding(question, verdicts, decision.answer),
+    ...(standing ?? verdictStanding(question, verdicts, decision.answer)),
   };
   // The letter against the clause its own evidence holds: said, and the confidence lowered by a fixed share
   // (`verdictConflictFactor`), not to chance: the clause reading is itself wrong on some questions.
