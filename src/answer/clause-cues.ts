@@ -19,6 +19,9 @@ const DENIAL = /并不|并非|不负责|不得|不能|无权|不参与|不承担
 
 export const ONLY = /只能|仅能|只可|仅可|只有|仅限|仅/u;
 
+/** A clause that points back to what the sentence named before it (这些费用, 该基金, 上述事项). */
+export const ANAPHOR = /^(?:这些|这种|该|此|上述|前述)/u;
+
 export const BOTH = /既可|又可|也可|均可|都可|或者|以及/u;
 
 /** Pairs of words of opposite sense: a clause stating one where the question says the other states the opposite. */

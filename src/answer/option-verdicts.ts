@@ -15,6 +15,7 @@ import {
   valuesOf,
 } from './claim-forms.js';
 import {
+  ANAPHOR,
   BOTH,
   deniedAfter,
   deonticAgainst,
@@ -35,6 +36,7 @@ import {
 import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
+import { inAnotherDocument, titlesOf } from './document-titles.js';
 import { bandReading, otherCase, questionQuantities, scheduleLead, type CaseQuantity, type Tier } from './tier-ranges.js';
 
 /**
@@ -651,28 +653,6 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   return allowed ? { ...statesInstead(read.unit, read.coverage, '相反', allowed), ...(read.quoted ? { quoted: read.quoted } : {}) } : read;
 }
 
-/** A clause that points back to what the sentence named before it (这些费用, 该基金, 上述事项). */
-const ANAPHOR = /^(?:这些|这种|该|此|上述|前述)/u;
-
-/** A document speaking of itself: 本法, 本办法, 本条例 (its title is in its book or headings, not in the sentence). */
-const SELF_REFERENCE =
-  /本(?:法|办法|条例|规定|规则|准则|指引|细则|决定|通知|意见)(?![\p{Script=Han}])|本(?:法|办法|条例|规定|规则|准则|指引|细则)(?=所称|自|规定|第|的)/u;
-
-/** A heading that is a document's name: a law, regulation or rule (证券投资基金法, …咨询管理暂行办法, …运作管理办法). */
-const DOCUMENT_NAME = /(?:法|办法|条例|规定|规则|准则|指引|细则)$/u;
-
-/** The book name and headings of a passage that name a document, without numbering and dates (证券投资基金法(2015-04-24)). */
-function documentHeadings(chunk: Chunk): string[] {
-  return [chunk.book, chunk.chapter, chunk.section, ...(chunk.headings ?? [])]
-    .map((h) =>
-      h
-        .replace(/[（(][^（）()]*[)）]\s*$/u, '')
-        .replace(/^\s*(?:第[一二三四五六七八九十百零\d]+[编章节条]|[\d.]+)\s*/u, '')
-        .trim(),
-    )
-    .filter((h) => [...h].length >= 4 && DOCUMENT_NAME.test(h));
-}
-
 /**
  * The values a clause states in the options' units, other than the stem's own; an amount written at another scale that
  * equals this claim's (八万份 for 80000份) counts as the claim's.
@@ -683,11 +663,6 @@ function statedValues(clause: string, c: ClaimReading): string[] {
     const same = c.values.find((own) => sameAmount(v, own));
     return same !== undefined && !c.stemValues.has(same) ? [same] : [];
   });
-}
-
-/** The documents a text names by title (《…》), in exact form without the brackets. */
-function titlesOf(text: string): string[] {
-  return [...text.matchAll(/《([^《》]{2,40})》/gu)].map((m) => exactForm(m[1] ?? ''));
 }
 
 /**
@@ -724,13 +699,7 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   // A sentence naming another document by its title (1999年…《期货交易管理暂行条例》同时废止), or saying 本办法 of the
   // document it stands in, when neither it nor its headings name the one the question names (《证券投资基金管理暂行办法》
   // 的颁布), speaks of another document.
-  if (c.titles.length > 0 && !c.titles.some((t) => exactForm(framed).includes(t))) {
-    const named = titlesOf(unit.text);
-    if (named.length > 0 && !named.some((t) => c.titles.includes(t))) return null;
-    // In another document: its book or a heading is a document's name (第十二章 证券、期货投资咨询管理暂行办法), or it
-    // says 本办法 of one whose name its headings do not give.
-    if (SELF_REFERENCE.test(unit.text) || documentHeadings(unit.chunk).length > 0) return null;
-  }
+  if (inAnotherDocument(unit.text, unit.chunk, framed, c.titles)) return null;
   // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
   const coverage = unitCoverage(own, unit.chunk, c.topic);
   const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);
