@@ -42,14 +42,18 @@ const AMOUNT: Readonly<Record<string, number>> = { 元: 1, 万元: 1e4, 亿元: 
 // A month as a twelfth of a year, so that 12个月 and 1年 are one period; working and trading days are not calendar days.
 const PERIOD: Readonly<Record<string, number>> = { 日: 1, 周: 7, 月: 365 / 12, 年: 365 };
 
-/** A normal-form value (`300万元`, `18月`, from `valuesOf`) as a quantity, or null when it is neither money nor a period. */
+/**
+ * A normal-form value (`300万元`, `18月`, from `valuesOf`) as a quantity, or null when it is neither money nor a period.
+ * A year of the calendar (2019年, 1997年) is a date, not a period.
+ */
 export function quantityOf(value: string): Quantity | null {
   const m = /^(\d+(?:\.\d+)?)(.+)$/u.exec(value);
   if (!m?.[1] || !m[2]) return null;
   const amount = AMOUNT[m[2]];
   if (amount !== undefined) return { dimension: 'amount', size: Number(m[1]) * amount };
   const period = PERIOD[m[2]];
-  return period !== undefined ? { dimension: 'period', size: Number(m[1]) * period } : null;
+  if (period === undefined || (m[2] === '年' && /^\d{4}$/u.test(m[1]))) return null;
+  return { dimension: 'period', size: Number(m[1]) * period };
 }
 
 /** A number as a schedule writes it (digits or Chinese numerals) with a money or time unit. */
@@ -170,8 +174,11 @@ export function withinTier(tier: Tier, q: Quantity): boolean {
   return above && below;
 }
 
-/** Words that make a number a bound or a relative date, not a case: 少于七日, 超过上一日, 前一日, 每年. */
-const NOT_A_CASE = /(?:不满|不足|未满|低于|少于|小于|超过|高于|多于|大于|不低于|不少于|不超过|满|上|前|次|后|当|每|近)$/u;
+/**
+ * Words that make a number a bound, a relative date or no number at all, not a case: 少于七日, 超过上一日, 前一日, 每年,
+ * 在哪一年, 某一天.
+ */
+const NOT_A_CASE = /(?:不满|不足|未满|低于|少于|小于|超过|高于|多于|大于|不低于|不少于|不超过|满|上|前|次|后|当|每|近|哪|某|这|那|同|第)$/u;
 
 /**
  * The one amount and the one period a question states as its case (申购…300万元, 持有…18个月后赎回), each with the words

@@ -79,6 +79,9 @@ void test("a question's amount or period lies in one band of what the question s
   assert.deepEqual(questionQuantities('对持续持有期少于七日的投资者，基金应当收取的赎回费不低于（ ）'), []);
   assert.deepEqual(questionQuantities('基金净赎回申请超过上一日基金总份额的（ ）'), []);
   assert.deepEqual(questionQuantities('以100万元申购，再以300万元申购'), []);
+  // A year of the calendar is a date: a sentence stating another period is not another case for it.
+  assert.deepEqual(questionQuantities('某基金管理公司2019年成立，其主要股东最近（ ）年没有违法记录'), []);
+  assert.deepEqual(questionQuantities('中国证监会是在哪一年发布了该办法？'), []);
   assert.equal(
     otherCase('某投资者以十万零一千五百元申购该股票基金，适用的申购费率为百分之一点五', questionQuantities('申购300万元')),
     true,
