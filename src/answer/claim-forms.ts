@@ -106,7 +106,7 @@ export function aliasesOf(claim: string): string[] {
 }
 
 /** An amount of 元 or 份 in units of one, whatever its 万 / 亿 (八万份 is 80000份); null for any other value. */
-function amountSize(value: string): { size: number; unit: string } | null {
+export function amountSize(value: string): { size: number; unit: string } | null {
   const m = /^(\d+(?:\.\d+)?)(万|亿)?(元|份)$/u.exec(value);
   if (!m?.[1] || !m[3]) return null;
   return { size: Number(m[1]) * (m[2] === '亿' ? 1e8 : m[2] === '万' ? 1e4 : 1), unit: m[3] };

@@ -122,12 +122,13 @@ export function polarityClash(clauses: readonly string[], claim: string, claimTo
     }
   }
   // A bare 不 before the claim's own words (不从基金财产中列支 for 申购费从基金财产中列支) negates them.
-  const claimForm = [...exactForm(claim)];
+  const claimForm = exactForm(claim);
+  const chars = [...claimForm];
   for (const clause of clauses) {
     const form = exactForm(clause);
-    for (let k = 0; k + NEGATED_RUN <= claimForm.length; k++) {
-      const run = claimForm.slice(k, k + NEGATED_RUN).join('');
-      if (form.includes(`不${run}`) && !claimForm.join('').includes(`不${run}`)) return '不';
+    for (let k = 0; k + NEGATED_RUN <= chars.length; k++) {
+      const run = chars.slice(k, k + NEGATED_RUN).join('');
+      if (form.includes(`不${run}`) && !claimForm.includes(`不${run}`)) return '不';
     }
   }
   return null;

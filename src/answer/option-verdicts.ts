@@ -37,7 +37,7 @@ import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
-import { bandReading, otherCase, questionQuantities, scheduleLead, type CaseQuantity, type Tier } from './tier-ranges.js';
+import { bandReading, otherCase, questionQuantities, type CaseQuantity, type Tier } from './tier-ranges.js';
 
 /**
  * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
@@ -643,7 +643,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   if (band && read) {
     read.marks = [...read.marks, band.text];
     read.band = true;
-    const quoted = read.quoted || unit.lead ? undefined : withScheduleLead(unit, band);
+    const quoted = read.quoted || unit.lead || !bearing?.lead ? undefined : withScheduleLead(unit, bearing.lead);
     if (quoted) read.quoted = quoted;
   }
   if (read?.verdict !== 'supported' || read.column) return read;
@@ -669,12 +669,11 @@ function statedValues(clause: string, c: ClaimReading): string[] {
  * A band quoted after its schedule's lead (赎回费按持有期限Y分档——…1年≤Y＜2年的，…), the bands between left out, so the
  * reader sees what it bands; undefined when the band holds its lead itself, or the passage writes none.
  */
-function withScheduleLead(unit: Unit, band: Tier): Unit | undefined {
+function withScheduleLead(unit: Unit, lead: string): Unit | undefined {
   const text = unit.chunk.text;
   const at = text.indexOf(unit.span);
-  const lead = at > 0 ? scheduleLead(text, unit.span, band) : null;
-  const from = lead ? text.lastIndexOf(lead, at) : -1;
-  if (!lead || from < 0) return undefined;
+  const from = at > 0 ? text.lastIndexOf(lead, at) : -1;
+  if (from < 0) return undefined;
   return { ...unit, text: `${lead}${unit.span}`, span: text.slice(from, at + unit.span.length), lead, item: unit.span };
 }
 

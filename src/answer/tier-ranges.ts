@@ -1,4 +1,4 @@
-import { rawValue, valuesOf } from './claim-forms.js';
+import { amountSize, rawValue, valuesOf } from './claim-forms.js';
 
 /**
  * Tiered schedules: a rule stated band by band (申购费按申购金额M分档——M＜100万元的，申购费率为1.50%；100万元≤M＜500万元的，
@@ -38,7 +38,6 @@ export interface Tier {
   to?: Bound;
 }
 
-const AMOUNT: Readonly<Record<string, number>> = { 元: 1, 万元: 1e4, 亿元: 1e8 };
 // A month as a twelfth of a year, so that 12个月 and 1年 are one period; working and trading days are not calendar days.
 const PERIOD: Readonly<Record<string, number>> = { 日: 1, 周: 7, 月: 365 / 12, 年: 365 };
 
@@ -47,10 +46,10 @@ const PERIOD: Readonly<Record<string, number>> = { 日: 1, 周: 7, 月: 365 / 12
  * A year of the calendar (2019年, 1997年) is a date, not a period.
  */
 export function quantityOf(value: string): Quantity | null {
+  const amount = amountSize(value);
+  if (amount) return amount.unit === '元' ? { dimension: 'amount', size: amount.size } : null;
   const m = /^(\d+(?:\.\d+)?)(.+)$/u.exec(value);
   if (!m?.[1] || !m[2]) return null;
-  const amount = AMOUNT[m[2]];
-  if (amount !== undefined) return { dimension: 'amount', size: Number(m[1]) * amount };
   const period = PERIOD[m[2]];
   if (period === undefined || (m[2] === '年' && /^\d{4}$/u.test(m[1]))) return null;
   return { dimension: 'period', size: Number(m[1]) * period };
@@ -190,10 +189,11 @@ export function questionQuantities(stem: string): CaseQuantity[] {
   for (const clause of stem.split(/[，,。；;：:]/u)) {
     for (const v of valuesOf(clause)) {
       const q = quantityOf(v);
-      const at = clause.indexOf(rawValue(clause, v));
+      const raw = rawValue(clause, v);
+      const at = clause.indexOf(raw);
       if (!q || at < 0) continue;
       const before = clause.slice(0, at);
-      if (NOT_A_CASE.test(before) || /^\s*(?:以上|以下|以内|期)/u.test(clause.slice(at + rawValue(clause, v).length))) continue;
+      if (NOT_A_CASE.test(before) || /^\s*(?:以上|以下|以内|期)/u.test(clause.slice(at + raw.length))) continue;
       all.push({ ...q, context: before });
     }
   }
@@ -207,6 +207,8 @@ export function questionQuantities(stem: string): CaseQuantity[] {
 export interface BandReading {
   tier: Tier;
   holds: boolean;
+  /** The schedule's lead (赎回费按持有期限Y分档——) when the band is not its first, to quote before it; else null. */
+  lead: string | null;
 }
 
 /**
@@ -218,17 +220,17 @@ export function bandReading(sentence: string, passage: string, quantities: reado
   if (quantities.length === 0) return null;
   const tier = tierOf(sentence);
   if (!tier) return null;
+  const lead = scheduleLead(passage, sentence, tier);
   let name = tier.of;
   if (/^[A-Za-zＡ-Ｚａ-ｚ]$/u.test(name)) {
-    const lead = scheduleLead(passage, sentence, tier) ?? sentence;
     // The words just before the letter, after the verb that introduces them (按申购金额M → 申购金额).
-    const before = new RegExp(String.raw`(\p{Script=Han}{2,8})\s*${name}`, 'u').exec(lead)?.[1] ?? '';
+    const before = new RegExp(String.raw`(\p{Script=Han}{2,8})\s*${name}`, 'u').exec(lead ?? sentence)?.[1] ?? '';
     name = before.replace(/^.*[按依以据照]/u, '');
   }
   const pairs = [...name].slice(0, -1).map((ch, i) => ch + (name[i + 1] ?? ''));
   const tied = quantities.filter((q) => q.dimension === tier.dimension && pairs.some((p) => q.context.includes(p)));
   if (tied.length === 0) return null;
-  return { tier, holds: tied.every((q) => withinTier(tier, q)) };
+  return { tier, holds: tied.every((q) => withinTier(tier, q)), lead };
 }
 
 /**
@@ -250,7 +252,7 @@ export function otherCase(sentence: string, quantities: readonly Quantity[]): bo
  * a band that is not the first: quoted before it, so the reader sees what Y is. Null for the first band, which holds
  * it, or when the passage writes none.
  */
-export function scheduleLead(passage: string, sentence: string, tier: Tier): string | null {
+function scheduleLead(passage: string, sentence: string, tier: Tier): string | null {
   const at = passage.indexOf(sentence);
   if (at <= 0) return null;
   const sentences = passage
@@ -258,14 +260,14 @@ export function scheduleLead(passage: string, sentence: string, tier: Tier): str
     .split(/(?<=[。；;\n])/u)
     .filter((s) => s.trim() !== '');
   // Back over the bands of the same quantity to the schedule's first.
-  let first: string | null = null;
+  let first: { sentence: string; band: Tier } | null = null;
   for (let i = sentences.length - 1; i >= 0; i--) {
     const s = sentences[i] ?? '';
     const band = tierOf(s);
     if (!band || band.dimension !== tier.dimension) break;
-    first = s;
+    first = { sentence: s, band };
   }
   if (first === null) return null;
-  const lead = /^(.*(?:——|：|:))/u.exec(first.slice(0, first.indexOf(tierOf(first)?.text ?? '\u0000')))?.[1];
+  const lead = /^(.*(?:——|：|:))/u.exec(first.sentence.slice(0, first.sentence.indexOf(first.band.text)))?.[1];
   return lead && lead.trim() !== '' ? lead.trimStart() : null;
 }

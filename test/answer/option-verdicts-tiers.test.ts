@@ -70,6 +70,7 @@ void test("a question's amount or period lies in one band of what the question s
   assert.deepEqual(bandReading('30日≤Y＜1年的，赎回费率为0.50%；', schedule, questionQuantities('某投资者持有该基金12个月后赎回')), {
     tier: tierOf('30日≤Y＜1年的，'),
     holds: false,
+    lead: '赎回费按持有期限Y分档——',
   });
   assert.equal(bandReading('1年≤Y＜2年的，赎回费率为0.25%。', schedule, [months])?.holds, true);
   // Not a band of what the question gives: a fund's net assets are no holding period, nor a purchase amount.
