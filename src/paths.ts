@@ -36,6 +36,11 @@ export interface ProjectPaths {
 /** The folder holding the packaged `prompts/` (two levels above `dist/src/`). */
 const packageRoot = path.resolve(import.meta.dirname, '..', '..');
 
+/** A file the package ships outside `dist/` (`wasm/`, `prompts/`, `dict/`), by its path in the package. */
+export function packageFile(...parts: string[]): string {
+  return path.join(packageRoot, ...parts);
+}
+
 export function projectPaths(root: string): ProjectPaths {
   const r = path.resolve(root);
   const state = path.join(r, '.exam-copilot');
@@ -63,8 +68,8 @@ export function projectPaths(root: string): ProjectPaths {
     segmenterCache: path.join(state, 'cache', 'jieba-dictionary.bin'),
     configFile: path.join(r, 'exam-copilot.config.json'),
     envFile: path.join(r, '.env'),
-    prompts: path.join(packageRoot, 'prompts'),
-    starterDictionary: path.join(packageRoot, 'dict', 'exam-terms.txt'),
+    prompts: packageFile('prompts'),
+    starterDictionary: packageFile('dict', 'exam-terms.txt'),
   };
 }
 

@@ -1,11 +1,15 @@
 import { Database } from '../sqlite-database.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
+import { memoizeAnalyzer } from '../text/memoize-analyzer.js';
 import { encodePassageTokens, segmentPassage, WINDOW_PLAN_VERSION } from '../text/passage-windows.js';
 import type { Chunk } from '../types.js';
 import { hanCharacters } from './character-rescorer.js';
 import { FTS_SCHEMA_VERSION, printedPageNumber } from './chunk-rows.js';
 import { segmentForIndex } from './fts-query.js';
+
+/** Distinct headings and book names kept cut (far more than a library's sections; bounded all the same). */
+const HEADING_CACHE = 50_000;
 
 /**
  * Writes `sqlite_fts.db`: a `chunks` table with every Chunk field (chunk_id primary key; `row` is the
@@ -57,6 +61,9 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
     // The keyword ranking's character statistics (character-rescorer.ts): rows per Han character of the body text.
     const characterFrequencies = new Map<string, number>();
     let characters = 0;
+    // A book's name and a section's headings repeat on every chunk under them: each is cut once (on a library of
+    // 66k chunks, cutting them again was about a fifth of this function's time).
+    const headings = memoizeAnalyzer(analyzer, HEADING_CACHE);
     const run = db.transaction(() => {
       chunks.forEach((c, i) => {
         const row = i + 1;
@@ -70,18 +77,18 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
         insertChunk.run({ ...c, ...json, row, page_start_num: start, page_end_num: end });
         // The answerer's windows and heading match are segmented here once, instead of at every question reading the
         // chunk; the body's tokens for the index are the same pieces' tokens in order.
-        const passage = segmentPassage(c, analyzer);
+        const passage = segmentPassage(c, analyzer, headings);
         const textTokens = passage.text;
-        const chapterTokens = analyzer.tokens(c.chapter);
-        const figureTokens = analyzer.tokens(c.figure_ref);
+        const chapterTokens = headings.tokens(c.chapter);
+        const figureTokens = headings.tokens(c.figure_ref);
         insertFts.run(
           row,
           textTokens.join(' '),
-          segmentForIndex(analyzer, c.book),
+          segmentForIndex(headings, c.book),
           chapterTokens.join(' '),
           // Every heading below the outermost, so the middle levels of a deep path (编 > 分编 > 章 > 节) are searchable too.
           segmentForIndex(
-            analyzer,
+            headings,
             c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' '),
           ),
           figureTokens.join(' '),
@@ -90,8 +97,8 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
         // The body, chapter and figure tokens cut above, so the corpus counts cost only the two short headings more.
         countDistinctTokens(frequencies, [
           chapterTokens,
-          analyzer.tokens(c.section),
-          analyzer.tokens(c.subsection),
+          headings.tokens(c.section),
+          headings.tokens(c.subsection),
           figureTokens,
           textTokens,
         ]);

@@ -148,15 +148,17 @@ export interface SegmentedPassage extends PassageTokens {
 
 /**
  * Segments a passage's headings and the pieces of its window plan, once for both the keyword index (the text's
- * tokens) and the answerer (every piece's tokens).
+ * tokens) and the answerer (every piece's tokens). The headings go through `headingAnalyzer` (default `analyzer`):
+ * the index writer passes a memoized one, as every chunk of a section repeats its headings.
  */
 export function segmentPassage(
   chunk: { text: string; chapter: string; section: string; subsection: string; figure_ref: string },
   analyzer: { tokens(text: string): string[] },
+  headingAnalyzer: { tokens(text: string): string[] } = analyzer,
 ): SegmentedPassage {
   const plan = planWindows(chunk.text);
   const pieces = plan.pieces.map((p) => analyzer.tokens(p));
-  return { heading: analyzer.tokens(headingText(chunk)), pieces, text: pieces.slice(0, plan.clauses).flat() };
+  return { heading: headingAnalyzer.tokens(headingText(chunk)), pieces, text: pieces.slice(0, plan.clauses).flat() };
 }
 
 /**

@@ -71,12 +71,29 @@ export function weightedRow(
 ): WeightedRow {
   let length = 0;
   for (let t = 0; t < counts.length; t++) length += counts[t]!;
-  const entries: [number, number][] = [];
-  for (let t = 0; t < columns.length; t++) {
+  // Ordered by column through one numeric sort of keys column · n + t (exact: a column is below 2^16 · n, n a
+  // text's feature count), which on a library's 66k rows is several times faster than sorting pairs by a comparator.
+  // A column occurs once per text, so the order is the same.
+  const n = columns.length;
+  const keys = new Float64Array(n);
+  let kept = 0;
+  for (let t = 0; t < n; t++) {
     const j = columns[t]!;
-    if (j >= 0) entries.push([j, localWeight(weighting, counts[t]!, length, averageLength) * idf[j]!]);
+    if (j >= 0) keys[kept++] = j * n + t;
   }
-  entries.sort((a, b) => a[0] - b[0]);
-  const norm = Math.sqrt(entries.reduce((s, [, v]) => s + v * v, 0)) || 1;
-  return { indices: entries.map(([j]) => j), values: entries.map(([, v]) => v / norm) };
+  const sorted = keys.subarray(0, kept).sort();
+  const indices = new Array<number>(kept);
+  const weights = new Array<number>(kept);
+  let sumSquares = 0;
+  for (let p = 0; p < kept; p++) {
+    const j = Math.floor(sorted[p]! / n);
+    const t = sorted[p]! - j * n;
+    const w = localWeight(weighting, counts[t]!, length, averageLength) * idf[j]!;
+    indices[p] = j;
+    weights[p] = w;
+    sumSquares += w * w;
+  }
+  const norm = Math.sqrt(sumSquares) || 1;
+  for (let p = 0; p < kept; p++) weights[p]! /= norm;
+  return { indices, values: weights };
 }

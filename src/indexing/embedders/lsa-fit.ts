@@ -5,7 +5,8 @@ import { DEFAULT_NGRAMS, lsaFeatures, weightedRow, type LsaWeighting } from './l
 import { LsaModel, type LsaState } from './lsa-model.js';
 import { projectionInMemory, STATE_VERSION } from './lsa-store.js';
 import { randomizedSvd, type CsrMatrix } from './randomized-svd.js';
-import { addScaledRow, l2normalize } from './vector-math.js';
+import { kernelWorkspace } from './dense-kernels.js';
+import { l2normalize } from './vector-math.js';
 
 const MAX_VOCABULARY = 60_000;
 /** What a document's feature arrays become once it is embedded. */
@@ -156,12 +157,23 @@ export function fitLsa(
   const sample = n <= o.maxFitDocuments ? all : Array.from({ length: Math.floor(n / stride) }, (_, k) => Math.floor(k * stride));
   const fitMatrix = matrixOf(sample);
   const rank = Math.max(1, Math.min(o.dimension, sample.length, vocabulary.length));
-  const svd =
-    sample.length > 0 && vocabulary.length > 0
-      ? randomizedSvd(fitMatrix, rank, { seed: SVD_SEED, powerIterations: o.powerIterations })
-      : { v: new Float64Array(0), singularValues: new Float64Array(0), rank: 0 };
-  const dimension = Math.max(1, svd.rank);
-  const projection = svd.rank > 0 ? Float32Array.from(svd.v) : new Float32Array(vocabulary.length);
+  // The fold-in workspace below takes a block's compressed rows; it is sized for the largest block.
+  const whole = sample.length === n;
+  let capacity = 0;
+  for (let from = 0; from < n; from += EMBED_BLOCK) {
+    let size = 0;
+    const to = Math.min(n, from + EMBED_BLOCK);
+    if (whole) size = fitMatrix.rowStart[to]! - fitMatrix.rowStart[from]!;
+    else for (let i = from; i < to; i++) size += rows[i]!.length;
+    capacity = Math.max(capacity, size);
+  }
+  const { fold, dimension, singularValues } = fitProjection(fitMatrix, rank, o.powerIterations, {
+    rows: Math.min(n, EMBED_BLOCK),
+    entries: capacity,
+  });
+  const { arrays: a, at, kernels } = fold;
+  // The model reads the projection where the fold-in does: one copy of the vocabulary × dimension floats.
+  const projection = a.projection;
   const corpusHash = lsaCorpusHash(analyzer, texts, options);
   const vocabularyNames = vocabulary.map((e) => e.f);
   const stateHash = createHash('sha256')
@@ -189,27 +201,54 @@ export function fitLsa(
     averageLength,
     vocabulary: buildTermTable(vocabularyNames),
     idf: Float64Array.from(idf),
-    singularValues: Array.from(svd.singularValues),
+    singularValues: Array.from(singularValues),
   };
   const model = new LsaModel(analyzer, state, projectionInMemory(projection, dimension));
 
   // Every document's embedding from its weighted row: the same numbers `model.embed` gives, without tokenising again.
   // Block by block rather than from a CSR matrix of the whole corpus, which on a library of 66k chunks held ~170 MB at
-  // the peak of ingest; each block's features are released once it is embedded.
+  // the peak of ingest; each block's features are released once it is embedded. The dense kernels fold a block in,
+  // from its compressed rows copied into their memory.
   const vectors: Float32Array[] = [];
   for (let from = 0; from < n; from += EMBED_BLOCK) {
     const block = all.slice(from, Math.min(n, from + EMBED_BLOCK));
-    const matrix = sample.length === n ? fitMatrix : matrixOf(block);
-    const offset = sample.length === n ? from : 0;
+    const matrix = whole ? fitMatrix : matrixOf(block);
+    const offset = whole ? from : 0;
+    const base = matrix.rowStart[offset]!;
+    const stop = matrix.rowStart[offset + block.length]!;
+    for (let r = 0; r <= block.length; r++) a.rowStart[r] = matrix.rowStart[offset + r]! - base;
+    a.indices.set(matrix.indices.subarray(base, stop));
+    a.values.set(matrix.values.subarray(base, stop));
+    a.out.fill(0);
+    kernels.embedRows(block.length, at.rowStart, at.indices, at.values, at.projection, at.out, dimension);
     for (let r = 0; r < block.length; r++) {
-      const out = new Float32Array(dimension);
-      for (let p = matrix.rowStart[offset + r]!; p < matrix.rowStart[offset + r + 1]!; p++) {
-        addScaledRow(out, matrix.values[p]!, projection, matrix.indices[p]! * dimension);
-      }
-      vectors.push(l2normalize(out));
+      vectors.push(l2normalize(a.out.slice(r * dimension, (r + 1) * dimension)));
       rows[block[r]!] = EMPTY_ROW;
       counts[block[r]!] = EMPTY_ROW;
     }
   }
   return { model, vectors };
+}
+
+/**
+ * The randomized SVD of the fit matrix, and a fold-in workspace holding its V as float32 (the model's projection,
+ * vocabulary × dimension) with room for a block of `block.rows` rows and `block.entries` non-zeros. A function of its
+ * own so that the SVD's workspace (about 200 MB on a library) is unreachable once V is copied out of it.
+ */
+function fitProjection(fitMatrix: CsrMatrix, rank: number, powerIterations: number, block: { rows: number; entries: number }) {
+  const svd =
+    fitMatrix.rows > 0 && fitMatrix.cols > 0
+      ? randomizedSvd(fitMatrix, rank, { seed: SVD_SEED, powerIterations })
+      : { v: new Float64Array(0), singularValues: new Float64Array(0), rank: 0 };
+  const dimension = Math.max(1, svd.rank);
+  const fold = kernelWorkspace({
+    projection: ['f32', fitMatrix.cols * dimension],
+    rowStart: ['i32', block.rows + 1],
+    indices: ['i32', block.entries],
+    values: ['f64', block.entries],
+    out: ['f32', block.rows * dimension],
+  });
+  // Rounded to float32 as Float32Array.from would; a rank of 0 leaves one zero column.
+  if (svd.rank > 0) fold.arrays.projection.set(svd.v);
+  return { fold, dimension, singularValues: svd.singularValues };
 }

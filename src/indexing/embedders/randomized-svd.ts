@@ -1,4 +1,5 @@
 import { seededRandom } from '../../seeded-random.js';
+import { kernelWorkspace } from './dense-kernels.js';
 
 /**
  * Truncated SVD of a sparse matrix by the randomized range finder of Halko, Martinsson & Tropp
@@ -16,7 +17,10 @@ export interface CsrMatrix {
 }
 
 export interface TruncatedSvd {
-  /** Right singular vectors, `cols × rank`, row-major: row j is the latent vector of column (term) j. */
+  /**
+   * Right singular vectors, `cols × rank`, row-major: row j is the latent vector of column (term) j. A view on the
+   * kernels' memory, which it keeps alive (about 130 MB for 60k terms): copy what is needed and drop the result.
+   */
   v: Float64Array;
   singularValues: Float64Array;
   rank: number;
@@ -27,108 +31,6 @@ function gaussian(rand: () => number): number {
   const u = 1 - rand();
   const v = rand();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
-
-/**
- * y[yo + c] += a · x[xo + c] for c < n: the inner loop of every dense product here. Unrolled by four, which V8 runs
- * about a third faster than the plain loop; each element gets the same product and sum in the same order, so the
- * result is bit for bit the plain loop's.
- */
-function addScaled(y: Float64Array, yo: number, a: number, x: Float64Array, xo: number, n: number): void {
-  let c = 0;
-  for (; c + 3 < n; c += 4) {
-    y[yo + c]! += a * x[xo + c]!;
-    y[yo + c + 1]! += a * x[xo + c + 1]!;
-    y[yo + c + 2]! += a * x[xo + c + 2]!;
-    y[yo + c + 3]! += a * x[xo + c + 3]!;
-  }
-  for (; c < n; c++) y[yo + c]! += a * x[xo + c]!;
-}
-
-/**
- * Y = X · W for a dense `W` stored row-major (`cols × l`); Y row-major `rows × l`. Row-major keeps the inner
- * loop over one contiguous row of W and of Y, which is what makes this fast in JavaScript: the column-major
- * form touched l separate arrays per non-zero and spent its time in cache misses.
- */
-export function multiplyDense(x: CsrMatrix, w: Float64Array, l: number): Float64Array {
-  const y = new Float64Array(x.rows * l);
-  for (let i = 0; i < x.rows; i++) {
-    const end = x.rowStart[i + 1]!;
-    const yo = i * l;
-    for (let p = x.rowStart[i]!; p < end; p++) {
-      const wo = x.indices[p]! * l;
-      const v = x.values[p]!;
-      addScaled(y, yo, v, w, wo, l);
-    }
-  }
-  return y;
-}
-
-/** Z = Xᵀ · Q for a dense `Q` stored row-major (`rows × l`); Z row-major `cols × l`. */
-export function multiplyTransposedDense(x: CsrMatrix, q: Float64Array, l: number): Float64Array {
-  const z = new Float64Array(x.cols * l);
-  for (let i = 0; i < x.rows; i++) {
-    const end = x.rowStart[i + 1]!;
-    const qo = i * l;
-    for (let p = x.rowStart[i]!; p < end; p++) {
-      const zo = x.indices[p]! * l;
-      const v = x.values[p]!;
-      addScaled(z, zo, v, q, qo, l);
-    }
-  }
-  return z;
-}
-
-/** Row-major `m × l` → `l` columns of length `m`. */
-function toColumns(a: Float64Array, m: number, l: number): Float64Array[] {
-  const cols = Array.from({ length: l }, () => new Float64Array(m));
-  for (let i = 0; i < m; i++) for (let c = 0; c < l; c++) cols[c]![i] = a[i * l + c]!;
-  return cols;
-}
-
-/** `l` columns of length `m` → row-major `m × l`. */
-function toRows(cols: readonly Float64Array[], m: number): Float64Array {
-  const l = cols.length;
-  const a = new Float64Array(m * l);
-  for (let c = 0; c < l; c++) {
-    const col = cols[c]!;
-    for (let i = 0; i < m; i++) a[i * l + c] = col[i]!;
-  }
-  return a;
-}
-
-/** Σ a[i]·b[i], summed in index order (unrolled by four without regrouping the sum, so the result is the plain loop's). */
-function dot(a: Float64Array, b: Float64Array): number {
-  const n = a.length;
-  let s = 0;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    s += a[i]! * b[i]!;
-    s += a[i + 1]! * b[i + 1]!;
-    s += a[i + 2]! * b[i + 2]!;
-    s += a[i + 3]! * b[i + 3]!;
-  }
-  for (; i < n; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
-/** Orthonormalises columns in place (modified Gram-Schmidt, twice for stability); dependent columns become zero. */
-function orthonormalize(cols: Float64Array[]): void {
-  for (let j = 0; j < cols.length; j++) {
-    const cj = cols[j]!;
-    const before = Math.sqrt(dot(cj, cj));
-    for (let pass = 0; pass < 2; pass++) {
-      for (let i = 0; i < j; i++) {
-        const ci = cols[i]!;
-        const r = dot(ci, cj);
-        // cj − r·ci, as cj + (−r)·ci: negating a product is exact, so the sums are the same.
-        if (r !== 0) addScaled(cj, 0, -r, ci, 0, cj.length);
-      }
-    }
-    const norm = Math.sqrt(dot(cj, cj));
-    if (norm <= 1e-10 * Math.max(before, 1e-300)) cj.fill(0);
-    else for (let t = 0; t < cj.length; t++) cj[t]! /= norm;
-  }
 }
 
 /**
@@ -299,67 +201,85 @@ function tridiagonalQl(v: Float64Array[], d: Float64Array, e: Float64Array, n: n
  * Rank-`rank` truncated SVD of `x` (only V and Σ are kept: LSA folds documents and queries in with V).
  * Subspace iteration runs on the row (document) side: Y ← X (Xᵀ Y), re-orthonormalised each time, so the
  * O(m·l²) orthonormalisations cost rows, not the (usually larger) vocabulary. Σ and U come from the small
- * l × l matrix Qᵀ X Xᵀ Q, and V = Xᵀ Q U Σ⁻¹ is one more sparse product.
+ * l × l matrix Qᵀ X Xᵀ Q, and V = Xᵀ Q U Σ⁻¹ is one more sparse product. The products run in the dense kernels
+ * (`dense-kernels.ts`), on one workspace whose vocabulary-sized block holds Ω, then each Xᵀ Q, then V.
  */
 export function randomizedSvd(
   x: CsrMatrix,
   rank: number,
   options: { oversample?: number; powerIterations?: number; seed?: number } = {},
 ): TruncatedSvd {
-  const l = Math.max(1, Math.min(rank + (options.oversample ?? 10), x.rows, x.cols));
+  const m = x.rows;
+  const n = x.cols;
+  const l = Math.max(1, Math.min(rank + (options.oversample ?? 10), m, n));
   const rand = seededRandom(options.seed ?? 42);
-  const orthonormalRows = (a: Float64Array): Float64Array => {
-    const cols = toColumns(a, x.rows, l);
-    orthonormalize(cols);
-    return toRows(cols, x.rows);
+  const nnz = x.rowStart[m]!;
+  const {
+    arrays: a,
+    at,
+    kernels: k,
+  } = kernelWorkspace({
+    rowStart: ['i32', m + 1],
+    indices: ['i32', nnz],
+    values: ['f64', nnz],
+    // vocabulary × l: Ω, then Xᵀ Q, then V (vocabulary × r). 128 MB for 60k terms.
+    wide: ['f64', n * l],
+    y: ['f64', m * l],
+    q: ['f64', m * l],
+    columns: ['f64', m * l],
+    c: ['f64', l * l],
+    u: ['f64', l * l],
+    s: ['f64', l],
+  });
+  a.rowStart.set(x.rowStart.subarray(0, m + 1));
+  a.indices.set(x.indices.subarray(0, nnz));
+  a.values.set(x.values.subarray(0, nnz));
+  const times = (w: number, y: number, width: number): void => k.csrTimesDense(m, at.rowStart, at.indices, at.values, w, y, width);
+  const transposedTimes = (q: number, z: number, width: number): void =>
+    k.csrTransposedTimesDense(m, at.rowStart, at.indices, at.values, q, z, width);
+  /** Q = the orthonormalised columns of Y (both row-major m × l). */
+  const orthonormalizeY = (): void => {
+    const { y, q, columns } = a;
+    for (let i = 0; i < m; i++) for (let col = 0; col < l; col++) columns[col * m + i] = y[i * l + col]!;
+    k.orthonormalizeColumns(at.columns, m, l);
+    for (let col = 0; col < l; col++) for (let i = 0; i < m; i++) q[i * l + col] = columns[col * m + i]!;
   };
-  // The random test matrix (vocabulary × l, 128 MB for 60k terms) lives only inside this call, so it is garbage by
-  // the time the power iterations allocate their own vocabulary-sized products.
-  const sketch = (): Float64Array => {
-    const omega = new Float64Array(x.cols * l);
-    // Column by column, so the random stream (and the fit) does not depend on the storage layout.
-    for (let c = 0; c < l; c++) for (let j = 0; j < x.cols; j++) omega[j * l + c] = gaussian(rand);
-    return multiplyDense(x, omega, l);
+  /** Y = X Xᵀ Q. */
+  const powerStep = (): void => {
+    a.wide.fill(0);
+    transposedTimes(at.q, at.wide, l);
+    a.y.fill(0);
+    times(at.wide, at.y, l);
   };
-  let q = orthonormalRows(sketch());
+  // Ω column by column, so the random stream (and the fit) does not depend on the storage layout.
+  for (let col = 0; col < l; col++) for (let j = 0; j < n; j++) a.wide[j * l + col] = gaussian(rand);
+  times(at.wide, at.y, l);
+  orthonormalizeY();
   for (let it = 0; it < (options.powerIterations ?? 2); it++) {
-    q = orthonormalRows(multiplyDense(x, multiplyTransposedDense(x, q, l), l));
+    powerStep();
+    orthonormalizeY();
   }
   // C = Qᵀ X Xᵀ Q (l × l): its eigenvectors are B's left singular vectors (B = Qᵀ X), its eigenvalues σ².
-  const y = multiplyDense(x, multiplyTransposedDense(x, q, l), l);
-  const c = new Float64Array(l * l);
-  for (let i = 0; i < x.rows; i++) {
-    const o = i * l;
-    for (let a = 0; a < l; a++) {
-      const qa = q[o + a]!;
-      if (qa === 0) continue;
-      addScaled(c, a * l, qa, y, o, l);
-    }
-  }
-  for (let a = 0; a < l; a++) for (let b = a + 1; b < l; b++) c[a * l + b] = c[b * l + a] = (c[a * l + b]! + c[b * l + a]!) / 2;
+  powerStep();
+  k.crossProduct(at.q, at.y, at.c, m, l);
+  const c = a.c;
+  for (let i = 0; i < l; i++) for (let j = i + 1; j < l; j++) c[i * l + j] = c[j * l + i] = (c[i * l + j]! + c[j * l + i]!) / 2;
   const { values, vectors } = symmetricEigen(c, l);
   const keep: number[] = [];
   const top = Math.sqrt(Math.max(values[0] ?? 0, 0));
   for (let i = 0; i < l && keep.length < rank; i++) {
-    const s = Math.sqrt(Math.max(values[i]!, 0));
-    if (s > 1e-8 * Math.max(top, 1e-300)) keep.push(i);
+    const sv = Math.sqrt(Math.max(values[i]!, 0));
+    if (sv > 1e-8 * Math.max(top, 1e-300)) keep.push(i);
   }
   const r = keep.length;
   const singularValues = Float64Array.from(keep, (e) => Math.sqrt(values[e]!));
-  // W = Q U Σ⁻¹ (rows × r), then V = Xᵀ W (cols × r).
-  // The kept eigenvectors as rows, so the sums below read them in order rather than a column at a stride of l.
-  const u = new Float64Array(r * l);
-  for (let k = 0; k < r; k++) for (let a = 0; a < l; a++) u[k * l + a] = vectors[a * l + keep[k]!]!;
-  const w = new Float64Array(x.rows * Math.max(r, 1));
-  for (let i = 0; i < x.rows; i++) {
-    const o = i * l;
-    for (let k = 0; k < r; k++) {
-      const uo = k * l;
-      let sum = 0;
-      for (let a = 0; a < l; a++) sum += q[o + a]! * u[uo + a]!;
-      w[i * r + k] = sum / singularValues[k]!;
-    }
-  }
-  const v = r > 0 ? multiplyTransposedDense(x, w, r) : new Float64Array(0);
-  return { v, singularValues, rank: r };
+  if (r === 0) return { v: new Float64Array(0), singularValues, rank: 0 };
+  // W = Q U Σ⁻¹ (m × r, in the block Y held), then V = Xᵀ W (vocabulary × r). The kept eigenvectors as rows of U.
+  for (let row = 0; row < r; row++) for (let col = 0; col < l; col++) a.u[row * l + col] = vectors[col * l + keep[row]!]!;
+  a.s.set(singularValues);
+  k.projectRows(at.q, at.u, at.s, at.y, m, r, l);
+  a.wide.fill(0, 0, n * r);
+  transposedTimes(at.y, at.wide, r);
+  // A view, not a copy: the caller takes what it needs (the fit, a float32 copy) and lets the workspace go.
+  return { v: a.wide.subarray(0, n * r), singularValues, rank: r };
 }
