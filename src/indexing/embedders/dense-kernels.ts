@@ -40,14 +40,6 @@ export interface KernelWorkspace<L extends WorkspaceLayout> {
   readonly kernels: DenseKernels;
 }
 
-const KERNELS = [
-  'csrTimesDense',
-  'csrTransposedTimesDense',
-  'orthonormalizeColumns',
-  'crossProduct',
-  'projectRows',
-  'embedRows',
-] as const satisfies readonly (keyof DenseKernels)[];
 const PAGE = 65536;
 /** A 32-bit WebAssembly memory addresses at most 4 GiB. */
 const MAX_BYTES = 2 ** 32;
@@ -87,13 +79,7 @@ export function kernelWorkspace<L extends WorkspaceLayout>(layout: L): KernelWor
           ? new Float32Array(memory.buffer, offset, length)
           : new Int32Array(memory.buffer, offset, length);
   }
-  const raw = {} as Record<(typeof KERNELS)[number], (...args: number[]) => void>;
-  for (const name of KERNELS) {
-    const f = instance.exports[name];
-    if (typeof f !== 'function') throw new Error(`wasm/dense-kernels.wasm has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
-    raw[name] = f as (...args: number[]) => void;
-  }
-  const kernels = slicedKernels(raw);
+  const kernels = slicedKernels(instance.exports);
   return {
     arrays: arrays as KernelWorkspace<L>['arrays'],
     at: at as KernelWorkspace<L>['at'],
@@ -127,7 +113,20 @@ const SLICE_ROWS = 16;
  * would stay in baseline code throughout (the fold-in of the 252-page book's 1,472 chunks took about twice as long).
  * Slices are visited in order, so every sum is formed in the same order as in a single call.
  */
-function slicedKernels(raw: Record<(typeof KERNELS)[number], (...args: number[]) => void>): DenseKernels {
+function slicedKernels(exports: Record<string, unknown>): DenseKernels {
+  const kernel = (name: keyof DenseKernels): ((...args: number[]) => void) => {
+    const f = exports[name];
+    if (typeof f !== 'function') throw new Error(`wasm/dense-kernels.wasm has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
+    return f as (...args: number[]) => void;
+  };
+  const raw = {
+    csrTimesDense: kernel('csrTimesDense'),
+    csrTransposedTimesDense: kernel('csrTransposedTimesDense'),
+    orthonormalizeColumns: kernel('orthonormalizeColumns'),
+    crossProduct: kernel('crossProduct'),
+    projectRows: kernel('projectRows'),
+    embedRows: kernel('embedRows'),
+  };
   const slices = (rows: number, each: (from: number, count: number) => void): void => {
     for (let from = 0; from < rows; from += SLICE_ROWS) each(from, Math.min(SLICE_ROWS, rows - from));
   };
