@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bench = path.resolve(process.argv[2] ?? path.join(repo, '..', 'shared', 'bench'));
 const laws = path.join(bench, 'fund-laws');
-const { parsePdf } = await import(path.join(repo, 'dist', 'src', 'ingest', 'parse-pdf.js'));
+const { parsePdf, pdfParseThreads } = await import(path.join(repo, 'dist', 'src', 'ingest', 'parse-pdf.js'));
 const { structurePdf } = await import(path.join(repo, 'dist', 'src', 'ingest', 'structure-pdf.js'));
 const { parseToc } = await import(path.join(repo, 'dist', 'src', 'ingest', 'parse-toc.js'));
 const { findRunningLines } = await import(path.join(repo, 'dist', 'src', 'ingest', 'running-lines.js'));
@@ -43,7 +43,8 @@ for (const [group, files] of groups) {
   const sum = { pages: 0, ours: 0, poppler: 0 };
   for (const file of files) {
     const t0 = performance.now();
-    const raw = await parsePdf(file, { pageTimeoutMs: 30_000, fileTimeoutMs: 300_000 });
+    // As ingest parses it: on several threads when the machine has the cores.
+    const raw = await parsePdf(file, { pageTimeoutMs: 30_000, fileTimeoutMs: 300_000, threads: pdfParseThreads() });
     const s = structurePdf(raw, { book: path.basename(file), source: file });
     const ours = performance.now() - t0;
     structures.set(file, { raw, s });

@@ -16,7 +16,7 @@
 //     differs (every field but latency_ms and finished_at), to show that a speed change kept the answers.
 // Imports the compiled code from dist/ (run `npx tsc -p tsconfig.json` first). Writes only to temp folders.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -138,8 +138,11 @@ if (!skip.has('library') && !args.includes('--library-root')) {
   const wrapper = `process.on('exit', () => process.stderr.write('\\nPEAK_RSS_KB ' + process.resourceUsage().maxRSS + '\\n'));
 const { main } = await import(${JSON.stringify(path.join(repo, 'dist/src/cli/main.js'))});
 await main([process.argv[0], 'exam-copilot', '--root', ${JSON.stringify(libRoot)}, 'ingest', ${JSON.stringify(path.join(bench, 'law-library'))}]);`;
+  // A file, not `--input-type=module -e`: worker threads inherit the process's flags, and Node refuses that one for them.
+  const wrapperFile = path.join(out, 'library-ingest.mjs');
+  writeFileSync(wrapperFile, wrapper);
   const t = performance.now();
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [wrapperFile], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const seconds = (performance.now() - t) / 1000;
   const rss = Number(/PEAK_RSS_KB (\d+)/.exec(r.stderr)?.[1] ?? NaN);
   const summary = /total\s+\S+ failed\s+(\d+)\s+(\d+)/.exec(r.stdout);
@@ -194,6 +197,9 @@ if (!skip.has('build') && existsSync(path.join(libRoot, 'data', 'chunks.jsonl'))
   let chunks = readJsonl(path.join(libRoot, 'data', 'chunks.jsonl'));
   let docs = readJsonl(path.join(libRoot, 'data', 'docs_for_index.jsonl'));
   const units = Number(opt('--build-units', String(chunks.length)));
+  // Ingest's keyword index thread reads the chunks from their JSON-lines file: the library's own, or the repeated
+  // units written out below.
+  let chunksFile = path.join(libRoot, 'data', 'chunks.jsonl');
   if (units !== chunks.length) {
     // Repeated units get ids of their own (a larger corpus of the same text).
     const cycle = (xs) =>
@@ -202,11 +208,15 @@ if (!skip.has('build') && existsSync(path.join(libRoot, 'data', 'chunks.jsonl'))
       );
     chunks = cycle(chunks);
     docs = cycle(docs);
+    chunksFile = path.join(out, 'build-chunks.jsonl');
+    writeFileSync(chunksFile, chunks.map((c) => `${JSON.stringify(c)}\n`).join(''));
   }
   const config = { ...loadConfig({ root: libRoot, env: {} }).config, llm: null };
   const indexDir = path.join(out, 'build-index');
   const t = performance.now();
-  const built = await buildIndexes({ root: libRoot, config, chunks, docs, indexDir });
+  // As ingest builds them: the keyword index on its own thread when there is a second core.
+  const keywordThread = os.availableParallelism() > 1 ? { chunksFile } : undefined;
+  const built = await buildIndexes({ root: libRoot, config, chunks, docs, indexDir, keywordThread });
   const seconds = (performance.now() - t) / 1000;
   const ms = built.timingsMs;
   results.push({

@@ -7,6 +7,7 @@ import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import type { Chunk, IndexDoc, Warning } from '../types.js';
 import { createEmbedder } from './embedders/create-embedder.js';
 import { EmbeddingCache, embedWithCache } from './embedding-cache.js';
+import { startFtsWriteThread } from './fts-write-thread.js';
 import { writeFtsIndex } from './fts-writer.js';
 import { createVectorIndex } from './vector-index.js';
 import { configuredModel, VECTOR_FILES, writeVectorMeta } from './vector-meta.js';
@@ -31,6 +32,13 @@ export interface BuildIndexesOptions {
   onProgress?: (progress: IndexProgress) => void;
   /** Defaults to one built from `config.userDict`; tests pass their own. */
   analyzer?: Analyzer;
+  /**
+   * Writes the keyword index on a worker thread while this thread fits and embeds (`startFtsWriteThread`), reading
+   * `chunks` from `chunksFile`, where they are written one JSON object per line (checked against `chunks` by id). Only
+   * for the analyzer `analyzerFromConfig(root, config, { wholeCorpus: true })` builds (the thread builds its own that
+   * way, and fails on another fingerprint). The files are the same either way.
+   */
+  keywordThread?: { chunksFile: string };
 }
 
 export interface IndexBuildResult {
@@ -77,8 +85,65 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
 
   const ftsFile = path.join(indexDir, 'sqlite_fts.db');
   rmSync(ftsFile, { force: true });
-  const ftsRows = writeFtsIndex(ftsFile, chunks, analyzer, (done) => progress({ stage: 'fts', done, total: chunks.length }));
-  progress({ stage: 'fts', done: chunks.length, total: chunks.length });
+  const keyword = writeKeywordIndex(options, ftsFile, analyzer, progress);
+  try {
+    return await buildVectors({ options, analyzer, warnings, progress, keyword: keyword.written, t0 });
+  } finally {
+    keyword.stop();
+  }
+}
+
+/** The keyword index being written: its rows and the time it took, once done. */
+interface KeywordWrite {
+  written: Promise<{ rows: number; ms: number }>;
+  stop(): void;
+}
+
+/** Writes the keyword index here, before anything else, or on its thread (`keywordThread`) while the caller goes on. */
+function writeKeywordIndex(
+  options: BuildIndexesOptions,
+  file: string,
+  analyzer: Analyzer,
+  progress: (progress: IndexProgress) => void,
+): KeywordWrite {
+  const { chunks } = options;
+  const started = performance.now();
+  const finished = (rows: number): { rows: number; ms: number } => {
+    progress({ stage: 'fts', done: chunks.length, total: chunks.length });
+    return { rows, ms: performance.now() - started };
+  };
+  if (!options.keywordThread) {
+    const rows = writeFtsIndex(file, chunks, analyzer, (done) => progress({ stage: 'fts', done, total: chunks.length }));
+    return { written: Promise.resolve(finished(rows)), stop: () => undefined };
+  }
+  const thread = startFtsWriteThread({
+    file,
+    chunksFile: options.keywordThread.chunksFile,
+    root: options.root,
+    config: options.config,
+    analyzer: analyzer.fingerprint,
+  });
+  const written = thread.ids.then((ids) => {
+    if (ids.length !== chunks.length || ids.some((id, i) => id !== chunks[i]!.chunk_id))
+      throw new Error(`${options.keywordThread?.chunksFile ?? ''}: the keyword index thread read other chunks than those being indexed`);
+    return finished(ids.length);
+  });
+  // Awaited once the vectors are built; a failure meanwhile must not go unhandled.
+  written.catch(() => undefined);
+  return { written, stop: () => thread.stop() };
+}
+
+/** The embedder fit, the corpus vectors and the vector index; then the result, once the keyword index is written. */
+async function buildVectors(input: {
+  options: BuildIndexesOptions;
+  analyzer: Analyzer;
+  warnings: Warning[];
+  progress: (progress: IndexProgress) => void;
+  keyword: Promise<{ rows: number; ms: number }>;
+  t0: number;
+}): Promise<IndexBuildResult> {
+  const { options, analyzer, warnings, progress, t0 } = input;
+  const { config, chunks, docs, indexDir } = options;
   const t1 = performance.now();
 
   const faissDir = path.join(indexDir, 'faiss');
@@ -138,6 +203,7 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
   );
   progress({ stage: 'vector', done: chunks.length, total: chunks.length });
   const t4 = performance.now();
+  const keyword = await input.keyword;
   warnings.push(...index.warnings);
   if (config.vector.backend === 'auto' && index.backend === 'js') {
     warnings.push({
@@ -148,7 +214,7 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
 
   return {
     chunks: chunks.length,
-    ftsRows,
+    ftsRows: keyword.rows,
     vectors: index.size,
     embedderId: embedder.id,
     embedderKind: config.embedder.kind,
@@ -159,7 +225,7 @@ export async function buildIndexes(options: BuildIndexesOptions): Promise<IndexB
     cached: embedded.cached,
     reusedFit: reused,
     analyzer: analyzer.fingerprint,
-    timingsMs: { fts: t1 - t0, embedder: t2 - t1, embed: t3 - t2, vector: t4 - t3, total: t4 - t0 },
+    timingsMs: { fts: keyword.ms, embedder: t2 - t1, embed: t3 - t2, vector: t4 - t3, total: performance.now() - t0 },
     warnings,
   };
 }

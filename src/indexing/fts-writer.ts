@@ -16,7 +16,7 @@ const HEADING_CACHE = 50_000;
  * FTS rowid), the FTS5 table `chunks_fts` over analyzer-segmented text, and a `meta` table holding the
  * analyzer fingerprint so a query-time analyzer with another dictionary is detected.
  */
-export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: Analyzer, onRow?: (done: number) => void): number {
+export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: Analyzer, onRow?: (done: number) => void): number {
   const db = new Database(file);
   try {
     db.pragma('journal_mode = OFF');
@@ -64,9 +64,10 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
     // A book's name and a section's headings repeat on every chunk under them: each is cut once (on a library of
     // 66k chunks, cutting them again was about a fifth of this function's time).
     const headings = memoizeAnalyzer(analyzer, HEADING_CACHE);
+    let row = 0;
     const run = db.transaction(() => {
-      chunks.forEach((c, i) => {
-        const row = i + 1;
+      for (const c of chunks) {
+        row++;
         const start = printedPageNumber(c.page_start);
         const end = printedPageNumber(c.page_end) ?? start;
         const json = {
@@ -106,14 +107,14 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
         characters += chars.length;
         for (const ch of new Set(chars)) characterFrequencies.set(ch, (characterFrequencies.get(ch) ?? 0) + 1);
         if (onRow && row % 500 === 0) onRow(row);
-      });
+      }
       for (const [term, df] of frequencies) insertDf.run(term, df);
       for (const [ch, df] of characterFrequencies) insertCharacterDf.run(ch, df);
       insertMeta.run('han_characters', String(characters));
       insertMeta.run('schema_version', String(FTS_SCHEMA_VERSION));
       insertMeta.run('analyzer', analyzer.fingerprint);
       insertMeta.run('window_plan', WINDOW_PLAN_VERSION);
-      insertMeta.run('count', String(chunks.length));
+      insertMeta.run('count', String(row));
       insertMeta.run('built_at', new Date().toISOString());
     });
     run();
@@ -127,7 +128,7 @@ export function writeFtsIndex(file: string, chunks: readonly Chunk[], analyzer: 
       INSERT INTO fts_df SELECT term, doc FROM temp.build_vocab;
       DROP TABLE temp.build_vocab;
     `);
-    return chunks.length;
+    return row;
   } finally {
     db.close();
   }

@@ -22,6 +22,7 @@ export interface IngestOptions {
 /** Progress events for the reporter's spinner. */
 export type IngestProgress =
   | { kind: 'file'; index: number; total: number; source: string }
+  /** `page` is the number of the file's pages read so far (workers may read them out of order). */
   | { kind: 'page'; source: string; page: number; pages: number; ocr?: boolean }
   | { kind: 'stage'; stage: 'scan' | 'write' | 'index' | 'swap'; detail?: string }
   | { kind: 'index'; stage: string; done: number; total: number };

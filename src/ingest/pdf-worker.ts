@@ -3,8 +3,12 @@
  * terminate it when a page or the whole file exceeds its time budget, or when it exhausts its memory cap:
  * a decompression bomb blocks the thread it runs on, and no timer on that thread could fire.
  *
- * Messages to the parent: `open` (page count, labels, bookmarks), `page-start`, `ocr-start` (the page is being
- * OCR'd, which has its own time limit), `ocr-unavailable` (once), `page`, `done`, `error`.
+ * Several workers may read one PDF at once: each opens the file and takes the next unread page from a counter
+ * they share (`claim`), so pages are handed out without the parent, whose thread may be busy meanwhile.
+ *
+ * Messages to the parent: `open` (page count; labels and bookmarks from the primary worker), `page-start`,
+ * `ocr-start` (the page is being OCR'd, which has its own time limit), `ocr-unavailable` (once), `page`, `done`,
+ * `error`.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,8 +25,14 @@ import type { OcrMode, PdfBookmark, PdfFailureKind, PdfPage, TextPiece } from '.
 export interface PdfWorkerInput {
   file: string;
   password?: string | undefined;
-  /** 1-based page to start at (after a page was skipped on timeout, a fresh worker resumes after it). */
-  startPage: number;
+  /**
+   * A shared 32-bit counter of pages taken: a worker adds one to take the next page. The pages are 1 to the page
+   * count in order, or `pages` when given (the parent's second pass over pages no worker delivered).
+   */
+  claim: SharedArrayBuffer;
+  pages?: number[] | undefined;
+  /** Reads the page labels and the outline, which the other workers of the file skip. */
+  primary: boolean;
   /** OCR of pages without a usable text layer; absent means `never`. */
   ocr?: { mode: OcrMode; cacheDir: string; sha256: string; dpi: number } | undefined;
 }
@@ -197,17 +207,23 @@ async function run(input: PdfWorkerInput): Promise<void> {
   }
   let pageLabels: string[] | null = null;
   const bookmarks: PdfBookmark[] = [];
-  try {
-    pageLabels = await doc.getPageLabels();
-    const outline = await doc.getOutline();
-    if (outline) await flattenOutline(doc, outline, 1, bookmarks);
-  } catch {
-    // Labels and bookmarks are optional aids; a broken outline must not lose the text.
-  }
+  if (input.primary)
+    try {
+      pageLabels = await doc.getPageLabels();
+      const outline = await doc.getOutline();
+      if (outline) await flattenOutline(doc, outline, 1, bookmarks);
+    } catch {
+      // Labels and bookmarks are optional aids; a broken outline must not lose the text.
+    }
   send({ type: 'open', numPages: doc.numPages, pageLabels, bookmarks });
   const paintingOps = new Set(PAINTING_OPS.map((name) => pdfjs.OPS[name]).filter((v): v is number => v !== undefined));
   const ocr: OcrSession = { options: input.ocr, unavailable: null, paintingOps };
-  for (let index = input.startPage; index <= doc.numPages; index++) {
+  const taken = new Int32Array(input.claim);
+  const count = input.pages?.length ?? doc.numPages;
+  for (;;) {
+    const next = Atomics.add(taken, 0, 1);
+    if (next >= count) break;
+    const index = input.pages?.[next] ?? next + 1;
     send({ type: 'page-start', index });
     try {
       const page = await doc.getPage(index);

@@ -9,7 +9,7 @@ import { loadTableCsv, TableCsvError } from './load-table-csv.js';
 import { readNote } from './load-notes.js';
 import { segmentsToChunks } from './make-chunks.js';
 import { markOcrChunks, OCR_DPI } from './ocr/mark-ocr-chunks.js';
-import { parsePdf, PdfParseError, scannedFailure } from './parse-pdf.js';
+import { parsePdf, pdfParseThreads, PdfParseError, scannedFailure } from './parse-pdf.js';
 import { previousOf, type PreviousBuild } from './previous-build.js';
 import { fileResult, sourceRecord, type BuiltSource } from './source-results.js';
 import { structurePdf } from './structure-pdf.js';
@@ -87,6 +87,8 @@ async function readSource(input: {
       password: input.password,
       pageTimeoutMs: config.pdf.pageTimeoutMs,
       fileTimeoutMs: config.pdf.fileTimeoutMs,
+      // The other cores are idle while a PDF is parsed: this thread only loads the analyzer meanwhile.
+      threads: pdfParseThreads(),
       onPage: (page, pages, ocr) => input.onProgress?.({ kind: 'page', source: file.source, page, pages, ocr }),
       ocr: {
         mode: input.ocr.mode,

@@ -9,6 +9,7 @@ import { dictionaryHash } from '../store/freshness.js';
 import { acquireIngestLock } from '../store/lock.js';
 import { scanSources, type SourceFile } from '../store/scan-sources.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
+import { prepareDictionaryTable } from '../text/prepare-dictionary-table.js';
 import type { Warning } from '../types.js';
 import type { IngestFileResult, IngestOptions, IngestResult } from './ingest-types.js';
 import { loadPrevious, upToDateFiles } from './previous-build.js';
@@ -101,10 +102,13 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
     });
     // Settled below; a failure while the analyzer is built must not leave it unhandled.
     parsing.catch(() => undefined);
-    // jieba's dictionary is loaded (and, in a new root, its lookup table built) while the first PDF is parsed in its
-    // worker thread, where this thread would only wait: on a 252-page book about half a second of ingest's wall time.
+    // jieba's dictionary is loaded while the first PDF is parsed in its worker threads, where this thread would only
+    // wait.
     const prepared = analyzerFromConfig(root, config, { wholeCorpus: true });
     warnings.push(...prepared.warnings);
+    // Later commands' jieba lookup table (this build cuts with the whole dictionary), on another thread, started once
+    // this one has nothing left to do but wait for the parse.
+    const table = prepareDictionaryTable(paths.segmenterCache);
     const parsed = await parsing;
     const tables = readTableTranscriptions({ sources: scanned.sources, parsed, previous, config, strict });
     const built = [...parsed, ...tables];
@@ -113,13 +117,14 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
       // Nothing could be read: an empty build would replace a good index with nothing.
       const what = existsSync(paths.ftsDb) ? 'the previous index is kept unchanged' : 'no index was built';
       warnings.push({ where: root, message: `nothing could be read (${files.length} of ${files.length} files failed); ${what}` });
+      warnings.push(...(await table));
       return summarise(root, started, files, false, null, warnings);
     }
     onProgress?.({ kind: 'stage', stage: 'write' });
     staged = writeStagedData({ root, config, built, dictionaryHash: dictionary });
     publishRunEvent({ command: 'ingest', point: 'index' });
     const indexed = await buildStagedIndexes({ root, config, staged, liveIndex: paths.index, analyzer: prepared.analyzer, onProgress });
-    warnings.push(...indexed.warnings);
+    warnings.push(...indexed.warnings, ...(await table));
     onProgress?.({ kind: 'stage', stage: 'swap' });
     syncStaging(paths.staging);
     markStagingComplete(root);

@@ -10,7 +10,8 @@ import { loadDictionaryTable } from './dictionary-cache.js';
  * The analyzer for a configuration: jieba plus the packaged starter list of exam terms plus the configured
  * user dictionaries. A missing file is a warning, except the default `rawdoc/userdict.txt`, which is optional.
  * jieba's dictionary comes from the root's lookup-table cache (see `loadDictionaryTable`), which is built on the
- * first call in a root ingest has prepared; `wholeCorpus` (ingest) loads the whole dictionary at once instead.
+ * first call in a root ingest has prepared; `wholeCorpus` (ingest) loads the whole dictionary at once instead and
+ * leaves the table alone.
  * Lives next to the analyzer so that indexing, retrieval and answering all build it the same way without
  * importing each other.
  */
@@ -28,11 +29,12 @@ export function analyzerFromConfig(
       where: path.relative(root, file) || file,
       message: 'user dictionary not found; exam terms may be cut into smaller words (create it or remove it from userDict)',
     }));
+  // A whole corpus (ingest) meets most of the dictionary anyway: it loads it in full, and ingest has the table built
+  // for later queries on another thread (`prepareDictionaryTable`).
+  if (options.wholeCorpus) return { analyzer: createAnalyzer(lines), warnings };
   // Only where ingest has made the state folder: a command run on any other folder must not create files there.
   const paths = projectPaths(root);
   const dictionary = loadDictionaryTable(paths.segmenterCache, { write: existsSync(paths.state) });
   warnings.push(...dictionary.warnings);
-  // A whole corpus (ingest) meets most of the dictionary anyway: load it in full, but leave the table for queries.
-  const table = options.wholeCorpus ? undefined : (dictionary.table ?? undefined);
-  return { analyzer: createAnalyzer(lines, table ? { table } : {}), warnings };
+  return { analyzer: createAnalyzer(lines, dictionary.table ? { table: dictionary.table } : {}), warnings };
 }

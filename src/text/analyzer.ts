@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
 import { UserError } from '../errors.js';
+import { defaultDictionaryFile } from './dictionary-cache.js';
 import { splitDictionaryLine, type DictionaryTable } from './dictionary-table.js';
 import { Jieba } from './jieba.js';
 
@@ -296,11 +296,6 @@ export function readUserDictionary(files: readonly string[]): { lines: string[];
  */
 function defaultDictionary(): Buffer {
   return readFileSync(defaultDictionaryFile());
-}
-
-/** Path of jieba's default dictionary file. */
-export function defaultDictionaryFile(): string {
-  return createRequire(import.meta.url).resolve('@node-rs/jieba/dict.txt');
 }
 
 /** Options of `createAnalyzer`. */

@@ -1,10 +1,15 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Warning } from '../types.js';
-import { defaultDictionaryFile } from './analyzer.js';
 import { buildDictionaryTable, readDictionaryTable, type BuiltDictionaryTable, type DictionaryTable } from './dictionary-table.js';
 import { PagedBytes } from './paged-bytes.js';
 import { temporaryPath } from '../write-atomic.js';
+
+/** Path of jieba's default dictionary file. */
+export function defaultDictionaryFile(): string {
+  return createRequire(import.meta.url).resolve('@node-rs/jieba/dict.txt');
+}
 
 /** What `loadDictionaryTable` found: the table (null: load jieba's dictionary in full) and what went wrong. */
 export interface LoadedDictionaryTable {
@@ -60,9 +65,11 @@ function readHead(fd: number): { identity: string; head: number; size: number } 
  * else built (about half a second) and written there for the next start. A cache from another dictionary version
  * is replaced silently; an unreadable one is replaced with a warning. Without `write` (the caller's choice, e.g. a
  * root that ingest never touched, where nothing should be created) or when writing fails, no table is built: jieba's
- * dictionary is then loaded in full, as it is when the table cannot represent the dictionary.
+ * dictionary is then loaded in full, as it is when the table cannot represent the dictionary. With `release`, a
+ * current cache file is only checked and closed again (the table returned is then null): for a caller that only
+ * makes sure the file is there for later commands.
  */
-export function loadDictionaryTable(cacheFile: string, options: { write: boolean }): LoadedDictionaryTable {
+export function loadDictionaryTable(cacheFile: string, options: { write: boolean; release?: boolean }): LoadedDictionaryTable {
   const warnings: Warning[] = [];
   let dictFile: string;
   let identity: string;
@@ -87,6 +94,8 @@ export function loadDictionaryTable(cacheFile: string, options: { write: boolean
       if (builtFrom === identity) {
         paged = PagedBytes.ofFile(cached, head, size - head);
         const table = readDictionaryTable(paged);
+        // Its header and size check out; closed below, as the caller only wanted the file current.
+        if (options.release) return { table: null, warnings };
         owned = true;
         return { table, warnings };
       }

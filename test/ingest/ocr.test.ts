@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import PDFDocument from 'pdfkit';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { IngestProgress, IngestResult } from '../../src/ingest/ingest-types.js';
@@ -16,7 +17,7 @@ import {
   type OcrBox,
   type OcrPageResult,
 } from '../../src/ingest/ocr/ocr-lines.js';
-import { scannedFailure } from '../../src/ingest/parse-pdf.js';
+import { parsePdf, scannedFailure } from '../../src/ingest/parse-pdf.js';
 import type { PdfLine, PdfPage, RawPdf } from '../../src/ingest/pdf-types.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import { pageProgressText } from '../../src/cli/report/ingest.js';
@@ -260,5 +261,55 @@ describe('OCR of a scanned page (runs when the OCR packages are installed)', { s
     const { result } = await ingest(true);
     assert.deepEqual(result.files[0]?.ocr, { pages: 1, cached: 1 });
     assert.equal(readFileSync(path.join(tmp.root, 'data', 'chunks.jsonl'), 'utf8'), before);
+  });
+});
+
+describe('OCR with several PDF worker threads (runs when the OCR packages are installed)', { skip: skipOcr }, () => {
+  /** Two scanned pages (tops of two pages of the sample textbook, as images) and a page with a text layer. */
+  const mixedPdf = async (): Promise<Buffer> => {
+    const book = path.join(repoRoot, 'rawdoc', '证券投资基金_下册.pdf');
+    const scans = [await renderTopOfPage(book, 6, 150, 0.3), await renderTopOfPage(book, 7, 150, 0.3)];
+    return new Promise((resolve, reject) => {
+      const doc = new PDFDocument({ autoFirstPage: false, margin: 0 });
+      const parts: Buffer[] = [];
+      doc.on('data', (c: Buffer) => parts.push(c));
+      doc.on('end', () => resolve(Buffer.concat(parts)));
+      doc.on('error', reject);
+      for (const scan of scans) {
+        doc.addPage({ size: [scan.widthPt, scan.heightPt], margin: 0 });
+        doc.image(scan.png, 0, 0, { width: scan.widthPt, height: scan.heightPt });
+      }
+      doc.addPage({ margin: 50 });
+      doc.text('A page with its own text layer.');
+      doc.end();
+    });
+  };
+
+  it('OCRs the scanned pages two workers meet at once into the lines one worker reads', async () => {
+    const tmp = makeTempRoot();
+    try {
+      const file = path.join(tmp.root, 'mixed.pdf');
+      writeFileSync(file, await mixedPdf());
+      const read = (threads: number, cacheDir: string): Promise<RawPdf> =>
+        parsePdf(file, {
+          pageTimeoutMs: 60_000,
+          fileTimeoutMs: 300_000,
+          threads,
+          pagesPerThread: 1,
+          ocr: { mode: 'auto', cacheDir: path.join(tmp.root, cacheDir), sha256: 'mixed', dpi: 150, pageTimeoutMs: 120_000 },
+        });
+      const two = await read(2, 'ocr-two');
+      const one = await read(1, 'ocr-one');
+      assert.deepEqual(two.ocr, { pages: 2, cached: 0 });
+      assert.deepEqual(two.warnings, []);
+      assert.deepEqual(
+        two.pages.map((p) => p.ocr ?? 'text layer'),
+        ['recognized', 'recognized', 'text layer'],
+      );
+      assert.match(two.pages.map((p) => p.lines.map((l) => l.text).join('')).join(''), /基金/);
+      assert.deepEqual(two.pages, one.pages);
+    } finally {
+      tmp.cleanup();
+    }
   });
 });

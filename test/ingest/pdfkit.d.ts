@@ -10,6 +10,8 @@ declare module 'pdfkit' {
   }
   export default class PDFDocument {
     constructor(options?: PDFDocumentOptions);
+    /** The document's outline (bookmarks); an item points at the current page. */
+    outline: { addItem(title: string): unknown };
     on(event: 'data', listener: (chunk: Buffer) => void): this;
     on(event: 'end', listener: () => void): this;
     on(event: 'error', listener: (error: Error) => void): this;

@@ -14,6 +14,7 @@ import type { PdfLine, PdfPage, RawPdf } from '../../src/ingest/pdf-types.js';
 import { findRunningLines } from '../../src/ingest/running-lines.js';
 import { structurePdf } from '../../src/ingest/structure-pdf.js';
 import { makeTempRoot } from '../helpers/temp-root.js';
+import { rawPdf } from '../helpers/raw-pdf.js';
 
 const line = (text: string, y: number, size = 10.5, x = 84): PdfLine => ({
   text,
@@ -362,16 +363,7 @@ function radicalPdf(): Buffer {
     `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
     `<< /Length ${Buffer.byteLength(cmap)} >>\nstream\n${cmap}\nendstream`,
   ];
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(Buffer.byteLength(body));
-    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(body);
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(body, 'latin1');
+  return rawPdf(objects, 1);
 }
 
 void describe('a PDF whose text layer carries CJK radicals', () => {

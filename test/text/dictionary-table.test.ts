@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { after, before, describe, it } from 'node:test';
 import { projectPaths } from '../../src/paths.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
-import { createAnalyzer, defaultDictionaryFile, readUserDictionary } from '../../src/text/analyzer.js';
-import { loadDictionaryTable } from '../../src/text/dictionary-cache.js';
+import { createAnalyzer, readUserDictionary } from '../../src/text/analyzer.js';
+import { defaultDictionaryFile, loadDictionaryTable } from '../../src/text/dictionary-cache.js';
 import { PagedBytes } from '../../src/text/paged-bytes.js';
+import { prepareDictionaryTable } from '../../src/text/prepare-dictionary-table.js';
 import { buildDictionaryTable, readDictionaryTable, type BuiltDictionaryTable } from '../../src/text/dictionary-table.js';
 import { testConfig } from '../retrieve/fixture-index.js';
+import { canListOpenFiles, openFilesNamed } from '../helpers/open-files.js';
 import { fixturesDir, makeTempRoot, repoRoot, type TempRoot } from '../helpers/temp-root.js';
 
 /** Real text: the sample validation questions and the retrieval fixture's textbook passages. */
@@ -250,6 +252,54 @@ describe('dictionary table cache', () => {
       assert.deepEqual(built.analyzer.tokens(text), plain.tokens(text));
     } finally {
       bare.cleanup();
+    }
+  });
+});
+
+describe('the table ingest prepares for later commands', () => {
+  it('is built on a worker thread, left alone while current, rebuilt with a warning when damaged, and only checked when current', async () => {
+    const tmp = makeTempRoot();
+    try {
+      const cacheFile = path.join(tmp.root, 'cache', 'jieba-dictionary.bin');
+      assert.deepEqual(await prepareDictionaryTable(cacheFile), []);
+      const built = readFileSync(cacheFile);
+      const direct = loadDictionaryTable(path.join(tmp.root, 'direct', 'jieba-dictionary.bin'), { write: true });
+      assert.ok(direct.table);
+      assert.deepEqual(built, readFileSync(path.join(tmp.root, 'direct', 'jieba-dictionary.bin')));
+      const before = statSync(cacheFile).mtimeMs;
+      assert.deepEqual(await prepareDictionaryTable(cacheFile), []);
+      assert.equal(statSync(cacheFile).mtimeMs, before, 'a current table is not written again');
+      writeFileSync(cacheFile, 'not a table at all');
+      const warnings = await prepareDictionaryTable(cacheFile);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]?.message ?? '', /segmenter dictionary cache unreadable .*rebuilt it/);
+      assert.deepEqual(readFileSync(cacheFile), built);
+      if (canListOpenFiles) {
+        // What the thread does with a current table: check it and close it again, where a reader keeps it open.
+        const released = loadDictionaryTable(cacheFile, { write: true, release: true });
+        assert.equal(released.table, null);
+        assert.deepEqual(openFilesNamed('jieba-dictionary.bin', tmp.root), []);
+        const kept = loadDictionaryTable(cacheFile, { write: true });
+        assert.ok(kept.table);
+        assert.equal(openFilesNamed('jieba-dictionary.bin', tmp.root).length, 1);
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('is left to that thread: the whole-corpus analyzer neither reads nor writes it', () => {
+    const tmp = makeTempRoot();
+    try {
+      const paths = projectPaths(tmp.root);
+      mkdirSync(paths.state);
+      const config = testConfig(tmp.root);
+      const whole = analyzerFromConfig(tmp.root, config, { wholeCorpus: true });
+      assert.equal(existsSync(paths.segmenterCache), false);
+      const text = '基金管理人应当按照基金合同的约定，向基金份额持有人分配收益';
+      assert.deepEqual(whole.analyzer.tokens(text), analyzerFromConfig(tmp.root, config).analyzer.tokens(text));
+    } finally {
+      tmp.cleanup();
     }
   });
 });
