@@ -58,10 +58,11 @@ const MAX_PDF_THREADS = 4;
 
 /**
  * Pages each worker must have for one more to start. A worker's start-up (pdf.js, opening the file, the fonts of its
- * first page) took about a second on the 252-page fund-law book, where a page took about 10 ms: a second worker on a
- * short document would cost more than it saves.
+ * first pages) costs about what reading 100 pages does (about a second, against about 10 ms a page on the 252-page
+ * fund-law book), and a page the new worker takes waits for that start-up: a second worker made a 141-page book's
+ * parse slower (1.4 -> 2.0 s) and the 252-page book's a little faster (3.8 -> 3.6 s).
  */
-const PAGES_PER_THREAD = 64;
+const PAGES_PER_THREAD = 100;
 
 /** The `threads` ingest gives a PDF: one per core, up to `MAX_PDF_THREADS`. */
 export function pdfParseThreads(): number {
