@@ -262,6 +262,7 @@ class PdfReading {
       }
       case 'done':
         this.stop(slot);
+        this.dropIdleWorkers();
         this.settleIfIdle();
         break;
       case 'error':
@@ -356,6 +357,16 @@ class PdfReading {
     clearTimeout(slot.pageTimer);
     this.slots.delete(slot);
     void slot.worker.terminate();
+  }
+
+  /**
+   * Once every page is taken, a worker that has not begun one (still opening the file) has nothing left to read:
+   * stopped rather than waited for.
+   */
+  private dropIdleWorkers(): void {
+    const pass = this.pass;
+    if (!pass || Atomics.load(new Int32Array(pass.claim), 0) < (pass.pages?.length ?? this.numPages)) return;
+    for (const slot of [...this.slots]) if (slot.currentPage === 0) this.stop(slot);
   }
 
   private settleIfIdle(): void {
