@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { buildIndexes } from '../../src/indexing/build-indexes.js';
+import { writeFtsIndex } from '../../src/indexing/fts-writer.js';
+import { runIngest } from '../../src/ingest/run-ingest.js';
 import { projectPaths } from '../../src/paths.js';
+import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import { createAnalyzer } from '../../src/text/analyzer.js';
 import type { Chunk } from '../../src/types.js';
 import { readFixtureCorpus, testConfig } from '../retrieve/fixture-index.js';
@@ -31,13 +34,19 @@ function tables(file: string): Record<string, unknown[]> {
 
 const jsonLines = (chunks: readonly Chunk[]): string => chunks.map((c) => `${JSON.stringify(c)}\n`).join('');
 
+/** A temp root with the shipped user dictionary in its rawdoc/. */
+function setUpRoot(): { root: string; cleanup: () => void } {
+  const tmp = makeTempRoot();
+  const paths = projectPaths(tmp.root);
+  mkdirSync(paths.rawdoc, { recursive: true });
+  copyFileSync(path.join(repoRoot, 'rawdoc', 'userdict.txt'), path.join(paths.rawdoc, 'userdict.txt'));
+  return { root: tmp.root, cleanup: () => tmp.cleanup() };
+}
+
 void describe('the keyword index written on its own thread', () => {
   const setUp = (): { root: string; cleanup: () => void; chunksFile: string } => {
-    const tmp = makeTempRoot();
-    const paths = projectPaths(tmp.root);
-    mkdirSync(paths.rawdoc, { recursive: true });
-    copyFileSync(path.join(repoRoot, 'rawdoc', 'userdict.txt'), path.join(paths.rawdoc, 'userdict.txt'));
-    return { root: tmp.root, cleanup: () => tmp.cleanup(), chunksFile: path.join(tmp.root, 'chunks.jsonl') };
+    const made = setUpRoot();
+    return { ...made, chunksFile: path.join(made.root, 'chunks.jsonl') };
   };
 
   void it('holds the same rows, tokens and statistics as one written on the calling thread, while the fit runs', async () => {
@@ -88,6 +97,34 @@ void describe('the keyword index written on its own thread', () => {
         buildIndexes({ root, config, chunks, docs, indexDir: path.join(root, 'index'), analyzer: other, keywordThread: { chunksFile } }),
         (e: unknown) => e instanceof Error && /the keyword index thread's analyzer is .*, not jieba-search\+num4\+user:1:/.test(e.message),
       );
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+void describe('ingest with the keyword index on its own thread', () => {
+  void it('writes the index the calling thread would, from the staged chunks (a notes book of 1,200 articles)', async () => {
+    const { root, cleanup } = setUpRoot();
+    try {
+      // Enough chunks for ingest to hand the keyword index to its thread (where the machine has a second core).
+      const articles = Array.from(
+        { length: 1200 },
+        (_, i) => `## 第${i + 1}条\n\n基金管理人应当按照第${i + 1}项约定，在${(i % 28) + 2}个工作日内向基金份额持有人披露净值${i}。\n`,
+      );
+      writeFileSync(path.join(root, 'rawdoc', '条文.md'), `# 基金条文\n\n${articles.join('\n')}`);
+      const config = testConfig(root);
+      const result = await runIngest({ root, config });
+      const paths = projectPaths(root);
+      const chunks = readFileSync(paths.chunks, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Chunk);
+      assert.ok(chunks.length >= 1000, `${chunks.length} chunks`);
+      assert.equal(result.index?.ftsRows, chunks.length);
+      const here = path.join(root, 'here.db');
+      writeFtsIndex(here, chunks, analyzerFromConfig(root, config, { wholeCorpus: true }).analyzer);
+      assert.deepEqual(tables(paths.ftsDb), tables(here));
     } finally {
       cleanup();
     }
