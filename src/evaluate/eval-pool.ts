@@ -5,6 +5,7 @@ import { NotReadyError, UsageError, UserError, type ExitCodeValue } from '../err
 import type { Chunk } from '../types.js';
 import type { EvalEngine, EvalEngineOptions } from './eval-engine.js';
 import type { EvalRow } from './eval-types.js';
+import { workerExecArgv } from '../worker-exec-argv.js';
 
 /**
  * A pool of worker threads for offline `eval`: one per core, each with its own retriever (SQLite handle,
@@ -113,7 +114,7 @@ export async function openEvalPool(options: EvalPoolOptions): Promise<EvalEngine
 
   const start = (): Promise<{ worker: PoolWorker; embedderId: string }> =>
     new Promise((resolve, reject) => {
-      const worker = new Worker(url, { workerData: data });
+      const worker = new Worker(url, { workerData: data, execArgv: workerExecArgv() });
       const entry: PoolWorker = { worker, busy: 0, exited: new Promise((done) => worker.once('exit', () => done())) };
       let ready = false;
       worker.on('message', (reply: EvalWorkerReply) => {

@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { ChunkFilter } from '../types.js';
 import type { FtsRankerOptions, RankedRow } from './fts-ranker.js';
 import type { QueryTerm } from './fts-query.js';
+import { workerExecArgv } from '../worker-exec-argv.js';
 
 /** What the thread is told at start. */
 export interface FtsRankThreadData {
@@ -86,7 +87,7 @@ export function startFtsRankThread(file: string, options: FtsRankerOptions): Sta
  */
 function spawnRankThread(file: string, options: FtsRankerOptions, holdUntilReady: boolean): FtsRankThread & { ready: Promise<void> } {
   const data: FtsRankThreadData = { file, options };
-  const worker = new Worker(new URL('./fts-rank-worker.js', import.meta.url), { workerData: data });
+  const worker = new Worker(new URL('./fts-rank-worker.js', import.meta.url), { workerData: data, execArgv: workerExecArgv() });
   if (!holdUntilReady) worker.unref();
   const pending = new Map<number, { resolve: (rows: RankedRow[]) => void; reject: (e: Error) => void }>();
   let nextId = 0;

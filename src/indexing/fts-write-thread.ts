@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ExamCopilotConfig } from '../config/load-config.js';
+import { workerExecArgv } from '../worker-exec-argv.js';
 
 /** What the thread is given. */
 export interface FtsWriteThreadData {
@@ -38,7 +39,7 @@ export interface FtsWriteThread {
  * is what a progress line shows meanwhile.
  */
 export function startFtsWriteThread(data: FtsWriteThreadData): FtsWriteThread {
-  const worker = new Worker(new URL('./fts-write-worker.js', import.meta.url), { workerData: data });
+  const worker = new Worker(new URL('./fts-write-worker.js', import.meta.url), { workerData: data, execArgv: workerExecArgv() });
   let finished = false;
   const ids = new Promise<string[]>((resolve, reject) => {
     const fail = (error: Error): void => {

@@ -5,6 +5,7 @@ import type { PdfWorkerInput, PdfWorkerMessage, PdfWorkerReply } from './pdf-wor
 import { OCR_INSTALL_HINT } from './ocr/ocr-engine.js';
 import { snapOcrSizes } from './ocr/ocr-lines.js';
 import type { OcrMode, PdfFailureKind, PdfPage, RawPdf } from './pdf-types.js';
+import { workerExecArgv } from '../worker-exec-argv.js';
 
 /** A PDF that could not be read at all; `message` is one line without the file name (the caller adds it). */
 export class PdfParseError extends Error {
@@ -196,6 +197,7 @@ class PdfReading {
     const heap = options.maxHeapMb ?? 1024;
     const worker = new Worker(workerUrl, {
       workerData: input,
+      execArgv: workerExecArgv(),
       resourceLimits: { maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: 64 },
       stdout: true,
       stderr: true,

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../errors.js';
 import type { Warning } from '../types.js';
+import { workerExecArgv } from '../worker-exec-argv.js';
 
 /**
  * Makes sure the root's jieba lookup table (`loadDictionaryTable`) is built and written, on a worker thread. Ingest
@@ -22,7 +23,10 @@ export function prepareDictionaryTable(cacheFile: string): Promise<Warning[]> {
       settle([{ where: cacheFile, message: `segmenter dictionary cache not written (${why}); queries load jieba's dictionary in full` }]);
     let worker: Worker;
     try {
-      worker = new Worker(new URL('./dictionary-table-worker.js', import.meta.url), { workerData: { cacheFile } });
+      worker = new Worker(new URL('./dictionary-table-worker.js', import.meta.url), {
+        workerData: { cacheFile },
+        execArgv: workerExecArgv(),
+      });
     } catch (error) {
       failed(errorMessage(error).split('\n')[0] ?? 'no worker thread');
       return;
