@@ -138,11 +138,8 @@ if (!skip.has('library') && !args.includes('--library-root')) {
   const wrapper = `process.on('exit', () => process.stderr.write('\\nPEAK_RSS_KB ' + process.resourceUsage().maxRSS + '\\n'));
 const { main } = await import(${JSON.stringify(path.join(repo, 'dist/src/cli/main.js'))});
 await main([process.argv[0], 'exam-copilot', '--root', ${JSON.stringify(libRoot)}, 'ingest', ${JSON.stringify(path.join(bench, 'law-library'))}]);`;
-  // A file, not `--input-type=module -e`: worker threads inherit the process's flags, and Node refuses that one for them.
-  const wrapperFile = path.join(out, 'library-ingest.mjs');
-  writeFileSync(wrapperFile, wrapper);
   const t = performance.now();
-  const r = spawnSync(process.execPath, [wrapperFile], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const seconds = (performance.now() - t) / 1000;
   const rss = Number(/PEAK_RSS_KB (\d+)/.exec(r.stderr)?.[1] ?? NaN);
   const summary = /total\s+\S+ failed\s+(\d+)\s+(\d+)/.exec(r.stdout);
