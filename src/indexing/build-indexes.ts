@@ -123,7 +123,7 @@ function writeKeywordIndex(
     config: options.config,
     analyzer: analyzer.fingerprint,
   });
-  const written = thread.ids.then((ids) => {
+  const written = thread.result.then((ids) => {
     if (ids.length !== chunks.length || ids.some((id, i) => id !== chunks[i]!.chunk_id))
       throw new Error(`${options.keywordThread?.chunksFile ?? ''}: the keyword index thread read other chunks than those being indexed`);
     return finished(ids.length);

@@ -7,9 +7,8 @@
  * as it is held while the fit is at its peak), and sends back the ids it read, which the caller checks against its
  * own chunks; the file it writes is the one `writeFtsIndex` writes on the calling thread.
  */
-import { Worker } from 'node:worker_threads';
 import type { ExamCopilotConfig } from '../config/load-config.js';
-import { workerExecArgv } from '../worker-exec-argv.js';
+import { startWorkerTask, type WorkerTask } from '../worker-task.js';
 
 /** What the thread is given. */
 export interface FtsWriteThreadData {
@@ -22,49 +21,10 @@ export interface FtsWriteThreadData {
   analyzer: string;
 }
 
-/** Messages from the thread. */
-export type FtsWriteReply = { type: 'written'; ids: string[] } | { type: 'failed'; message: string; code?: string | undefined };
-
 /**
- * A write under way: `ids` settles with the chunk ids of the rows written, in order, or rejects with the thread's
- * error; `stop` ends it.
+ * Starts writing `data.file` on a worker thread; its `result` is the chunk ids of the rows written, in order. It
+ * reports no progress row by row: the caller's own stage (the fit) is what a progress line shows meanwhile.
  */
-export interface FtsWriteThread {
-  readonly ids: Promise<string[]>;
-  stop(): void;
-}
-
-/**
- * Starts writing `data.file` on a worker thread. It reports no progress row by row: the caller's own stage (the fit)
- * is what a progress line shows meanwhile.
- */
-export function startFtsWriteThread(data: FtsWriteThreadData): FtsWriteThread {
-  const worker = new Worker(new URL('./fts-write-worker.js', import.meta.url), { workerData: data, execArgv: workerExecArgv() });
-  let finished = false;
-  const ids = new Promise<string[]>((resolve, reject) => {
-    const fail = (error: Error): void => {
-      if (finished) return;
-      finished = true;
-      void worker.terminate();
-      reject(error);
-    };
-    worker.on('message', (reply: FtsWriteReply) => {
-      if (reply.type === 'failed') fail(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}));
-      else if (!finished) {
-        finished = true;
-        resolve(reply.ids);
-      }
-    });
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the keyword index thread stopped (exit ${code})`)));
-  });
-  // Awaited by the caller once its own work is done; a failure meanwhile must not go unhandled.
-  ids.catch(() => undefined);
-  return {
-    ids,
-    stop() {
-      finished = true;
-      void worker.terminate();
-    },
-  };
+export function startFtsWriteThread(data: FtsWriteThreadData): WorkerTask<string[]> {
+  return startWorkerTask<string[]>(new URL('./fts-write-worker.js', import.meta.url), data, 'the keyword index thread');
 }

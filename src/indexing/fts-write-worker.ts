@@ -1,15 +1,15 @@
 /** Worker-thread entry of `startFtsWriteThread`: builds the analyzer from the configuration and writes the index. */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { jsonLines } from '../json-lines.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import type { Chunk } from '../types.js';
-import type { FtsWriteReply, FtsWriteThreadData } from './fts-write-thread.js';
+import { replyFromWorker } from '../worker-task.js';
+import type { FtsWriteThreadData } from './fts-write-thread.js';
 import { writeFtsIndex } from './fts-writer.js';
 
 const data = workerData as FtsWriteThreadData;
-const send = (reply: FtsWriteReply): void => parentPort?.postMessage(reply);
 
-try {
+replyFromWorker((): string[] => {
   const { analyzer } = analyzerFromConfig(data.root, data.config, { wholeCorpus: true });
   if (analyzer.fingerprint !== data.analyzer)
     throw new Error(`the keyword index thread's analyzer is ${analyzer.fingerprint}, not ${data.analyzer}`);
@@ -21,12 +21,5 @@ try {
     }
   };
   writeFtsIndex(data.file, rows(), analyzer);
-  send({ type: 'written', ids });
-} catch (error) {
-  const code = (error as { code?: unknown }).code;
-  send({
-    type: 'failed',
-    message: error instanceof Error ? error.message : String(error),
-    code: typeof code === 'string' ? code : undefined,
-  });
-}
+  return ids;
+});

@@ -81,14 +81,10 @@ export async function parsePdf(file: string, options: ParsePdfOptions): Promise<
   const ocrClient = createOcrClient();
   const reading = new PdfReading(file, options, ocrClient);
   try {
-    const pass = (pages: number[] | undefined, threads: number): Promise<void> =>
-      new Promise((resolve, reject) => {
-        reading.startPass(pages, threads, resolve, reject);
-      });
-    await pass(undefined, Math.max(1, Math.floor(options.threads ?? 1)));
+    await reading.pass(undefined, Math.max(1, Math.floor(options.threads ?? 1)));
     // A worker stopped for another page may have taken a page it had not yet announced: read those once more.
     const missing = reading.unreadPages();
-    if (missing.length > 0) await pass(missing, 1);
+    if (missing.length > 0) await reading.pass(missing, 1);
     return reading.result();
   } finally {
     reading.stopAll();
@@ -126,7 +122,7 @@ class PdfReading {
   private ocrKills = 0;
   private fileTimer: NodeJS.Timeout | undefined;
   private readonly slots = new Set<WorkerSlot>();
-  private pass: {
+  private current: {
     claim: SharedArrayBuffer;
     pages: number[] | undefined;
     /** Workers wanted, and whether the extra ones were started (when the first opened the file). */
@@ -143,15 +139,18 @@ class PdfReading {
     private readonly ocrClient: OcrClient,
   ) {}
 
-  startPass(pages: number[] | undefined, threads: number, resolve: () => void, reject: (error: PdfParseError) => void): void {
-    this.pass = { claim: new SharedArrayBuffer(4), pages, threads, extras: false, resolve, reject, settled: false };
-    this.armFile();
-    this.startWorker(!this.opened);
+  /** Reads `pages` (all, when undefined) with up to `threads` workers; settles when none is left, or on a failure. */
+  pass(pages: number[] | undefined, threads: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.current = { claim: new SharedArrayBuffer(4), pages, threads, extras: false, resolve, reject, settled: false };
+      this.armFile();
+      this.startWorker(!this.opened);
+    });
   }
 
   /** Starts the pass's extra workers once the page count is known: one per `pagesPerThread` pages, up to `threads`. */
   private startExtras(): void {
-    const pass = this.pass;
+    const pass = this.current;
     if (!pass || pass.extras) return;
     pass.extras = true;
     const pages = pass.pages?.length ?? this.numPages;
@@ -187,7 +186,7 @@ class PdfReading {
   }
 
   private startWorker(primary: boolean): void {
-    const pass = this.pass;
+    const pass = this.current;
     if (!pass) return;
     const options = this.options;
     const ocr = options.ocr
@@ -318,7 +317,7 @@ class PdfReading {
       this.ocrKills++;
       this.ocrClient.kill();
     }
-    const pass = this.pass;
+    const pass = this.current;
     const total = pass?.pages?.length ?? this.numPages;
     if (pass && Atomics.load(new Int32Array(pass.claim), 0) < total) this.startWorker(false);
     else this.settleIfIdle();
@@ -366,13 +365,13 @@ class PdfReading {
    * stopped rather than waited for.
    */
   private dropIdleWorkers(): void {
-    const pass = this.pass;
+    const pass = this.current;
     if (!pass || Atomics.load(new Int32Array(pass.claim), 0) < (pass.pages?.length ?? this.numPages)) return;
     for (const slot of [...this.slots]) if (slot.currentPage === 0) this.stop(slot);
   }
 
   private settleIfIdle(): void {
-    const pass = this.pass;
+    const pass = this.current;
     if (!pass || pass.settled || this.slots.size > 0) return;
     pass.settled = true;
     clearTimeout(this.fileTimer);
@@ -380,7 +379,7 @@ class PdfReading {
   }
 
   private fail(kind: PdfFailureKind, message: string): void {
-    const pass = this.pass;
+    const pass = this.current;
     if (!pass || pass.settled) return;
     pass.settled = true;
     if (this.ocrSince !== null) {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { ExamCopilotConfig } from '../config/load-config.js';
+import { jsonLines } from '../json-lines.js';
 import type { ProjectPaths } from '../paths.js';
 import { configFingerprint, readManifest, type Manifest } from '../store/manifest.js';
 import type { SourceFile } from '../store/scan-sources.js';
@@ -19,14 +20,6 @@ export function previousOf(previous: PreviousBuild, source: string): { chunks: C
   return previous.bySource.get(source) ?? { chunks: [], outline: [] };
 }
 
-function readJsonLines<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as T);
-}
-
 /** Step: loads the previous build when its chunks are still valid under the current chunking settings. */
 export function loadPrevious(input: { paths: ProjectPaths; config: ExamCopilotConfig }): PreviousBuild | null {
   const manifest = readManifest(input.paths.manifest);
@@ -39,7 +32,7 @@ export function loadPrevious(input: { paths: ProjectPaths; config: ExamCopilotCo
       if (!e) bySource.set(source, (e = { chunks: [], outline: [] }));
       return e;
     };
-    for (const c of readJsonLines<Chunk>(input.paths.chunks)) entry(c.source).chunks.push(c);
+    if (existsSync(input.paths.chunks)) for (const c of jsonLines<Chunk>(input.paths.chunks)) entry(c.source).chunks.push(c);
     for (const o of outline) entry(o.source).outline.push(o);
     return { manifest, bySource };
   } catch {

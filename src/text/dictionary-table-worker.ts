@@ -1,9 +1,10 @@
 /**
  * Worker-thread entry of `prepareDictionaryTable`: builds and writes the jieba lookup table for `workerData.cacheFile`
- * unless a current one is there, and posts back its warnings.
+ * unless a current one is there, and replies with its warnings.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { replyFromWorker } from '../worker-task.js';
 import { loadDictionaryTable } from './dictionary-cache.js';
 
 const { cacheFile } = workerData as { cacheFile: string };
-parentPort?.postMessage(loadDictionaryTable(cacheFile, { write: true, release: true }).warnings);
+replyFromWorker(() => loadDictionaryTable(cacheFile, { write: true, release: true }).warnings);

@@ -1,7 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../errors.js';
 import type { Warning } from '../types.js';
-import { workerExecArgv } from '../worker-exec-argv.js';
+import { startWorkerTask } from '../worker-task.js';
 
 /**
  * Makes sure the root's jieba lookup table (`loadDictionaryTable`) is built and written, on a worker thread. Ingest
@@ -12,27 +11,14 @@ import { workerExecArgv } from '../worker-exec-argv.js';
  * as they would without a table).
  */
 export function prepareDictionaryTable(cacheFile: string): Promise<Warning[]> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (warnings: Warning[]): void => {
-      if (settled) return;
-      settled = true;
-      resolve(warnings);
-    };
-    const failed = (why: string): void =>
-      settle([{ where: cacheFile, message: `segmenter dictionary cache not written (${why}); queries load jieba's dictionary in full` }]);
-    let worker: Worker;
-    try {
-      worker = new Worker(new URL('./dictionary-table-worker.js', import.meta.url), {
-        workerData: { cacheFile },
-        execArgv: workerExecArgv(),
-      });
-    } catch (error) {
-      failed(errorMessage(error).split('\n')[0] ?? 'no worker thread');
-      return;
-    }
-    worker.once('message', (warnings: Warning[]) => settle(warnings));
-    worker.once('error', (error) => failed(error.message.split('\n')[0] ?? 'worker failed'));
-    worker.once('exit', (code) => failed(`its thread stopped (exit ${code})`));
-  });
+  return startWorkerTask<Warning[]>(
+    new URL('./dictionary-table-worker.js', import.meta.url),
+    { cacheFile },
+    'the jieba lookup table thread',
+  ).result.catch((error: unknown) => [
+    {
+      where: cacheFile,
+      message: `segmenter dictionary cache not written (${errorMessage(error).split('\n')[0] ?? 'the thread failed'}); queries load jieba's dictionary in full`,
+    },
+  ]);
 }

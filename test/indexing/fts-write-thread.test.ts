@@ -8,7 +8,7 @@ import { writeFtsIndex } from '../../src/indexing/fts-writer.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import { projectPaths } from '../../src/paths.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
-import { createAnalyzer } from '../../src/text/analyzer.js';
+import { createAnalyzer, type Analyzer } from '../../src/text/analyzer.js';
 import type { Chunk } from '../../src/types.js';
 import { readFixtureCorpus, testConfig } from '../retrieve/fixture-index.js';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
@@ -70,36 +70,48 @@ void describe('the keyword index written on its own thread', () => {
     }
   });
 
-  void it('fails, naming the file, when the file holds other chunks than those being indexed', async () => {
+  /** Builds the fixture corpus with the thread reading `written(chunks)` from the file; what the build threw. */
+  const threadBuildError = async (
+    written: (chunks: Chunk[]) => Chunk[],
+    analyzer?: Analyzer,
+  ): Promise<{ error: unknown; chunksFile: string }> => {
     const { root, cleanup, chunksFile } = setUp();
     try {
-      const config = testConfig(root);
       const { chunks, docs } = readFixtureCorpus();
-      writeFileSync(chunksFile, jsonLines(chunks.slice(1)));
-      await assert.rejects(
-        buildIndexes({ root, config, chunks, docs, indexDir: path.join(root, 'index'), keywordThread: { chunksFile } }),
-        (e: unknown) =>
-          e instanceof Error && e.message === `${chunksFile}: the keyword index thread read other chunks than those being indexed`,
-      );
+      writeFileSync(chunksFile, jsonLines(written(chunks)));
+      const indexDir = path.join(root, 'index');
+      const keywordThread = { chunksFile };
+      const build = buildIndexes({
+        root,
+        config: testConfig(root),
+        chunks,
+        docs,
+        indexDir,
+        keywordThread,
+        ...(analyzer ? { analyzer } : {}),
+      });
+      return {
+        error: await build.then(
+          () => null,
+          (e: unknown) => e,
+        ),
+        chunksFile,
+      };
     } finally {
       cleanup();
     }
+  };
+
+  void it('fails, naming the file, when the file holds other chunks than those being indexed', async () => {
+    const { error, chunksFile } = await threadBuildError((chunks) => chunks.slice(1));
+    assert.ok(error instanceof Error);
+    assert.equal(error.message, `${chunksFile}: the keyword index thread read other chunks than those being indexed`);
   });
 
   void it('refuses an analyzer the configuration does not build, rather than index other tokens', async () => {
-    const { root, cleanup, chunksFile } = setUp();
-    try {
-      const config = testConfig(root);
-      const { chunks, docs } = readFixtureCorpus();
-      writeFileSync(chunksFile, jsonLines(chunks));
-      const other = createAnalyzer(['自定义词 100000 n']);
-      await assert.rejects(
-        buildIndexes({ root, config, chunks, docs, indexDir: path.join(root, 'index'), analyzer: other, keywordThread: { chunksFile } }),
-        (e: unknown) => e instanceof Error && /the keyword index thread's analyzer is .*, not jieba-search\+num4\+user:1:/.test(e.message),
-      );
-    } finally {
-      cleanup();
-    }
+    const { error } = await threadBuildError((chunks) => chunks, createAnalyzer(['自定义词 100000 n']));
+    assert.ok(error instanceof Error);
+    assert.match(error.message, /the keyword index thread's analyzer is .*, not jieba-search\+num4\+user:1:/);
   });
 });
 
