@@ -66,7 +66,9 @@ import { bandReading, otherCase, questionQuantities, type CaseQuantity, type Tie
  * (风险收益水平为“中低”的).
  * A schedule stated band by band (100万元≤M＜500万元的，申购费率为1.00%) is read in the band that holds the amount or
  * period the question gives (申购…300万元); the other bands, and a worked example of another amount, say nothing of it.
- * A question naming a document by its title (《私募投资基金监督管理条例》) is read only in sentences of that document.
+ * A question naming a document by its title (《私募投资基金监督管理条例》) is read only in sentences of that document, and
+ * a list of another party's duties than the stem's (私募基金管理人应当履行下列职责 for 基金托管人应当履行的职责) says
+ * nothing of it.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -500,6 +502,24 @@ function termsOf(chunk: Chunk): string[] {
   return terms;
 }
 
+/**
+ * Whether a list lead's subject (its exact form) is another one of the same kind than each the stem names as its own
+ * (基金托管人应当履行的职责…): a different word with the same head, the last character of a Chinese compound
+ * (私募基金管理人 and 基金托管人, both 人). One holding the other (基金托管人, 托管人) is the same; one of another kind
+ * (基金份额持有人 against 投资者) may name the same party, so it is not set apart.
+ */
+function anotherSubject(subject: string, stem: string): boolean {
+  const own = exactForm(leadSubject(stem))
+    .split(/[、和及与或]/u)
+    .filter((x) => /^\p{Script=Han}{2,}$/u.test(x));
+  const head = (x: string): string => [...x].at(-1) ?? '';
+  return (
+    [...subject].length >= 2 &&
+    own.length > 0 &&
+    own.every((x) => !x.includes(subject) && !subject.includes(x) && head(x) === head(subject))
+  );
+}
+
 /** Whether a text, in its exact form, names the claim by one of its names. */
 function namesClaim(form: string, c: ClaimReading): boolean {
   return c.aliases.some((a) => form.includes(a));
@@ -699,6 +719,14 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   // document it stands in, when neither it nor its headings name the one the question names (《证券投资基金管理暂行办法》
   // 的颁布), speaks of another document.
   if (inAnotherDocument(unit.text, unit.chunk, framed, c.titles)) return null;
+  // An item of a list of another party's duties than the one the stem asks of (私募基金管理人应当履行下列职责 for
+  // 基金托管人应当履行的职责不包括) says nothing of the claim: that party doing it neither makes it the stem's party's nor
+  // rules it out. A lead naming an option is read below (主体不同).
+  const listLead = unit.lead ?? unit.listLead;
+  if (listLead !== undefined) {
+    const subject = exactForm(leadSubject(listLead));
+    if (!namesClaim(subject, c) && othersNamed(subject, c).length === 0 && anotherSubject(subject, c.stem)) return null;
+  }
   // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
   const coverage = unitCoverage(own, unit.chunk, c.topic);
   const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);

@@ -14,6 +14,9 @@ const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承�
 
 const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
 
+/** A lead that runs into its first item in one sentence (`…应当履行下列职责：（一）依法募集资金…；`). */
+const LEAD_OPENING = /^(.*[：:])\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．])/u;
+
 const WRAP = /(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu;
 
 /** One sentence (or list item read with its lead) of a passage: its own run for the quote, and its clauses. */
@@ -30,6 +33,11 @@ export interface Unit {
   apart?: boolean;
   /** Rank of its passage among the claim's passages (0 = best). */
   rank: number;
+  /**
+   * For a sentence read alone that is an item of a list (`（六）保存…；`, or the lead's own sentence running into its
+   * first item, `…职责：（一）…；`), the list's lead: whose item it is.
+   */
+  listLead?: string;
 }
 
 /** The units of a passage: every sentence, and every list item read with its lead. */
@@ -39,12 +47,19 @@ export function unitsOf(chunk: Chunk, rank: number): Unit[] {
     .map((x) => x.trim())
     .filter((x) => x !== '');
   // Sentences of the text as a reader reads it: a PDF line that wraps between two CJK characters does not end one.
+  let lead: string | undefined;
   const out: Unit[] = chunk.text
     .replace(WRAP, '')
     .split(/(?<=[。；;！？!?\n])/u)
     .map((x) => x.trim())
     .filter((x) => x !== '')
-    .map((text) => ({ chunk, text, span: text, rank }));
+    .map((text) => {
+      // The lead in force: set by a sentence ending in a colon or running into its first item, kept over the items.
+      const opening = LEAD_OPENING.exec(text)?.[1];
+      const item = opening !== undefined || LIST_ITEM.test(text);
+      lead = opening ?? (item ? lead : /[：:]$/u.test(text) ? text : undefined);
+      return item && lead !== undefined ? { chunk, text, span: text, rank, listLead: lead } : { chunk, text, span: text, rank };
+    });
   // The plan's list items read with their lead (`…职责：` + `（八）…`): a window whose text is a lead ending in a
   // colon followed by one of the passage's sentences.
   for (const w of planWindows(chunk.text).windows) {

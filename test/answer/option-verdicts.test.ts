@@ -122,6 +122,14 @@ const BOOK = `# 第一章 基金托管
 - 法律法规合规
 - 行业规范合规
 - 职业道德合规
+
+# 第十二章 私募基金
+
+## 第一节 私募基金管理人和私募基金托管人
+
+私募基金管理人应当履行下列职责：（一）依法募集资金，办理私募基金备案；
+（二）对所管理的不同私募基金财产分别管理、分别记账，进行投资；
+（三）保存私募基金财产管理业务活动的记录、账册、报表和其他有关资料。
 `;
 
 const book = notesBook({ 'rawdoc/基金托管笔记.md': BOOK });
@@ -209,6 +217,25 @@ void test('a list item is read with its lead: the party that does it is the lead
   // The quote holds the lead and the item.
   assert.match(b.evidence?.quote ?? '', /^基金托管人应当履行下列职责：.*（五）复核、审查基金管理人计算的基金资产净值/u);
   assert.equal(r.verdicts?.length, 4, 'every option gets a verdict');
+});
+
+void test("another party's list of duties says nothing of the stem's party: a 私募基金管理人 item neither supports nor rules out a 基金托管人 duty", async () => {
+  const r = await ask(
+    '基金托管人应当履行的职责不包括（ ）。A.安全保管基金财产 B.按照规定开设基金财产的资金账户和证券账户 C.依法募集资金，办理基金备案 D.保存基金财产管理业务活动的记录',
+  );
+  assert.equal(verdictOf(r, 'A').verdict, 'supported');
+  assert.equal(verdictOf(r, 'B').verdict, 'supported');
+  // The first item shares its sentence with the lead; the third stands alone under it. Neither is the 托管人's.
+  for (const label of ['C', 'D']) {
+    const v = verdictOf(r, label);
+    assert.equal(v.verdict, 'not_found', label);
+    assert.doesNotMatch(v.evidence?.quote ?? '', /私募/u, label);
+  }
+  // Its own party's list still speaks: 基金托管人 keeps records of its own 托管业务, which the book writes.
+  const own = await ask('基金托管人应当履行的职责包括（ ）。A.保存基金托管业务活动的记录 B.依法募集资金 C.办理私募基金备案 D.进行投资');
+  assert.equal(verdictOf(own, 'A').verdict, 'supported');
+  assert.match(verdictOf(own, 'A').evidence?.quote ?? '', /^基金托管人应当履行下列职责：/u);
+  assertVerbatim(r);
 });
 
 void test('a different number contradicts the option; 三十日 supports 30天', async () => {
