@@ -183,6 +183,28 @@ const checkIndex: Check = async ({ root, config }) => {
 };
 
 /**
+ * Whether the LSA fit's WebAssembly kernels (`wasm/dense-kernels.wasm`) load: without them `ingest` cannot fit the
+ * default embedder, which is a failure then, and only a warning under another embedder.
+ */
+export async function checkKernelsFile(config: ExamCopilotConfig, file?: string): Promise<DoctorCheck> {
+  const { checkKernels, kernelsFile } = await import('../indexing/embedders/dense-kernels.js');
+  const shown = file ?? kernelsFile();
+  try {
+    checkKernels(shown);
+    return { name: 'kernels', status: 'ok', message: `the LSA fit's WebAssembly kernels load (${shown})` };
+  } catch (error) {
+    return {
+      name: 'kernels',
+      status: config.embedder.kind === 'lsa' ? 'fail' : 'warn',
+      message: errorMessage(error),
+      fix: 'reinstall exam-copilot (npm install), or from a checkout rebuild the file: node scripts/build-wasm.mjs',
+    };
+  }
+}
+
+const checkKernelsShipped: Check = ({ config }) => checkKernelsFile(config);
+
+/**
  * Whether `search`, `ask` and `eval` can open the index with this configuration. It runs the very check they
  * run (`openRetriever`: embedder kind, model and dimension, the loaded embedder's id, and the analyzer's
  * dictionary fingerprint against the keyword index), so doctor cannot say "ok" where search exits 5.
@@ -263,6 +285,7 @@ export const DOCTOR_CHECKS: readonly Check[] = [
   checkSqlite,
   checkFaiss,
   checkJieba,
+  checkKernelsShipped,
   checkOnnx,
   checkOcr,
   checkIndex,

@@ -25,6 +25,24 @@ void describe('ingest progress line', () => {
     assert.equal(progressBar(9, 4, 4), '[####]');
   });
 
+  void it("does not count the parser's start-up into the page rate", () => {
+    const lines: string[] = [];
+    const ui = {
+      spinner: () => ({ update: (t: string) => lines.push(t), succeed: () => undefined, fail: () => undefined, stop: () => undefined }),
+    } as unknown as Ui;
+    let t = 0;
+    const p = ingestProgress(ui, () => t);
+    p.onProgress({ kind: 'file', index: 1, total: 1, source: 'book.pdf' });
+    // The first page comes after 2.5 s of start-up; then 25 pages a second.
+    t = 2_500;
+    p.onProgress({ kind: 'page', source: 'book.pdf', page: 1, pages: 252 });
+    for (let page = 2; page <= 51; page++) {
+      t += 40;
+      p.onProgress({ kind: 'page', source: 'book.pdf', page, pages: 252 });
+    }
+    assert.equal(lines.at(-1), 'ingest [1/1] book.pdf: page 51/252, 25 pages/s, ETA 8 s');
+  });
+
   void it('restarts the rate when the phase changes', () => {
     const lines: string[] = [];
     const ui = {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runDoctor, type DoctorCheck } from '../../src/doctor/run-doctor.js';
+import { checkKernelsFile, runDoctor, type DoctorCheck } from '../../src/doctor/run-doctor.js';
 import { openRetriever } from '../../src/retrieve/open-retriever.js';
 import { NotReadyError } from '../../src/errors.js';
 import { buildFixtureIndex, testConfig, type FixtureIndex } from '../retrieve/fixture-index.js';
@@ -46,5 +47,48 @@ describe('doctor uses the same index check as search', () => {
     const report = await runDoctor({ root: fx.root, config });
     assert.equal(check(report.checks, 'embedder').status, 'fail');
     assert.equal(report.ok, false);
+  });
+});
+
+describe("doctor checks the LSA fit's WebAssembly kernels", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'exam-copilot-kernels-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('says ok for the shipped file, as part of every report', async () => {
+    const fx = await buildFixtureIndex();
+    try {
+      const kernels = check((await runDoctor({ root: fx.root, config: fx.config })).checks, 'kernels');
+      assert.equal(kernels.status, 'ok');
+      assert.match(kernels.message, /dense-kernels\.wasm/u);
+    } finally {
+      fx.cleanup();
+    }
+  });
+
+  it('fails on a missing, a damaged, or an incomplete file, naming it; only warns when LSA is not the embedder', async () => {
+    const config = testConfig(dir);
+    const missing = await checkKernelsFile(config, path.join(dir, 'absent.wasm'));
+    assert.equal(missing.status, 'fail');
+    assert.match(missing.message, /absent\.wasm: cannot read the LSA fit's kernels \(ENOENT\)/u);
+    assert.match(missing.fix ?? '', /reinstall/u);
+
+    const damaged = path.join(dir, 'damaged.wasm');
+    writeFileSync(damaged, 'not WebAssembly');
+    assert.match((await checkKernelsFile(config, damaged)).message, /damaged\.wasm: not a usable WebAssembly module/u);
+
+    // A valid module with no exports: the header alone.
+    const empty = path.join(dir, 'empty.wasm');
+    writeFileSync(empty, Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
+    const incomplete = await checkKernelsFile(config, empty);
+    assert.equal(incomplete.status, 'fail');
+    assert.match(incomplete.message, /has no csrTimesDense/u);
+
+    const openai = testConfig(dir, (c) => {
+      c.embedder.kind = 'openai';
+    });
+    assert.equal((await checkKernelsFile(openai, damaged)).status, 'warn');
   });
 });

@@ -127,10 +127,12 @@ describe('OCR boxes become text pieces for the structure pipeline', () => {
     assert.equal(usableTextLayer([{ str: '基金托管人由依法设立的商业银行担任。' }]), true);
   });
 
-  it('prints pages, pages/s and the time left', () => {
+  it('prints pages, pages/s and the time left, counted from the first page read', () => {
     assert.equal(pageProgressText({ page: 1, pages: 30 }, 1, 0, 500), 'page 1/30');
-    assert.equal(pageProgressText({ page: 6, pages: 30, ocr: true }, 6, 0, 12_000), 'page 6/30 (OCR), 0.5 pages/s, ETA 48 s');
-    assert.equal(pageProgressText({ page: 10, pages: 400 }, 10, 0, 4_000), 'page 10/400, 2.5 pages/s, ETA 3 min');
+    assert.equal(pageProgressText({ page: 1, pages: 30 }, 1, 0, 5_000), 'page 1/30', 'one page gives no rate');
+    // 5 pages after the first in 10 s.
+    assert.equal(pageProgressText({ page: 6, pages: 30, ocr: true }, 6, 0, 10_000), 'page 6/30 (OCR), 0.5 pages/s, ETA 48 s');
+    assert.equal(pageProgressText({ page: 11, pages: 400 }, 11, 0, 4_000), 'page 11/400, 2.5 pages/s, ETA 3 min');
   });
 });
 

@@ -52,7 +52,7 @@ let compiled: WebAssembly.Module | undefined;
  * Its memory never grows after this, so the arrays stay valid; it is garbage once the caller drops the workspace.
  */
 export function kernelWorkspace<L extends WorkspaceLayout>(layout: L): KernelWorkspace<L> {
-  compiled ??= compileKernels(packageFile('wasm', 'dense-kernels.wasm'));
+  compiled ??= compileKernels(kernelsFile());
   const instance = new WebAssembly.Instance(compiled);
   const memory = instance.exports.memory as WebAssembly.Memory;
   const at: Record<string, number> = {};
@@ -87,6 +87,19 @@ export function kernelWorkspace<L extends WorkspaceLayout>(layout: L): KernelWor
   };
 }
 
+/** The shipped kernels' file. */
+export function kernelsFile(): string {
+  return packageFile('wasm', 'dense-kernels.wasm');
+}
+
+/**
+ * Compiles and instantiates the kernels of `file` and checks that it exports every one, as a fit would before its
+ * first product; throws a `UserError` naming the file otherwise (`doctor` runs it).
+ */
+export function checkKernels(file: string = kernelsFile()): void {
+  slicedKernels(new WebAssembly.Instance(compileKernels(file)).exports);
+}
+
 /** The kernels' module; a package installed without its `wasm/` folder (or with a damaged one) says so on one line. */
 export function compileKernels(file: string): WebAssembly.Module {
   let bytes: Buffer;
@@ -116,7 +129,7 @@ const SLICE_ROWS = 16;
 function slicedKernels(exports: Record<string, unknown>): DenseKernels {
   const kernel = (name: keyof DenseKernels): ((...args: number[]) => void) => {
     const f = exports[name];
-    if (typeof f !== 'function') throw new Error(`wasm/dense-kernels.wasm has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
+    if (typeof f !== 'function') throw new UserError(`wasm/dense-kernels.wasm has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
     return f as (...args: number[]) => void;
   };
   const raw = {
