@@ -68,6 +68,38 @@ export function oppositeOf(clause: string, question: string): string | null {
   return null;
 }
 
+/** Pairs of words that state a case by a change or a comparison (价格高于净值时, 利率上升时). */
+const CASE_WORDS: ReadonlySet<string> = new Set([
+  '高于',
+  '低于',
+  '多于',
+  '少于',
+  '上升',
+  '下降',
+  '上涨',
+  '下跌',
+  '增加',
+  '减少',
+  '提高',
+  '降低',
+  '增大',
+  '减小',
+]);
+
+/**
+ * The word by which a sentence states the opposite case of the one the stem states (价格低于净值时，则可以在二级市场买入
+ * for 当ETF的二级市场价格高于基金份额净值时): what it says is said of the other case. Null when it states neither or
+ * both.
+ */
+export function oppositeCase(sentence: string, stem: string): string | null {
+  for (const [a, b] of OPPOSITES) {
+    if (!CASE_WORDS.has(a)) continue;
+    if (stem.includes(a) && !stem.includes(b) && sentence.includes(b) && !sentence.includes(a)) return b;
+    if (stem.includes(b) && !stem.includes(a) && sentence.includes(a) && !sentence.includes(b)) return a;
+  }
+  return null;
+}
+
 /**
  * The claim's words the clause leaves out while stating their opposite, each with the clause's word (越长 → 越短). A
  * claim that holds both words of a pair (无限 beside 有限合伙人) states neither against the clause.

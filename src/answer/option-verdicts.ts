@@ -17,11 +17,13 @@ import {
 import {
   ANAPHOR,
   BOTH,
+  NEGATIVE,
   deniedAfter,
   deonticAgainst,
   formerLatterTerm,
   missingOpposite,
   ONLY,
+  oppositeCase,
   oppositeOf,
   orderAsked,
   orderEnd,
@@ -68,7 +70,8 @@ import { bandReading, otherCase, questionQuantities, type CaseQuantity, type Tie
  * period the question gives (申购…300万元); the other bands, and a worked example of another amount, say nothing of it.
  * A question naming a document by its title (《私募投资基金监督管理条例》) is read only in sentences of that document, and
  * a list of another party's duties than the stem's (私募基金管理人应当履行下列职责 for 基金托管人应当履行的职责) says
- * nothing of it.
+ * nothing of it; a list whose lead says the opposite of the stem (应当通过召开…审议决定 for 一般不需要召开…的是)
+ * contradicts the items it names, and a sentence said of the other case (低于 for a stem's 高于) the claim it states.
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
@@ -123,6 +126,9 @@ const ON_QUESTION_WITH_KEY = 1 / 3;
 /** Passages (best first) of each claim whose clauses are read. */
 const PASSAGES_PER_CLAIM = 4;
 
+/** A statement that only names something (政策风险, 基金托管人): a few Han characters, nothing else. */
+const BARE_NAME = /^\p{Script=Han}{2,8}$/u;
+
 /** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
 const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
 
@@ -141,6 +147,8 @@ interface Reading {
   column?: boolean;
   /** Read in the band of a schedule that holds the question's amount or period ({@link bandReading}). */
   band?: boolean;
+  /** For a statement read by its words: the share of the claim's words its deciding clause holds. */
+  share?: number;
 }
 
 /**
@@ -230,6 +238,8 @@ interface ClaimReading {
   stem: string;
   /** The stem's clause with the blank, in the analyzer's normal form: what it forbids or allows ({@link deonticAgainst}). */
   asking: string;
+  /** The stem is read as 选错误的一项: its claims are the options read without the stem's negation. */
+  negatedStem: boolean;
   /**
    * The option is written in the stem itself (复核、审查基金管理人计算的… with option 基金管理人): a clause holds it
    * because it holds the stem, which says nothing of the option.
@@ -312,10 +322,13 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
     const distinct = alternatives ? words.filter((w) => claimWords.every((other, j) => j === i || !other.includes(w))) : [];
+    // A statement that is a bare name (Ⅲ.政策风险 under 哪些属于系统性风险) fills the stem as an option does: it is
+    // found by its name where the stem's words are, not by its pieces (政策 and 风险 in 贯彻落实…政策…健全风险防控体系).
+    const fills = input.fillsStem || (claim.target === 'statement' && BARE_NAME.test(claim.text.trim()) && !PREDICATE.test(claim.text));
     // A formula is a form, however long; a long option or one with a predicate asserts something.
-    const statement = !FORMULA.test(claim.text) && (!input.fillsStem || [...claim.text].length >= 12 || PREDICATE.test(claim.text));
+    const statement = !FORMULA.test(claim.text) && (!fills || [...claim.text].length >= 12 || PREDICATE.test(claim.text));
     // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
-    const topic = topicOf(input.fillsStem ? stemTokens : words, stats, input.fillsStem ? input.stem : claim.text);
+    const topic = topicOf(fills ? stemTokens : words, stats, fills ? input.stem : claim.text);
     const reading: ClaimReading = {
       text: claim.text,
       aliases: exacts[i] ?? [],
@@ -340,6 +353,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       statement,
       stem: input.stem,
       asking,
+      negatedStem: input.negated === true,
     };
     let best: Reading | null = null;
     for (const unit of units) {
@@ -368,6 +382,10 @@ function better(a: Reading, b: Reading): boolean {
   // for its case, which a worked example of another case (赎回五万份…赎回费率为0.5%) does not.
   if (a.band !== b.band) return a.band === true;
   if (Math.abs(a.coverage - b.coverage) > 1e-9) return a.coverage > b.coverage;
+  // Of two clauses that speak of the question alike, the one holding more of a statement's words states it: 基金托管人与
+  // 基金管理人不得为同一机构 (every word of 基金托管人可以与基金管理人为同一机构) over a sentence that names the two
+  // parties and some 机构 only.
+  if (a.share !== undefined && b.share !== undefined && Math.abs(a.share - b.share) > 1e-9) return a.share > b.share;
   // A list item read with its lead says more than the item alone: who does it.
   if ((a.unit.lead === undefined) !== (b.unit.lead === undefined)) return a.unit.lead !== undefined;
   if (a.unit.rank !== b.unit.rank) return a.unit.rank < b.unit.rank;
@@ -518,6 +536,24 @@ function anotherSubject(subject: string, stem: string): boolean {
     own.length > 0 &&
     own.every((x) => !x.includes(subject) && !subject.includes(x) && head(x) === head(subject))
   );
+}
+
+/** The words by which a list's lead affirms what it lists (应当通过…审议决定, 可以投资于). */
+const AFFIRMING = /应当|必须|需要|须|可以|可|属于|包括/u;
+
+/**
+ * The cue by which a list's lead says the opposite of the stem's asking clause of the item that names the claim: one
+ * of them negated (不需要, 不得, …) and the other not, where the lead speaks of the question. Null when both agree, when
+ * the stem is read as 选错误的一项 (its claims are already the positive ones), or when the item does not name the
+ * claim.
+ */
+function leadAgainst(lead: string, item: string, c: ClaimReading): string | null {
+  if (c.negatedStem || !namesClaim(exactForm(item), c) || coverageOf(lead, c.topic) < ON_QUESTION) return null;
+  const normal = normalizeText(lead);
+  const leadCue = NEGATIVE.exec(normal)?.[0];
+  const askingCue = NEGATIVE.exec(c.asking)?.[0];
+  if ((leadCue === undefined) === (askingCue === undefined)) return null;
+  return leadCue ?? AFFIRMING.exec(normal)?.[0] ?? null;
 }
 
 /** Whether a text, in its exact form, names the claim by one of its names. */
@@ -729,6 +765,10 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   }
   // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
   const coverage = unitCoverage(own, unit.chunk, c.topic);
+  // A list whose lead says the opposite of what the stem asks of its items (下列事项应当通过召开持有人大会审议决定：
+  // for 一般不需要召开持有人大会的是; 下列人员不得担任…： for 可以担任…的是) contradicts each item it names.
+  const against = listLead === undefined ? null : leadAgainst(listLead, unit.lead ? (unit.item ?? '') : unit.text, c);
+  if (against) return { verdict: 'contradicted', unit, coverage, marks: [against], reason: `肯定/否定相反：${against}` };
   const clauses = unit.lead ? [unit.lead, unit.item ?? ''] : clausesOf(unit.text);
   const clauseCoverage = (clause: string): number => coverageOf(clause, c.topic);
   // Which clause speaks most of the question is judged with the clause before it in the same sentence, whose words
@@ -908,14 +948,25 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
       .sort((x, y) => y.share - x.share)[0];
     const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
     if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
+    const share = top.share;
+    // Said of the other case than the stem's (价格低于净值时，则可以… for a stem asking what to do when it is 高于).
+    const other = oppositeCase(unit.lead ? (unit.item ?? '') : unit.text, c.stem);
+    if (other) return { ...statesInstead(unit, coverage, '相反', other), share };
     const against = statedAgainst(top.clause, c.text, c.words);
-    if (against) return { verdict: 'contradicted', unit, coverage, ...against };
+    if (against) return { verdict: 'contradicted', unit, coverage, share, ...against };
     if (narrower) {
-      return { verdict: 'contradicted', unit, coverage, marks: [BOTH.exec(unit.text)?.[0] ?? ''], reason: '范围不同：教材为“既可…又可”' };
+      return {
+        verdict: 'contradicted',
+        unit,
+        coverage,
+        share,
+        marks: [BOTH.exec(unit.text)?.[0] ?? ''],
+        reason: '范围不同：教材为“既可…又可”',
+      };
     }
     const term = otherTerm(top.clause, termsOf(unit.chunk), c) ?? formerLatterTerm(unit.text, top.clause, `${c.stem} ${c.text}`);
-    if (term) return statesInstead(unit, coverage, '主体不同', term);
-    return { verdict: 'supported', unit, coverage, marks: c.words.filter((w) => holds(top.clause, w)) };
+    if (term) return { ...statesInstead(unit, coverage, '主体不同', term), share };
+    return { verdict: 'supported', unit, coverage, share, marks: c.words.filter((w) => holds(top.clause, w)) };
   }
   return null;
 }

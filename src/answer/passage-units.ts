@@ -10,9 +10,18 @@ import { evidenceItem, flattenText, readerForm, termRanges } from './evidence.js
  */
 
 /** The verb that ends a list lead's subject (基金托管人|应当履行下列职责：). */
-const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承担|履行|有下列|下列|包括|如下|以下|的职责|的义务/u;
+const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承担|履行|有下列|下列|包括|如下|以下|的(?:主要)?(?:职责|义务|权利|职权)/u;
 
 const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
+
+/**
+ * A lead that runs into its first unmarked item, a clause ending in ； (`基金托管人的主要职责包括：安全保管基金财产；`);
+ * the lead takes in a schedule's own lead after the colon (`…费率：申购费按申购金额分档——`).
+ */
+const CLAUSE_LIST_OPENING = /^(.*?[：:](?:[^：:；;]*?——)?)\s*[^：:]+[；;]$/u;
+
+/** A schedule's own lead at the start of an item (`赎回费按持有期限Y分档——`): the items after it are its bands. */
+const SUB_LEAD = /^[^：:；;]*?——/u;
 
 /** A lead that runs into its first item in one sentence (`…应当履行下列职责：（一）依法募集资金…；`). */
 const LEAD_OPENING = /^(.*[：:])\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．])/u;
@@ -47,19 +56,45 @@ export function unitsOf(chunk: Chunk, rank: number): Unit[] {
     .map((x) => x.trim())
     .filter((x) => x !== '');
   // Sentences of the text as a reader reads it: a PDF line that wraps between two CJK characters does not end one.
+  // The lead in force is set by a sentence ending in a colon, or running into its first item (…职责：（一）…；, or
+  // …职责包括：安全保管基金财产；), and kept over the items: marked ones (（二）…), or clauses ending in ；, the last in 。.
   let lead: string | undefined;
-  const out: Unit[] = chunk.text
+  let clauses = false;
+  const out: Unit[] = [];
+  const items: Unit[] = [];
+  for (const text of chunk.text
     .replace(WRAP, '')
     .split(/(?<=[。；;！？!?\n])/u)
     .map((x) => x.trim())
-    .filter((x) => x !== '')
-    .map((text) => {
-      // The lead in force: set by a sentence ending in a colon or running into its first item, kept over the items.
-      const opening = LEAD_OPENING.exec(text)?.[1];
-      const item = opening !== undefined || LIST_ITEM.test(text);
-      lead = opening ?? (item ? lead : /[：:]$/u.test(text) ? text : undefined);
-      return item && lead !== undefined ? { chunk, text, span: text, rank, listLead: lead } : { chunk, text, span: text, rank };
-    });
+    .filter((x) => x !== '')) {
+    const opening = LEAD_OPENING.exec(text)?.[1];
+    const marked = opening !== undefined || LIST_ITEM.test(text);
+    const clauseOpening = marked ? undefined : CLAUSE_LIST_OPENING.exec(text)?.[1];
+    const clauseItem = !marked && clauses && lead !== undefined && /[；;。]$/u.test(text) && !/[：:]/u.test(text);
+    const subLead = clauseItem ? SUB_LEAD.exec(text)?.[0] : undefined;
+    if (clauseOpening !== undefined) {
+      lead = clauseOpening;
+      clauses = true;
+    } else if (subLead !== undefined) {
+      // A schedule's own lead within the list (…；赎回费按持有期限Y分档——Y＜7日的，…；) leads the items after it.
+      lead = subLead;
+    } else if (!clauseItem) {
+      lead = opening ?? (marked ? lead : /[：:]$/u.test(text) ? text : undefined);
+      clauses = lead !== undefined && !marked;
+    }
+    const item = (marked || clauseItem || clauseOpening !== undefined) && lead !== undefined;
+    out.push(item ? { chunk, text, span: text, rank, listLead: lead } : { chunk, text, span: text, rank });
+    // An unmarked item after the lead's own sentence is also read with its lead, quoted `lead…item` (marked items are
+    // read with theirs from the plan's windows below).
+    if (clauseItem && subLead === undefined && lead !== undefined) {
+      items.push({ chunk, text: `${lead}${text}`, span: text, lead, item: text, apart: true, rank });
+    }
+    if (clauseItem && /。$/u.test(text)) {
+      lead = undefined;
+      clauses = false;
+    }
+  }
+  out.push(...items);
   // The plan's list items read with their lead (`…职责：` + `（八）…`): a window whose text is a lead ending in a
   // colon followed by one of the passage's sentences.
   for (const w of planWindows(chunk.text).windows) {
