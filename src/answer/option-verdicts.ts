@@ -39,7 +39,7 @@ import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
-import { bandReading, otherCase, questionQuantities, type CaseQuantity, type Tier } from './tier-ranges.js';
+import { bandReading, otherCase, otherThreshold, questionQuantities, type CaseQuantity, type Tier } from './tier-ranges.js';
 
 /**
  * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
@@ -314,14 +314,17 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const passageTexts = [...new Set(units.map((unit) => unit.chunk.text))];
   const exacts = input.claims.map((c) => [...aliasesOf(c.text), ...spelledOut(c.text, passageTexts).map(exactForm)]);
   const stemSet = new Set(stemTokens);
-  const claimWords = input.claims.map((claim) => ownWords(claim.text, analyzer).filter((t) => !stemSet.has(t)));
+  const fullWords = input.claims.map((claim) => ownWords(claim.text, analyzer));
+  const claimWords = fullWords.map((words) => words.filter((t) => !stemSet.has(t)));
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
   const rows = [...new Set(units.map((unit) => unit.chunk))].flatMap((chunk) => tableRowsOf(chunk));
   const optionValues = input.claims.map((claim) => valuesOf(claim.text));
   return input.claims.map((claim, i) => {
     const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
-    const distinct = alternatives ? words.filter((w) => claimWords.every((other, j) => j === i || !other.includes(w))) : [];
+    // What sets the option apart may be a word the stem names too (以外文文本为准 against 以中文文本为准, for a stem that
+    // names both 中文 and 外文).
+    const distinct = alternatives ? (fullWords[i] ?? []).filter((w) => fullWords.every((other, j) => j === i || !other.includes(w))) : [];
     // A statement that is a bare name (Ⅲ.政策风险 under 哪些属于系统性风险) fills the stem as an option does: it is
     // found by its name where the stem's words are, not by its pieces (政策 and 风险 in 贯彻落实…政策…健全风险防控体系).
     const fills = input.fillsStem || (claim.target === 'statement' && BARE_NAME.test(claim.text.trim()) && !PREDICATE.test(claim.text));
@@ -695,6 +698,8 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   const band = bearing?.tier ?? null;
   // A number asked for the question's case is not read in a worked example of another (以101500元申购… for 300万元).
   if (!band && c.values.length > 0 && otherCase(sentence, c.quantities)) return null;
+  // A rule stated for another threshold (达到…百分之零点二五时 for a stem's 偏差达到…0.5%时) is another case's rule.
+  if (!band && otherThreshold(sentence, c.stem)) return null;
   const read = readClauses(unit, c, rows, band);
   if (band && read) {
     read.marks = [...read.marks, band.text];
@@ -817,7 +822,10 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
       if (c.values.includes(placed)) return { verdict: 'supported', unit, coverage, marks: [rawValue(top.clause, placed)] };
       return statesInstead(unit, coverage, '数字不同', rawValue(top.clause, placed));
     }
-    if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)))
+    // A value the stem itself states (上升1% in the stem, 下跌1% in an option) is not what a clause repeating the stem
+    // states in the option's place: an option made only of the stem's values is stated only where the clause states
+    // nothing else (其价格大约下跌百分之四 rules out 下跌1%).
+    if (c.values.every((v) => top.stated.includes(v) || c.stemValues.has(v)) && c.values.some((v) => top.stated.includes(v)))
       return { verdict: 'supported', unit, coverage, marks: c.values.map((v) => rawValue(top.clause, v)) };
     const other = top.stated.find((v) => !c.values.includes(v));
     if (other === undefined) return null;

@@ -1,4 +1,4 @@
-import { amountSize, rawValue, valuesOf } from './claim-forms.js';
+import { amountSize, rawValue, unitOfValue, valuesOf } from './claim-forms.js';
 
 /**
  * Tiered schedules: a rule stated band by band (申购费按申购金额M分档——M＜100万元的，申购费率为1.50%；100万元≤M＜500万元的，
@@ -245,6 +245,30 @@ export function otherCase(sentence: string, quantities: readonly Quantity[]): bo
   return (
     relevant.length > 0 && !relevant.some((s) => quantities.some((q) => q.dimension === s.dimension && Math.abs(q.size - s.size) < 1e-6))
   );
+}
+
+/** The values a text states in its conditions: the clauses ending in 时 (…偏差达到基金份额净值的0.5%时). */
+function conditionValues(text: string): string[] {
+  return text
+    .split(/[，,；;。：:]/u)
+    .filter((clause) => /时\s*$/u.test(clause))
+    .flatMap((clause) => valuesOf(clause));
+}
+
+/**
+ * Whether a sentence states a rule for another threshold than the stem's: both state a condition (…时) with a value in
+ * one unit, and the sentence never the stem's (达到…百分之零点二五时，应当通报… for a stem asking what is due when the
+ * error reaches 0.5%). What the rule requires of that case, the stem's case need not.
+ */
+export function otherThreshold(sentence: string, stem: string): boolean {
+  const asked = conditionValues(stem);
+  if (asked.length === 0) return false;
+  const stated = conditionValues(sentence);
+  return asked.some((v) => {
+    const unit = unitOfValue(v);
+    const same = stated.filter((s) => unitOfValue(s) === unit);
+    return same.length > 0 && !same.includes(v);
+  });
 }
 
 /**
