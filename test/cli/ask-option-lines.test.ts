@@ -54,6 +54,24 @@ describe("ask's option lines, as a student reads them", () => {
     assert.equal(lines[d + 1], '      （同上方证据 · same clause as the evidence above）');
   });
 
+  it('a clause printed again for other marks is printed once: the next option marking the same words points to it', () => {
+    const r = runOfflineCli([
+      '--root',
+      tmp.root,
+      'ask',
+      '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    const c = lines.indexOf('  ✗ C 基金销售机构 — 教材此处为：基金托管人、基金管理人');
+    assert.ok(c > 0, r.stdout);
+    assert.match(lines[c + 1] ?? '', /由\*\*基金托管人\*\*负责保管、由\*\*基金管理人\*\*负责投资运作/u);
+    assert.deepEqual(lines.slice(c + 3, c + 5), [
+      '  ✗ D 基金份额登记机构 — 教材此处为：基金托管人、基金管理人',
+      '      （同 C · same clause as C）',
+    ]);
+  });
+
   it('--json keeps every verdict whole, with its own quote; --no-verdicts hides the lines', () => {
     const json = runOfflineCli(['--root', tmp.root, '--json', 'ask', FEE]);
     assert.equal(json.status, 0, json.stderr);

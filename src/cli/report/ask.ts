@@ -43,8 +43,9 @@ export function formatAnswer(
     lines.push(`- ${printable(citation(e))}`);
     lines.push(`  "${markedQuote(e)}"`);
     if (e.suspicious) lines.push(`  ⚠ reads like an instruction, not textbook text: ${e.suspicious}`);
-    if (!shown.has(clauseKey(e)))
-      shown.set(clauseKey(e), { where: '同上方证据 · same clause as the evidence above', marked: markedQuote(e) });
+    const printed = shown.get(clauseKey(e)) ?? [];
+    printed.push({ where: '同上方证据 · same clause as the evidence above', marked: markedQuote(e) });
+    shown.set(clauseKey(e), printed);
   }
   if (options.showVerdicts !== false && r.verdicts && r.verdicts.length > 0) {
     const statements = r.verdicts.filter((v) => v.target === 'statement');
@@ -93,8 +94,8 @@ function clauseKey(e: EvidenceItem): string {
   return `${e.quote}\n${citation(e)}`;
 }
 
-/** Clauses already printed, by {@link clauseKey}: where (for the pointer) and with which words marked. */
-type ShownClauses = Map<string, { where: string; marked: string }>;
+/** Clauses already printed, by {@link clauseKey}: each time, where (for the pointer) and with which words marked. */
+type ShownClauses = Map<string, { where: string; marked: string }[]>;
 
 /**
  * One option's verdict: `✓ A 基金托管人 — 教材支持`, then its clause and citation, indented; or, for a clause already
@@ -105,9 +106,13 @@ function verdictLines(v: OptionVerdict, dim: (t: string) => string, shown: Shown
   if (!v.evidence) return [head];
   const key = clauseKey(v.evidence);
   const marked = markedQuote(v.evidence);
-  const before = shown.get(key);
-  if (before && (marked === before.marked || marked === v.evidence.quote)) return [head, dim(`      （${before.where}）`)];
-  if (!before) shown.set(key, { where: `同 ${v.label} · same clause as ${v.label}`, marked });
+  // The same clause printed before with the same words marked (or this one marks none): a pointer to that print. The
+  // same clause with other words marked (what the book states in this option's place) is printed again, once: options
+  // after it that mark the same words point to it.
+  const printed = shown.get(key) ?? [];
+  const before = printed.find((p) => p.marked === marked) ?? (marked === v.evidence.quote ? printed[0] : undefined);
+  if (before) return [head, dim(`      （${before.where}）`)];
+  shown.set(key, [...printed, { where: `同 ${v.label} · same clause as ${v.label}`, marked }]);
   const lines = [head, dim(`      "${marked}"`), dim(`      ${printable(citation(v.evidence))}`)];
   if (v.evidence.suspicious) lines.push(`      ⚠ reads like an instruction, not textbook text: ${v.evidence.suspicious}`);
   return lines;
