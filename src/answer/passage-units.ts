@@ -43,8 +43,8 @@ export interface Unit {
   /** Rank of its passage among the claim's passages (0 = best). */
   rank: number;
   /**
-   * For a sentence read alone that is an item of a list (`（六）保存…；`, or the lead's own sentence running into its
-   * first item, `…职责：（一）…；`), the list's lead: whose item it is.
+   * For a sentence read alone that is an item of a list (`（六）保存…；`, a clause of an unmarked list ending in ；, or
+   * the lead's own sentence running into its first item, `…职责：（一）…；`), the list's lead: whose item it is.
    */
   listLead?: string;
 }
