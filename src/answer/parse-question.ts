@@ -27,7 +27,7 @@ const ASCII_ROMAN = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'
  * are content (the textbook lists prohibited acts), not a reversal of the question.
  */
 const NEGATION =
-  /不正确|不准确|不精确|不确切|不严谨|不妥|不恰当|不合理|不符合|不属于|不被允许|不包括|不包含|不涉及|不适用|不是|并非|不对|错误|有误|除外|不可能|\bnot\b|\bexcept\b|\bincorrect\b|\bfalse\b/i;
+  /不正确|不准确|不精确|不确切|不严谨|不妥|不恰当|不合理|不符合|不属于|不被允许|不包括|不包含|不涉及|不适用|不是|并非|不对|错误|有误|除外|不可能|不被?视为|不被?认为|不算|\bnot\b|\bexcept\b|\bincorrect\b|\bfalse\b/i;
 const MULTI = /多选|多项选择|不定项|多个选项|选出所有|select all|all that apply/i;
 const JUDGE = /判断题|判断[:：]|正确与否|对还是错|是否正确|true or false/i;
 const JUDGE_OPTION = /^(正确|错误|对|错|是|否|√|×|✓|✗|true|false|t|f)$/i;

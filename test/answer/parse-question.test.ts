@@ -109,6 +109,11 @@ void test('negation is read from the clause that asks, not from content words el
   assert.equal(asksForIncorrect('关于开放式基金，下列表述不正确的是？'), true);
   assert.equal(asksForIncorrect('基金份额净值计价错误偏差达到基金份额净值的0.5%时，基金管理人应当（　）。'), false);
   assert.equal(asksForIncorrect('下列投资品种中，货币市场基金不得投资的是（　）。'), false);
+  // What is not counted as something is the excluded choice, however it is said.
+  assert.equal(asksForIncorrect('请从以下选项中选择一个不被视为私募基金管理人高级管理人员的职位（　）。'), true);
+  assert.equal(asksForIncorrect('以下哪一项不算是尽职调查的必要内容？'), true);
+  assert.equal(asksForIncorrect('下列各项中，不视为基金销售行为的是（　）。'), true);
+  assert.equal(asksForIncorrect('下列行为中，被视为基金销售行为的是（　）。'), false);
   assert.equal(
     parseQuestion('基金份额净值计价错误偏差达到0.5%时，基金管理人应当（　）。A.公告 B.不公告 C.仅内部记录 D.等待季报').negated,
     false,
