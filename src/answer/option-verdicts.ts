@@ -126,6 +126,9 @@ const ON_QUESTION_WITH_KEY = 1 / 3;
 /** Passages (best first) of each claim whose clauses are read. */
 const PASSAGES_PER_CLAIM = 4;
 
+/** A name followed by another name of it in brackets (执行事务合伙人（委派代表）, 首次公开发行（IPO）). */
+const NAME_WITH_ALIAS = /^\p{Script=Han}{2,12}[（(][^（）()，,；;]{1,20}[）)]$/u;
+
 /** A statement that only names something (政策风险, 基金托管人): a few Han characters, nothing else. */
 const BARE_NAME = /^\p{Script=Han}{2,8}$/u;
 
@@ -328,8 +331,11 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     // A statement that is a bare name (Ⅲ.政策风险 under 哪些属于系统性风险) fills the stem as an option does: it is
     // found by its name where the stem's words are, not by its pieces (政策 and 风险 in 贯彻落实…政策…健全风险防控体系).
     const fills = input.fillsStem || (claim.target === 'statement' && BARE_NAME.test(claim.text.trim()) && !PREDICATE.test(claim.text));
-    // A formula is a form, however long; a long option or one with a predicate asserts something.
-    const statement = !FORMULA.test(claim.text) && (!fills || [...claim.text].length >= 12 || PREDICATE.test(claim.text));
+    // A formula is a form, however long; a long option or one with a predicate asserts something, but not a name with
+    // another name in brackets (执行事务合伙人（委派代表）), which names one thing twice.
+    const statement =
+      !FORMULA.test(claim.text) &&
+      (!fills || ([...claim.text].length >= 12 && !NAME_WITH_ALIAS.test(claim.text.trim())) || PREDICATE.test(claim.text));
     // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
     const topic = topicOf(fills ? stemTokens : words, stats, fills ? input.stem : claim.text);
     const reading: ClaimReading = {

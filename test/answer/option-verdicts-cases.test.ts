@@ -21,6 +21,14 @@ const BOOK = `# 第一章 估值
 ## 第一节 修正久期
 
 例如，某债券的修正久期为4，当到期收益率上升百分之一时，其价格大约下跌百分之四。
+
+# 第四章 私募基金管理人
+
+## 第一节 任职限制
+
+有下列情形之一的，不得担任私募基金管理人的董事、监事、高级管理人员、执行事务合伙人或者委派代表：
+（一）因故意犯罪被判处刑罚，刑罚执行完毕未逾五年；
+（二）最近五年被证券监督管理机构认定为不适当人选。
 `;
 
 const ask = notesBook({ 'rawdoc/估值与披露笔记.md': BOOK }).ask;
@@ -52,5 +60,16 @@ void test('what sets an option apart may be a word the stem names: 以中文文�
   assert.equal(r.answer, 'B');
   assert.equal(verdictOf(r, 'B').verdict, 'supported');
   assert.notEqual(verdictOf(r, 'A').verdict, 'supported');
+  assertVerbatim(r);
+});
+
+void test('a long option that is a name with another name in brackets is a name: a 不得 about who may serve says nothing of it', async () => {
+  const r = await ask(
+    '请从以下选项中选择一个不被视为私募基金管理人高级管理人员的职位（ ）。A.人事负责人 B.副总经理 C.合规风控负责人 D.执行事务合伙人（委派代表）',
+  );
+  assert.equal(r.question.negated, true);
+  const d = verdictOf(r, 'D');
+  assert.notEqual(d.reason, '肯定/否定相反：不得');
+  assert.notEqual(r.answer, 'D');
   assertVerbatim(r);
 });
