@@ -962,6 +962,11 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
       .sort((x, y) => y.share - x.share)[0];
     const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
     if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
+    // The share in whole words must hold too: the analyzer also gives a word's pieces (基金托管人 → 托管, 管人, 托管人),
+    // which let one name the clause holds outweigh the act it leaves out (基金财产独立于基金托管人的固有财产 does not
+    // state 基金托管人可以挪用基金财产).
+    const whole = c.words.filter((w) => !c.words.some((other) => other !== w && other.includes(w)));
+    if (!exact && !narrower && tokenShare(withOpposites(top.clause, c.text), whole) < 0.75) return null;
     const share = top.share;
     // Said of the other case than the stem's (价格低于净值时，则可以… for a stem asking what to do when it is 高于).
     const other = oppositeCase(unit.lead ? (unit.item ?? '') : unit.text, c.stem);

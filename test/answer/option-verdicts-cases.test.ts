@@ -29,6 +29,13 @@ const BOOK = `# 第一章 估值
 有下列情形之一的，不得担任私募基金管理人的董事、监事、高级管理人员、执行事务合伙人或者委派代表：
 （一）因故意犯罪被判处刑罚，刑罚执行完毕未逾五年；
 （二）最近五年被证券监督管理机构认定为不适当人选。
+
+# 第五章 证券投资基金概述
+
+## 第一节 证券投资基金的特点
+
+- 基金财产独立于基金管理人的固有财产
+- 基金财产独立于基金托管人的固有财产
 `;
 
 const ask = notesBook({ 'rawdoc/估值与披露笔记.md': BOOK }).ask;
@@ -71,5 +78,14 @@ void test('a long option that is a name with another name in brackets is a name:
   const d = verdictOf(r, 'D');
   assert.notEqual(d.reason, '肯定/否定相反：不得');
   assert.notEqual(r.answer, 'D');
+  assertVerbatim(r);
+});
+
+void test("a sentence holding a statement's names but not its act (挪用) does not state it", async () => {
+  const r = await ask(
+    '下列关于证券投资基金的说法，正确的是（ ）。A.基金财产可以归入基金管理人的固有财产 B.基金财产独立于基金管理人的固有财产 C.基金管理人可以将基金财产用于抵押 D.基金托管人可以挪用基金财产',
+  );
+  assert.equal(verdictOf(r, 'B').verdict, 'supported');
+  assert.notEqual(verdictOf(r, 'D').verdict, 'supported');
   assertVerbatim(r);
 });
