@@ -1,4 +1,5 @@
-import type { Chunk, Hit } from '../types.js';
+import { pageAtOffset } from '../text/citation.js';
+import type { Chunk, Hit, PageBreak } from '../types.js';
 
 /** Chunks whose character offsets refer to one shared body text (PDF/Markdown sources); CSV rows each have their own offsets. */
 function sharesOffsets(chunk: Chunk): boolean {
@@ -46,20 +47,11 @@ export function dedupeHits(hits: readonly Hit[]): Hit[] {
       continue;
     }
     const into = kept[at]!.chunk;
-    const merged = mergeChunks(
-      into,
-      [into, c].sort((x, y) => x.char_start - y.char_start || x.char_end - y.char_end),
-    );
-    const first = c.char_start < into.char_start ? c : into;
-    const last = c.char_end > into.char_end ? c : into;
     kept[at] = {
-      chunk: {
-        ...merged,
-        page_start: first.page_start,
-        pdf_page_start: first.pdf_page_start,
-        page_end: last.page_end,
-        pdf_page_end: last.pdf_page_end,
-      },
+      chunk: mergeChunks(
+        into,
+        [into, c].sort((x, y) => x.char_start - y.char_start || x.char_end - y.char_end),
+      ),
       score: kept[at]!.score,
     };
   }
@@ -98,21 +90,38 @@ export function expandNeighbours(hits: readonly Hit[], chunks: readonly Chunk[],
   });
 }
 
-/** Joins chunks in seq order, skipping the characters a chunk shares with the previous one when offsets allow. */
+/**
+ * Joins chunks in seq order, skipping the characters a chunk shares with the previous one when offsets allow. The
+ * merged chunk keeps the center's id and type; its pages run from the first chunk's to the last's, and its page
+ * breaks and articles are those of every part, at their offsets in the joined text, so a quote from any part cites
+ * its own page (a quote from the second chunk of a page-3/page-4 pair says p.4, not the first chunk's p.3).
+ */
 function mergeChunks(center: Chunk, group: readonly Chunk[]): Chunk {
   let text = '';
   let end = -1;
+  const breaks: PageBreak[] = [];
+  let page: { page: string; pdf_page: number | null } | null = null;
   for (const g of group) {
     const consistent = g.char_end - g.char_start === g.text.length;
+    let skip = 0;
     if (end >= 0 && consistent && g.char_start <= end) {
-      text += g.text.slice(Math.min(end - g.char_start, g.text.length));
-    } else {
-      text += (text ? '\n' : '') + g.text;
+      skip = Math.min(end - g.char_start, g.text.length);
+    } else if (text) {
+      text += '\n';
     }
+    const base = text.length;
+    text += g.text.slice(skip);
+    // The page at the part's first kept character, then the part's own breaks after it.
+    const at = pageAtOffset(g, skip);
+    if (page !== null && (at.page !== page.page || at.pdf_page !== page.pdf_page) && at.pdf_page !== null) {
+      breaks.push({ offset: base, page: at.page, pdf_page: at.pdf_page });
+    }
+    for (const b of g.page_breaks ?? []) if (b.offset > skip) breaks.push({ ...b, offset: base + b.offset - skip });
+    page = pageAtOffset(g, g.text.length);
     end = Math.max(end, g.char_end);
   }
   const first = group[0]!;
-  const last = group[group.length - 1]!;
+  const last = group.reduce((x, y) => (y.char_end > x.char_end ? y : x));
   return {
     ...center,
     text,
@@ -122,6 +131,8 @@ function mergeChunks(center: Chunk, group: readonly Chunk[]): Chunk {
     page_end: last.page_end || center.page_end,
     pdf_page_start: first.pdf_page_start ?? center.pdf_page_start,
     pdf_page_end: last.pdf_page_end ?? center.pdf_page_end,
+    page_breaks: breaks,
+    articles: [...new Set(group.flatMap((g) => g.articles))],
   };
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyExamPriority, figureRefsIn, isTableQuestion } from '../../src/retrieve/exam-priority.js';
 import { dedupeHits, expandNeighbours, PROMOTION_STEP, promoteHits } from '../../src/retrieve/post-process.js';
+import { quoteLocation } from '../../src/text/citation.js';
 import type { Hit } from '../../src/types.js';
 import { chunk } from './make-chunk.js';
 
@@ -106,6 +107,40 @@ describe('dedupe and neighbour expansion', () => {
     // A lower neighbour merged before the better hit's text (it starts earlier) still lands in order.
     const [m] = dedupeHits([hits[1]!, hits[0]!]);
     assert.deepEqual([m!.chunk.chunk_id, m!.chunk.text], ['b', 'ABCDEFGHI']);
+  });
+
+  it("keeps every part's page breaks in the merged text, so a quote from the later part cites its own page", () => {
+    const a = chunk('a', { char_start: 0, char_end: 5, text: 'ABCDE', page_start: '3', page_end: '3', pdf_page_start: 5, pdf_page_end: 5 });
+    const b = chunk('b', {
+      char_start: 3,
+      char_end: 9,
+      text: 'DEFGHI',
+      page_start: '4',
+      page_end: '5',
+      pdf_page_start: 6,
+      pdf_page_end: 7,
+      // H starts page 5.
+      page_breaks: [{ offset: 4, page: '5', pdf_page: 7 }],
+    });
+    for (const order of [
+      [a, b],
+      [b, a],
+    ]) {
+      const [m] = dedupeHits(order.map((c, i) => ({ chunk: c, score: 2 - i })));
+      assert.equal(m!.chunk.text, 'ABCDEFGHI');
+      assert.deepEqual(m!.chunk.page_breaks, [
+        { offset: 5, page: '4', pdf_page: 6 },
+        { offset: 7, page: '5', pdf_page: 7 },
+      ]);
+      assert.deepEqual([m!.chunk.page_start, m!.chunk.page_end], ['3', '5']);
+      assert.deepEqual(
+        ['BC', 'FG', 'HI', 'DEF'].map((q) => {
+          const at = quoteLocation(m!.chunk, q);
+          return `${at.page_start}-${at.page_end}`;
+        }),
+        ['3-3', '4-4', '5-5', '3-4'],
+      );
+    }
   });
 
   it('expands within source and section only, merging overlapping text once', () => {
