@@ -60,44 +60,28 @@ export function superlativeUnstated(clause: string, question: string): string | 
 }
 
 /** The word of `clause` opposite to one the question states (and the clause does not), or null. */
-export function oppositeOf(clause: string, question: string): string | null {
-  for (const [a, b] of OPPOSITES) {
+export function oppositeOf(clause: string, question: string, pairs: ReadonlyArray<readonly [string, string]> = OPPOSITES): string | null {
+  for (const [a, b] of pairs) {
     if (question.includes(a) && clause.includes(b) && !clause.includes(a)) return b;
     if (question.includes(b) && clause.includes(a) && !clause.includes(b)) return a;
   }
   return null;
 }
 
-/** Pairs of words that state a case by a change or a comparison (价格高于净值时, 利率上升时). */
-const CASE_WORDS: ReadonlySet<string> = new Set([
-  '高于',
-  '低于',
-  '多于',
-  '少于',
-  '上升',
-  '下降',
-  '上涨',
-  '下跌',
-  '增加',
-  '减少',
-  '提高',
-  '降低',
-  '增大',
-  '减小',
-]);
+/** The pairs that state a case by a change or a comparison (价格高于净值时, 利率上升时). */
+const CASE_PAIRS = OPPOSITES.filter(([a]) => ['高于', '多于', '上升', '上涨', '增加', '提高', '增大'].includes(a));
 
 /**
  * The word by which a sentence states the opposite case of the one the stem states (价格低于净值时，则可以在二级市场买入
  * for 当ETF的二级市场价格高于基金份额净值时): what it says is said of the other case. Null when it states neither or
- * both.
+ * both, or the stem states both.
  */
 export function oppositeCase(sentence: string, stem: string): string | null {
-  for (const [a, b] of OPPOSITES) {
-    if (!CASE_WORDS.has(a)) continue;
-    if (stem.includes(a) && !stem.includes(b) && sentence.includes(b) && !sentence.includes(a)) return b;
-    if (stem.includes(b) && !stem.includes(a) && sentence.includes(a) && !sentence.includes(b)) return a;
-  }
-  return null;
+  return oppositeOf(
+    sentence,
+    stem,
+    CASE_PAIRS.filter(([a, b]) => !(stem.includes(a) && stem.includes(b))),
+  );
 }
 
 /**

@@ -15,10 +15,15 @@ describe("ask's option lines, as a student reads them", () => {
   });
   after(() => tmp.cleanup());
 
-  it('one line per option with its verdict and reason, and a clause already shown is pointed to, not printed again', () => {
-    const r = runOfflineCli(['--root', tmp.root, 'ask', FEE]);
+  /** `ask` offline on the sample, exit 0, and its output's lines. */
+  function askLines(question: string): { r: ReturnType<typeof runOfflineCli>; lines: string[] } {
+    const r = runOfflineCli(['--root', tmp.root, 'ask', question]);
     assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.split('\n');
+    return { r, lines: r.stdout.split('\n') };
+  }
+
+  it('one line per option with its verdict and reason, and a clause already shown is pointed to, not printed again', () => {
+    const { r, lines } = askLines(FEE);
     assert.equal(lines[0], 'Answer: A 0.05%');
     const at = lines.indexOf('Options:');
     assert.ok(at > 0, r.stdout);
@@ -37,14 +42,9 @@ describe("ask's option lines, as a student reads them", () => {
   });
 
   it('a clause shown before but with other words marked is printed again, marked for this option', () => {
-    const r = runOfflineCli([
-      '--root',
-      tmp.root,
-      'ask',
+    const { r, lines } = askLines(
       '特雷诺比率与夏普比率的区别在于，特雷诺比率以（　）作为风险的衡量指标。A.标准差 B.跟踪误差 C.最大回撤 D.贝塔系数',
-    ]);
-    assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.split('\n');
+    );
     const a = lines.indexOf('  ✗ A 标准差 — 否定：而不是');
     assert.ok(a > 0, r.stdout);
     assert.match(lines[a + 1] ?? '', /以贝塔系数\*\*而不是\*\*标准差作为风险的衡量指标/u);
@@ -55,14 +55,9 @@ describe("ask's option lines, as a student reads them", () => {
   });
 
   it('a clause printed again for other marks is printed once: the next option marking the same words points to it', () => {
-    const r = runOfflineCli([
-      '--root',
-      tmp.root,
-      'ask',
+    const { r, lines } = askLines(
       '根据证券投资基金的定义，基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构',
-    ]);
-    assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.split('\n');
+    );
     const c = lines.indexOf('  ✗ C 基金销售机构 — 教材此处为：基金托管人、基金管理人');
     assert.ok(c > 0, r.stdout);
     assert.match(lines[c + 1] ?? '', /由\*\*基金托管人\*\*负责保管、由\*\*基金管理人\*\*负责投资运作/u);

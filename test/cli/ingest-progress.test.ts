@@ -5,6 +5,15 @@ import { ingestProgress, ingestProgressLine, progressBar, reportIngest } from '.
 import { createUi, type Ui } from '../../src/cli/report/ui.js';
 import type { IngestFileResult, IngestResult } from '../../src/ingest/ingest-types.js';
 
+/** `ingestProgress` on a spinner that records every line it is given, with the clock `now`. */
+function recordedProgress(now: () => number): { lines: string[]; p: ReturnType<typeof ingestProgress> } {
+  const lines: string[] = [];
+  const ui = {
+    spinner: () => ({ update: (t: string) => lines.push(t), succeed: () => undefined, fail: () => undefined, stop: () => undefined }),
+  } as unknown as Ui;
+  return { lines, p: ingestProgress(ui, now) };
+}
+
 void describe('ingest progress line', () => {
   void it('shows files with a bar, files/s and the ETA of the parsing phase', () => {
     const phase = { name: 'files', startedMs: 0, startDone: 0 };
@@ -26,12 +35,8 @@ void describe('ingest progress line', () => {
   });
 
   void it("does not count the parser's start-up into the page rate", () => {
-    const lines: string[] = [];
-    const ui = {
-      spinner: () => ({ update: (t: string) => lines.push(t), succeed: () => undefined, fail: () => undefined, stop: () => undefined }),
-    } as unknown as Ui;
     let t = 0;
-    const p = ingestProgress(ui, () => t);
+    const { lines, p } = recordedProgress(() => t);
     p.onProgress({ kind: 'file', index: 1, total: 1, source: 'book.pdf' });
     // The first page comes after 2.5 s of start-up; then 25 pages a second.
     t = 2_500;
@@ -44,12 +49,8 @@ void describe('ingest progress line', () => {
   });
 
   void it('restarts the rate when the phase changes', () => {
-    const lines: string[] = [];
-    const ui = {
-      spinner: () => ({ update: (t: string) => lines.push(t), succeed: () => undefined, fail: () => undefined, stop: () => undefined }),
-    } as unknown as Ui;
     let t = 0;
-    const p = ingestProgress(ui, () => t);
+    const { lines, p } = recordedProgress(() => t);
     p.onProgress({ kind: 'file', index: 1, total: 2, source: 'a.md' });
     t = 10_000;
     p.onProgress({ kind: 'file', index: 2, total: 2, source: 'b.md' });
