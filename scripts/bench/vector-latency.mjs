@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// Latency of one query (k=10) over N×D L2-normalised random vectors: FAISS flat vs JS flat vs FAISS HNSW.
+// Latency of one query (k=10) over N×D L2-normalised random vectors: FAISS flat vs JS flat vs the 8-bit scan with
+// exact rescoring (what a search uses from vector.quantizeAbove vectors) vs FAISS HNSW, and how often the scan's top k
+// is the exact flat index's (k = 10 and 50).
 // Synthetic vectors: latency depends on N and D only, so the bench folder argument (accepted for symmetry with
 // the other benchmarks) is not read.
 // Usage: npm run build && node scripts/bench/vector-latency.mjs [benchDir] [--n 100000] [--d 256] [--queries 200] [--clustered]
 // --clustered draws vectors around 1000 random centres, closer to real embeddings than uniform noise (on which
 // HNSW recall collapses in high dimensions because all neighbours are nearly equidistant).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -22,7 +26,8 @@ const repo = path.resolve(import.meta.dirname, '..', '..');
 const { applyFaissThreadDefaults } = await import(path.join(repo, 'dist', 'src', 'indexing', 'load-faiss.js'));
 // As the CLI entry does: FAISS's thread libraries read these when they load.
 applyFaissThreadDefaults(process.env);
-const { createVectorIndex, faissStatus } = await import(path.join(repo, 'dist', 'src', 'indexing', 'vector-index.js'));
+const { createVectorIndex, faissStatus, openVectorIndex } = await import(path.join(repo, 'dist', 'src', 'indexing', 'vector-index.js'));
+const { writeQuantizedCodes } = await import(path.join(repo, 'dist', 'src', 'indexing', 'scalar-quantizer.js'));
 const { percentile } = await import(path.join(repo, 'dist', 'src', 'evaluate', 'metrics.js'));
 
 let seed = 12345;
@@ -61,13 +66,17 @@ async function measure(label, options) {
   const t0 = performance.now();
   const index = await createVectorIndex({ dimension: D, ...options });
   index.add(vectors);
-  index.search(queries[0], K); // warm-up (also applies HNSW efSearch)
+  return timed(label, index, t0);
+}
+
+function timed(label, index, t0, k = K) {
+  index.search(queries[0], k); // warm-up (also applies HNSW efSearch)
   const buildMs = performance.now() - t0;
   const times = [];
   const results = [];
   for (const q of queries) {
     const s = performance.now();
-    results.push(index.search(q, K).ids);
+    results.push(index.search(q, k).ids);
     times.push(performance.now() - s);
   }
   console.log(
@@ -79,6 +88,28 @@ async function measure(label, options) {
 console.log(`vector-latency: ${N}×${D}${clustered ? ' (clustered)' : ' (uniform)'}, ${Q} queries, k=${K}, node ${process.version}`);
 const status = await faissStatus();
 const exact = await measure('js flat', { kind: 'flat', backend: 'js' });
+{
+  // The flat file and its codes as ingest writes them, searched as a search from vector.quantizeAbove vectors does.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vector-latency-'));
+  try {
+    const t0 = performance.now();
+    const flat = await createVectorIndex({ dimension: D, kind: 'flat', backend: 'js' });
+    flat.add(vectors);
+    flat.write(path.join(dir, 'index.faiss'));
+    writeQuantizedCodes(path.join(dir, 'index-sq8.faiss'), vectors, D);
+    const scanned = await openVectorIndex(path.join(dir, 'index.faiss'), { backend: 'auto', quantized: path.join(dir, 'index-sq8.faiss') });
+    const quick = timed('sq8 scan', scanned, t0);
+    console.log(
+      `sq8 scan vs js flat: identical top-${K} for ${quick.filter((ids, i) => ids.join() === exact[i].join()).length}/${Q} queries`,
+    );
+    const deep = queries.map((q) => scanned.search(q, 50).ids.join());
+    const truth = queries.map((q) => flat.search(q, 50).ids.join());
+    console.log(`sq8 scan vs js flat: identical top-50 for ${deep.filter((ids, i) => ids === truth[i]).length}/${Q} queries`);
+    scanned.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 if (!status.available) {
   console.log(`FAISS unavailable (${status.reason}); only the JS backend was measured`);
 } else {

@@ -2,6 +2,7 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
 import { indexGeneration } from '../store/index-generation.js';
 import { projectPaths } from '../paths.js';
+import type { PrestartedFtsRankThread } from '../indexing/fts-rank-thread.js';
 import type { OpenedRetriever } from '../retrieve/open-retriever.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import { memoizeAnalyzer } from '../text/memoize-analyzer.js';
@@ -51,6 +52,11 @@ export interface CreateAnswererOptions {
    * session and the agent). The answerer uses it as is: it never reopens or closes it, whatever `reopenOnRebuild`.
    */
   retriever?: OpenedRetriever;
+  /**
+   * A keyword ranking thread already started on this root's index (`prestartKeywordThread`): the first opening of
+   * the index uses it, or closes it when that index does not rank on a thread.
+   */
+  keywordThread?: PrestartedFtsRankThread;
 }
 
 /**
@@ -92,15 +98,20 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
     : analyzerFromConfig(root, config);
   const analyzer = options.tokenCacheEntries ? memoizeAnalyzer(built.analyzer, options.tokenCacheEntries) : built.analyzer;
   const warnings = built.warnings;
+  let keywordThread = options.keywordThread;
   const open = async (): Promise<OpenedIndex> => {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
     const generation = indexGeneration(root);
+    // Only the first opening can use the thread started before it.
+    const thread = keywordThread;
+    keywordThread = undefined;
     // The analyzer built above: jieba's dictionary is loaded once per answerer.
     const retriever = await openRetriever({
       root,
       config,
       analyzer: { analyzer, warnings },
       ...(options.searchCacheEntries ? { searchCacheEntries: options.searchCacheEntries } : {}),
+      ...(thread ? { keywordThread: thread } : {}),
     });
     return { retriever, generation, users: 0, retired: false, closed: false };
   };
@@ -110,6 +121,9 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
     : options.retrieval
       ? await open()
       : null;
+  // Not opened here (no retrieval, or the caller's index): nothing will rank on the thread started for it.
+  void keywordThread?.close();
+  keywordThread = undefined;
   const reopens = !injected && options.reopenOnRebuild !== false;
   // One reopen at a time: every question that finds the index rebuilt waits for the same opening.
   let reopening: Promise<void> | null = null;

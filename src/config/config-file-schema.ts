@@ -120,6 +120,7 @@ const configFile = partialObject({
     index: oneOf(['flat', 'hnsw']),
     backend: oneOf(['auto', 'faiss', 'js']),
     hnswM: num({ int: true, min: 4, max: 128 }),
+    quantizeAbove: num({ int: true, min: 0 }),
   }),
   retrieval: partialObject({
     rrfK: num({ above: 0 }),

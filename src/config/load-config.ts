@@ -40,7 +40,13 @@ export interface ExamCopilotConfig {
     /** openai: endpoint for `/embeddings`; defaults to the LLM endpoint. */
     endpoint?: EndpointConfig | undefined;
   };
-  vector: { index: 'flat' | 'hnsw'; backend: 'auto' | 'faiss' | 'js'; hnswM: number };
+  vector: {
+    index: 'flat' | 'hnsw';
+    backend: 'auto' | 'faiss' | 'js';
+    hnswM: number;
+    /** Vectors from which ingest writes a flat index's 8-bit codes, which searches then scan (`QUANTIZE_ABOVE`). */
+    quantizeAbove: number;
+  };
   retrieval: {
     rrfK: number;
     weights: { keyword: number; vector: number };
@@ -253,6 +259,13 @@ function resolveEmbedder(file: ConfigFile, pick: EnvLookup, llm: ExamCopilotConf
  */
 export const PARALLEL_ABOVE = 20_000;
 
+/**
+ * Vectors from which ingest writes a flat index's 8-bit codes next to it (`vector.quantizeAbove`), so a search scans a
+ * quarter of the bytes and rescores its candidates exactly (`QuantizedVectorIndex`). Below this the exact scan of a
+ * few megabytes costs about a millisecond, as little as the codes would; the law library's 66,634 vectors are 68 MB.
+ */
+export const QUANTIZE_ABOVE = 20_000;
+
 /** Step 5: the vector backend and index kind. */
 function resolveVector(file: ConfigFile, pick: EnvLookup): ExamCopilotConfig['vector'] {
   // EXAM_COPILOT_DISABLE_FAISS=1 forces the exact JS index (to compare backends, or where the native binding misbehaves).
@@ -261,7 +274,12 @@ function resolveVector(file: ConfigFile, pick: EnvLookup): ExamCopilotConfig['ve
   if (backend !== 'auto' && backend !== 'faiss' && backend !== 'js') {
     throw new UserError(`EXAM_COPILOT_VECTOR_BACKEND=${backend}: use auto, faiss or js`);
   }
-  return { index: file.vector?.index ?? 'flat', backend, hnswM: file.vector?.hnswM ?? 32 };
+  return {
+    index: file.vector?.index ?? 'flat',
+    backend,
+    hnswM: file.vector?.hnswM ?? 32,
+    quantizeAbove: file.vector?.quantizeAbove ?? QUANTIZE_ABOVE,
+  };
 }
 
 /** Step 6: chunk sizes, checked against each other (the schema checks each alone). */

@@ -189,20 +189,43 @@ const checkIndex: Check = async ({ root, config }) => {
 export async function checkKernelsFile(config: ExamCopilotConfig, file?: string): Promise<DoctorCheck> {
   const { checkKernels, kernelsFile } = await import('../indexing/embedders/dense-kernels.js');
   const shown = file ?? kernelsFile();
+  return wasmCheck('kernels', () => checkKernels(shown), `the LSA fit's WebAssembly kernels load (${shown})`, {
+    status: config.embedder.kind === 'lsa' ? 'fail' : 'warn',
+    then: '',
+  });
+}
+
+const checkKernelsShipped: Check = ({ config }) => checkKernelsFile(config);
+
+/**
+ * Whether the vector scan's kernel (`wasm/scan-kernels.wasm`) loads: without it a large index (`vector.quantizeAbove`)
+ * is searched exactly through its flat file, slower but with the same hits, so this only warns.
+ */
+export async function checkScanKernelsFile(file?: string): Promise<DoctorCheck> {
+  const { loadScanKernels, scanKernelsFile } = await import('../indexing/scan-kernels.js');
+  const shown = file ?? scanKernelsFile();
+  return wasmCheck('scan', () => loadScanKernels(shown), `the vector scan's WebAssembly kernel loads (${shown})`, {
+    status: 'warn',
+    then: '; large indexes are searched through their flat file instead (same hits, slower)',
+  });
+}
+
+/** A shipped WebAssembly module's check: ok when `load` returns, else its one-line error with what follows and the fix. */
+function wasmCheck(name: string, load: () => unknown, ok: string, failed: { status: 'fail' | 'warn'; then: string }): DoctorCheck {
   try {
-    checkKernels(shown);
-    return { name: 'kernels', status: 'ok', message: `the LSA fit's WebAssembly kernels load (${shown})` };
+    load();
+    return { name, status: 'ok', message: ok };
   } catch (error) {
     return {
-      name: 'kernels',
-      status: config.embedder.kind === 'lsa' ? 'fail' : 'warn',
-      message: errorMessage(error),
+      name,
+      status: failed.status,
+      message: `${errorMessage(error)}${failed.then}`,
       fix: 'reinstall exam-copilot (npm install), or from a checkout rebuild the file: node scripts/build-wasm.mjs',
     };
   }
 }
 
-const checkKernelsShipped: Check = ({ config }) => checkKernelsFile(config);
+const checkScanKernelsShipped: Check = () => checkScanKernelsFile();
 
 /**
  * Whether `search`, `ask` and `eval` can open the index with this configuration. It runs the very check they
@@ -286,6 +309,7 @@ export const DOCTOR_CHECKS: readonly Check[] = [
   checkFaiss,
   checkJieba,
   checkKernelsShipped,
+  checkScanKernelsShipped,
   checkOnnx,
   checkOcr,
   checkIndex,

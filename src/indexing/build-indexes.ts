@@ -9,6 +9,7 @@ import { createEmbedder } from './embedders/create-embedder.js';
 import { EmbeddingCache, embedWithCache } from './embedding-cache.js';
 import { startFtsWriteThread } from './fts-write-thread.js';
 import { writeFtsIndex } from './fts-writer.js';
+import { writeQuantizedCodes } from './scalar-quantizer.js';
 import { createVectorIndex } from './vector-index.js';
 import { configuredModel, VECTOR_FILES, writeVectorMeta } from './vector-meta.js';
 
@@ -185,6 +186,9 @@ async function buildVectors(input: {
   });
   index.add(embedded.vectors);
   index.write(path.join(faissDir, VECTOR_FILES.index));
+  if (index.kind === 'flat' && chunks.length >= config.vector.quantizeAbove && chunks.length > 0) {
+    writeQuantizedCodes(path.join(faissDir, VECTOR_FILES.quantized), embedded.vectors, embedder.dimension);
+  }
   writeVectorMeta(
     faissDir,
     {

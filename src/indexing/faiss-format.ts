@@ -6,6 +6,9 @@
  *   int32 d | int64 ntotal | int64 dummy (1<<20) | int64 dummy (1<<20) | uint8 is_trained | int32 metric_type
  *   [| float metric_arg, only when metric_type > 1]
  * IndexFlatIP ("IxFI"): header, then the codes vector (`WRITEXBVECTOR`): uint64 count of floats, then count float32.
+ * IndexScalarQuantizer ("IxSQ"), 8 bits per dimension: header, then `write_ScalarQuantizer`: int32 qtype (0, QT_8bit) |
+ *   int32 rangestat (0, RS_minmax) | float rangestat_arg | uint64 d | uint64 code_size | float[] trained (vmin[d] then
+ *   vdiff[d]), then the codes: uint64 count of bytes, then count uint8 (code_size per vector).
  * IndexHNSWFlat ("IHNf"): header, then `write_HNSW` (vectors are uint64 count + items):
  *   double[] assign_probas | int32[] cum_nneighbor_per_level | int32[] levels | uint64[] offsets |
  *   int32[] neighbors | int32 entry_point | int32 max_level | int32 efConstruction | int32 efSearch |
@@ -20,6 +23,8 @@ import { NotReadyError } from '../errors.js';
 export const FOURCC_FLAT_IP = 'IxFI';
 /** fourcc of `IndexHNSWFlat`. */
 export const FOURCC_HNSW_FLAT = 'IHNf';
+/** fourcc of `IndexScalarQuantizer`. */
+export const FOURCC_SCALAR_QUANTIZER = 'IxSQ';
 
 const METRIC_INNER_PRODUCT = 0;
 /** FAISS writes this placeholder twice in every header (historical fields). */
@@ -130,6 +135,77 @@ export function encodeFlatIP(dimension: number, count: number, data: Float32Arra
   const bytes = new Uint8Array(data.buffer, data.byteOffset, floats * 4);
   buf.set(bytes, HEADER_BYTES + 8);
   return buf;
+}
+
+/** Header bytes plus the quantizer's fixed fields: qtype, rangestat, rangestat_arg, d, code_size. */
+const SQ_FIXED_BYTES = HEADER_BYTES + 4 + 4 + 4 + 8 + 8;
+
+/**
+ * Serialises an 8-bit scalar quantizer index over inner product exactly as FAISS's `write_index` does for
+ * `IndexScalarQuantizer(d, QT_8bit, METRIC_INNER_PRODUCT)` trained with RS_minmax: `trained` holds vmin then vdiff.
+ */
+export function encodeScalarQuantizer8(dimension: number, count: number, trained: Float32Array, codes: Uint8Array): Buffer {
+  if (trained.length !== 2 * dimension) throw new Error(`encodeScalarQuantizer8: ${trained.length} trained floats for d=${dimension}`);
+  if (codes.length !== count * dimension) throw new Error(`encodeScalarQuantizer8: ${codes.length} code bytes for ${count}×${dimension}`);
+  const codesAt = SQ_FIXED_BYTES + 8 + trained.length * 4;
+  const buf = Buffer.alloc(codesAt + 8 + codes.length);
+  buf.write(FOURCC_SCALAR_QUANTIZER, 0, 'latin1');
+  buf.writeInt32LE(dimension, 4);
+  buf.writeBigInt64LE(BigInt(count), 8);
+  buf.writeBigInt64LE(HEADER_DUMMY, 16);
+  buf.writeBigInt64LE(HEADER_DUMMY, 24);
+  buf.writeUInt8(1, 32); // is_trained
+  buf.writeInt32LE(METRIC_INNER_PRODUCT, 33);
+  let at = HEADER_BYTES;
+  buf.writeInt32LE(0, at); // QT_8bit
+  buf.writeInt32LE(0, at + 4); // RS_minmax
+  buf.writeFloatLE(0, at + 8); // rangestat_arg
+  buf.writeBigUInt64LE(BigInt(dimension), at + 12);
+  buf.writeBigUInt64LE(BigInt(dimension), at + 20); // code_size: one byte per dimension
+  at = SQ_FIXED_BYTES;
+  buf.writeBigUInt64LE(BigInt(trained.length), at);
+  buf.set(new Uint8Array(trained.buffer, trained.byteOffset, trained.length * 4), at + 8);
+  buf.writeBigUInt64LE(BigInt(codes.length), codesAt);
+  buf.set(codes, codesAt + 8);
+  return buf;
+}
+
+/** Where an 8-bit scalar quantizer file's parts lie, once its header and fields are checked. */
+export interface ScalarQuantizer8Layout {
+  dimension: number;
+  count: number;
+  /** vmin[d] then vdiff[d], read from the file. */
+  trained: Float32Array;
+  /** Byte offset of the codes (`count × dimension` bytes). */
+  codesStart: number;
+}
+
+/** Checks an "IxSQ" file of the kind `encodeScalarQuantizer8` writes and reads its trained ranges, not its codes. */
+export function checkScalarQuantizer8(src: ByteSource, where: string): ScalarQuantizer8Layout {
+  const header = readHeader(src, where, 0);
+  if (header.fourcc !== FOURCC_SCALAR_QUANTIZER) throw corrupt(where, `expected ${FOURCC_SCALAR_QUANTIZER}, found "${header.fourcc}"`);
+  if (header.metricType !== METRIC_INNER_PRODUCT) throw corrupt(where, `metric ${header.metricType} is not inner product`);
+  const fields = src.bytes(header.end, SQ_FIXED_BYTES - HEADER_BYTES + 8);
+  if (fields.length < SQ_FIXED_BYTES - HEADER_BYTES + 8) throw corrupt(where, 'truncated quantizer');
+  const qtype = fields.readInt32LE(0);
+  const rangestat = fields.readInt32LE(4);
+  const d = Number(fields.readBigUInt64LE(12));
+  const codeSize = Number(fields.readBigUInt64LE(20));
+  const trainedCount = Number(fields.readBigUInt64LE(28));
+  if (qtype !== 0 || rangestat !== 0) throw corrupt(where, `quantizer type ${qtype}/${rangestat} is not 8-bit min-max`);
+  if (d !== header.dimension || codeSize !== d || trainedCount !== 2 * d)
+    throw corrupt(where, `quantizer fields d=${d} code_size=${codeSize}`);
+  const trainedAt = header.end + fields.length;
+  const trainedBytes = src.bytes(trainedAt, trainedCount * 4);
+  if (trainedBytes.length < trainedCount * 4) throw corrupt(where, 'truncated quantizer ranges');
+  const trained = new Float32Array(trainedCount);
+  new Uint8Array(trained.buffer).set(trainedBytes);
+  const codesAt = trainedAt + trainedCount * 4;
+  const bytes = readCount(src, codesAt);
+  if (bytes === null || bytes !== header.count * d) throw corrupt(where, `${bytes ?? 'no'} code bytes for ${header.count}×${d}`);
+  const codesStart = codesAt + 8;
+  if (src.length < codesStart + bytes) throw corrupt(where, 'truncated codes');
+  return { dimension: d, count: header.count, trained, codesStart };
 }
 
 /** Where an `IndexFlatIP` section's vectors lie, once its header, metric and length are checked. */

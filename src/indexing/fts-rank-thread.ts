@@ -11,19 +11,18 @@ import type { FtsRankerOptions, RankedRow } from './fts-ranker.js';
 import type { QueryTerm } from './fts-query.js';
 import { workerExecArgv } from '../worker-exec-argv.js';
 
-/** What the thread is told at start. */
+/** What the thread is told at start: only the file, so it can be started before the caller has opened the index. */
 export interface FtsRankThreadData {
   file: string;
-  options: FtsRankerOptions;
 }
 
-/** A request to the thread. */
-export interface FtsRankRequest {
-  id: number;
-  terms: QueryTerm[];
-  k: number;
-  filter?: ChunkFilter;
-}
+/**
+ * Messages to the thread: first `configure`, with what ranking needs and the generation (`fileGeneration`) of the
+ * file the caller opened, so the thread never ranks another build's rows; then rankings.
+ */
+export type FtsRankRequest =
+  | { type: 'configure'; options: FtsRankerOptions; generation: string | null }
+  | { type: 'rank'; id: number; terms: QueryTerm[]; k: number; filter?: ChunkFilter };
 
 /** Replies from the thread. */
 export type FtsRankReply =
@@ -51,13 +50,46 @@ export interface StartingFtsRankThread extends FtsRankThread {
 }
 
 /**
+ * A thread started on a keyword index file before the caller knows how it will rank (`prestartFtsRankThread`): it
+ * loads its modules and opens its connection meanwhile. `start` hands it the ranking settings; `close` ends it unused.
+ */
+export interface PrestartedFtsRankThread {
+  readonly file: string;
+  /** The thread with its ranking settings; `generation` is the opened file's (`fileGeneration`), null to skip the check. */
+  start(options: FtsRankerOptions, generation: string | null): StartingFtsRankThread;
+  close(): Promise<void>;
+}
+
+/**
  * Starts the thread and resolves once its connection is open. The thread does not keep the process alive while no
  * ranking is pending, so a caller that never closes it still exits.
  */
-export async function openFtsRankThread(file: string, options: FtsRankerOptions): Promise<FtsRankThread> {
-  const thread = spawnRankThread(file, options, true);
+export async function openFtsRankThread(file: string, options: FtsRankerOptions, generation: string | null = null): Promise<FtsRankThread> {
+  const thread = spawnRankThread(file, true);
+  thread.configure(options, generation);
   await thread.ready;
   return thread;
+}
+
+/**
+ * Starts a thread on `file` now, to be given its settings later: a worker takes longer to load (its own Node
+ * internals, better-sqlite3, the connection) than the ranking it then does, so a one-shot ask starts it before
+ * loading the answerer (150 ms of a library ask on 2 cores) rather than after opening the index. It does not keep
+ * the process alive.
+ */
+export function prestartFtsRankThread(file: string): PrestartedFtsRankThread {
+  const thread = spawnRankThread(file, false);
+  let started: StartingFtsRankThread | null = null;
+  return {
+    file,
+    start(options, generation) {
+      if (started) throw new Error(`${file}: the keyword search thread was started already`);
+      thread.configure(options, generation);
+      started = starting(thread);
+      return started;
+    },
+    close: () => thread.close(),
+  };
 }
 
 /**
@@ -66,8 +98,12 @@ export async function openFtsRankThread(file: string, options: FtsRankerOptions)
  * once and ranked there while this thread scans the vectors. Until a request is pending, the thread does not keep the
  * process alive.
  */
-export function startFtsRankThread(file: string, options: FtsRankerOptions): StartingFtsRankThread {
-  const thread = spawnRankThread(file, options, false);
+export function startFtsRankThread(file: string, options: FtsRankerOptions, generation: string | null = null): StartingFtsRankThread {
+  return prestartFtsRankThread(file).start(options, generation);
+}
+
+/** The `StartingFtsRankThread` view of a configured thread. */
+function starting(thread: SpawnedRankThread): StartingFtsRankThread {
   let opened = false;
   const settled = thread.ready.then(
     () => (opened = true),
@@ -81,12 +117,18 @@ export function startFtsRankThread(file: string, options: FtsRankerOptions): Sta
   };
 }
 
+/** A spawned thread: `configure` once, then rank; `ready` settles once it has opened and taken its settings. */
+interface SpawnedRankThread extends FtsRankThread {
+  readonly ready: Promise<void>;
+  configure(options: FtsRankerOptions, generation: string | null): void;
+}
+
 /**
  * The thread and its request queue. Requests are posted as they come, before the thread is ready too: a worker's
- * port holds messages until the thread listens, which it does once its connection is open.
+ * port holds messages until the thread listens, and it answers them in order, after `configure`.
  */
-function spawnRankThread(file: string, options: FtsRankerOptions, holdUntilReady: boolean): FtsRankThread & { ready: Promise<void> } {
-  const data: FtsRankThreadData = { file, options };
+function spawnRankThread(file: string, holdUntilReady: boolean): SpawnedRankThread {
+  const data: FtsRankThreadData = { file };
   const worker = new Worker(new URL('./fts-rank-worker.js', import.meta.url), { workerData: data, execArgv: workerExecArgv() });
   if (!holdUntilReady) worker.unref();
   const pending = new Map<number, { resolve: (rows: RankedRow[]) => void; reject: (e: Error) => void }>();
@@ -136,15 +178,22 @@ function spawnRankThread(file: string, options: FtsRankerOptions, holdUntilReady
   });
   // Awaited by whoever needs readiness; a failure to open also rejects every request, which their callers handle.
   ready.catch(() => undefined);
+  let configured = false;
   return {
     ready,
+    configure(options, generation) {
+      if (configured) throw new Error(`${file}: the keyword search thread was configured already`);
+      configured = true;
+      worker.postMessage({ type: 'configure', options, generation } satisfies FtsRankRequest);
+    },
     rank(terms, k, filter) {
       if (failure) return Promise.reject(failure);
+      if (!configured) return Promise.reject(new Error(`${file}: the keyword search thread ranks only once configured`));
       const id = nextId++;
       return new Promise<RankedRow[]>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         holdWhilePending();
-        worker.postMessage({ id, terms: [...terms], k, ...(filter ? { filter } : {}) } satisfies FtsRankRequest);
+        worker.postMessage({ type: 'rank', id, terms: [...terms], k, ...(filter ? { filter } : {}) } satisfies FtsRankRequest);
       });
     },
     async close() {

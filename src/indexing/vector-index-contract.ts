@@ -6,12 +6,15 @@
 import { NotReadyError } from '../errors.js';
 import type { Warning } from '../types.js';
 
-/** Which implementation serves searches. */
-export type VectorBackend = 'faiss' | 'js';
+/**
+ * Which implementation serves searches: FAISS, the exact JS index, or the 8-bit scan with exact rescoring
+ * (`QuantizedVectorIndex`, used on a large flat index next to its codes file; it writes nothing).
+ */
+export type VectorBackend = 'faiss' | 'js' | 'sq8';
 /** Exact flat inner product, or approximate HNSW (FAISS only). */
 export type VectorKind = 'flat' | 'hnsw';
 /** Backend choice: `auto` takes FAISS when it loads, else JS. */
-export type VectorBackendChoice = 'auto' | VectorBackend;
+export type VectorBackendChoice = 'auto' | 'faiss' | 'js';
 
 /** Nearest neighbours, best first: row ids (insertion order, from 0) and inner-product scores. */
 export interface VectorSearchResult {

@@ -10,6 +10,7 @@ import {
   FOURCC_FLAT_IP,
   FOURCC_HNSW_FLAT,
   checkFlatIP,
+  checkScalarQuantizer8,
   decodeFlatIP,
   fileSource,
   locateHnsw,
@@ -40,6 +41,11 @@ export interface CreateVectorIndexOptions {
 export interface ReadVectorIndexOptions {
   backend: VectorBackendChoice;
   loader?: FaissLoader;
+  /**
+   * The 8-bit codes file written next to a large flat index (`writeQuantizedCodes`), when there is one: the flat index
+   * is then searched through it (`QuantizedVectorIndex`) and read only for the candidates' exact vectors.
+   */
+  quantized?: string;
 }
 
 /** What `doctor` reports about FAISS. */
@@ -54,8 +60,11 @@ const DEFAULT_HNSW_M = 32;
 const DEFAULT_EF_CONSTRUCTION = 40;
 const DEFAULT_EF_SEARCH = 128;
 
+/** An index that can be built and written: FAISS's or the exact JS one. */
+export type WritableVectorIndex = VectorIndex & { readonly backend: 'faiss' | 'js' };
+
 /** Creates an empty index of the requested kind on the requested backend. */
-export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<VectorIndex> {
+export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<WritableVectorIndex> {
   if (!Number.isInteger(o.dimension) || o.dimension <= 0) {
     throw new UserError(
       `vector dimension must be a positive integer, got ${o.dimension}; check the embedder settings in exam-copilot.config.json`,
@@ -105,7 +114,9 @@ export async function createVectorIndex(o: CreateVectorIndexOptions): Promise<Ve
  * reaches native code; FAISS then reads the file itself (for a library's index, much faster than through a buffer).
  */
 export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): Promise<VectorIndex> {
-  const opened = await openVectorFile(file, o);
+  // Every vector read into memory: the codes file is for `openVectorIndex`'s searches.
+  const { quantized: _codes, ...exact } = o;
+  const opened = await openVectorFile(file, exact);
   try {
     return opened.read();
   } finally {
@@ -115,7 +126,7 @@ export async function readVectorIndex(file: string, o: ReadVectorIndexOptions): 
 
 /** A vector index whose vectors are read at its first use (`openVectorIndex`). */
 export interface DeferredVectorIndex extends VectorIndex {
-  /** Lets go of the file if the vectors were never read (they hold no file once read). */
+  /** Lets go of the file (a quantized index holds it while open; the others only until their vectors are read). */
   close(): void;
 }
 
@@ -133,6 +144,7 @@ export async function openVectorIndex(file: string, o: ReadVectorIndexOptions): 
   const release = (): void => {
     if (fd !== null) closeSync(fd);
     fd = null;
+    opened.release?.();
   };
   const loaded = (): VectorIndex => {
     if (index) return index;
@@ -140,7 +152,8 @@ export async function openVectorIndex(file: string, o: ReadVectorIndexOptions): 
     try {
       index = opened.read();
     } finally {
-      release();
+      // A quantized index reads its candidates' exact vectors from the file at each search.
+      if (!opened.keepsFile || !index) release();
     }
     return index;
   };
@@ -172,6 +185,10 @@ interface OpenedVectorFile {
   warnings: readonly Warning[];
   /** Reads the vectors of the open file (synchronous: everything it needs is loaded). */
   read(): VectorIndex;
+  /** The index read keeps reading `fd` (a quantized index), so it stays open until `close`. */
+  keepsFile?: boolean;
+  /** Lets go of what else was opened (a quantized index's codes file, until its codes are read). */
+  release?: () => void;
 }
 
 async function openVectorFile(file: string, o: ReadVectorIndexOptions): Promise<OpenedVectorFile> {
@@ -188,8 +205,12 @@ async function openVectorFile(file: string, o: ReadVectorIndexOptions): Promise<
     const kind: VectorKind = fourcc === FOURCC_HNSW_FLAT ? 'hnsw' : 'flat';
     const storageOffset = kind === 'hnsw' ? locateHnsw(src, file).storageOffset : 0;
     const layout = checkFlatIP(src, file, storageOffset);
-    const loader = o.loader ?? loadFaiss;
     const warnings: Warning[] = [];
+    if (kind === 'flat' && o.quantized && existsSync(o.quantized)) {
+      const quantized = await openQuantized(fd, layout, o.quantized, warnings);
+      if (quantized) return { fd, kind, layout, backend: 'sq8', warnings, read: quantized.read, keepsFile: true, release: quantized.close };
+    }
+    const loader = o.loader ?? loadFaiss;
     if (o.backend !== 'js') {
       const loaded = await loader();
       if (loaded.available) {
@@ -229,6 +250,54 @@ async function openVectorFile(file: string, o: ReadVectorIndexOptions): Promise<
   } catch (error) {
     closeSync(fd);
     throw error;
+  }
+}
+
+/**
+ * How to read a flat index through its codes file: checked now (a codes file that does not describe this index, or a
+ * scan kernel that does not load, leaves the exact index to serve, with a warning); the codes are read at the first
+ * search, straight into the kernel's memory, from the file opened here (so they are this build's).
+ */
+async function openQuantized(
+  flatFd: number,
+  layout: FlatIPLayout,
+  file: string,
+  warnings: Warning[],
+): Promise<{ read: () => VectorIndex; close: () => void } | null> {
+  const [{ QuantizedVectorIndex, readFully }, { loadScanKernels, scanWorkspace }] = await Promise.all([
+    import('./quantized-vector-index.js'),
+    import('./scan-kernels.js'),
+  ]);
+  const fd = openSync(file, 'r');
+  let open = true;
+  const close = (): void => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  try {
+    const codes = checkScalarQuantizer8(fileSource(fd), file);
+    if (codes.dimension !== layout.dimension || codes.count !== layout.count) {
+      throw new NotReadyError(`${file} holds ${codes.count}×${codes.dimension} codes for a ${layout.count}×${layout.dimension} index`);
+    }
+    loadScanKernels();
+    const read = (): VectorIndex => {
+      try {
+        const scan = scanWorkspace(codes.count, codes.dimension);
+        readFully(fd, scan.codes, 0, scan.codes.length, codes.codesStart);
+        return new QuantizedVectorIndex(codes.dimension, codes.count, codes.trained, scan, { fd: flatFd, start: layout.start }, warnings);
+      } finally {
+        close();
+      }
+    };
+    return { read, close };
+  } catch (error) {
+    close();
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    warnings.push({
+      where: file,
+      message: `${message}; searched the exact index instead (re-run \`exam-copilot ingest --force\` to rewrite the codes)`,
+    });
+    return null;
   }
 }
 

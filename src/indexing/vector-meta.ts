@@ -19,7 +19,8 @@ export interface VectorMeta {
   builtAt: string;
 }
 
-export const VECTOR_FILES = { index: 'index.faiss', ids: 'ids.json', meta: 'meta.json' } as const;
+/** The files of `index/faiss/`; `quantized` (a large flat index's 8-bit codes) is written only from `vector.quantizeAbove` vectors. */
+export const VECTOR_FILES = { index: 'index.faiss', ids: 'ids.json', meta: 'meta.json', quantized: 'index-sq8.faiss' } as const;
 
 /** The model name a configuration asks for, as recorded in meta.json. */
 export function configuredModel(config: ExamCopilotConfig): string {
@@ -55,6 +56,17 @@ export function readVectorMeta(faissDir: string): { meta: VectorMeta; ids: strin
     );
   }
   return { meta, ids };
+}
+
+/** The vector count meta.json records, without reading ids.json; null when it cannot be read. */
+export function readVectorCount(faissDir: string): number | null {
+  try {
+    const meta: unknown = JSON.parse(readFileSync(path.join(faissDir, VECTOR_FILES.meta), 'utf8'));
+    const count = typeof meta === 'object' && meta !== null && 'count' in meta ? meta.count : null;
+    return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -7,9 +7,11 @@ import type { Analyzer } from '../text/analyzer.js';
 import { addPassageTokens } from '../text/passage-windows.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
+import type { PrestartedFtsRankThread } from '../indexing/fts-rank-thread.js';
 import { openVectorIndex } from '../indexing/vector-index.js';
 import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
 import { openReadableRoot } from '../store/atomic-swap.js';
+import { fileGeneration } from '../store/index-generation.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
 import { HybridSearcher, PHRASE_HEAD_CHARACTERS, RELEVANCE_HEAD } from './hybrid-searcher.js';
@@ -34,6 +36,11 @@ export interface OpenRetrieverOptions {
    * searched again, as eval's modes do; off elsewhere, so a search's latency is its own.
    */
   searchCacheEntries?: number;
+  /**
+   * A keyword ranking thread started on this root's index before it was opened (`prestartKeywordThread`, a one-shot
+   * ask). Used when the hybrid ranks on a thread and the thread has the same file; closed otherwise.
+   */
+  keywordThread?: PrestartedFtsRankThread;
 }
 
 /** A Retriever plus the warnings met while opening it (e.g. a missing user dictionary). */
@@ -82,6 +89,16 @@ export function readableIndex(root: string): ReturnType<typeof openReadableRoot>
  * dictionary differs from the one the index was built with, saying to re-ingest.
  */
 export async function openRetriever(options: OpenRetrieverOptions): Promise<OpenedRetriever> {
+  try {
+    return await openIndexes(options);
+  } catch (error) {
+    // Whatever failed, the thread started for this index ranks nothing (closing it twice is harmless).
+    void options.keywordThread?.close();
+    throw error;
+  }
+}
+
+async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriever> {
   const { root, config } = options;
   const paths = readableIndex(root);
   const built = options.analyzer ?? analyzerFromConfig(root, config);
@@ -89,7 +106,11 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
   const { meta, ids } = readVectorMeta(paths.faissDir);
   assertEmbedderMatches(meta, config);
   const remember = options.searchCacheEntries ?? 0;
+  const prestarted = options.keywordThread;
+  const before = fileGeneration(paths.ftsDb);
   const fts = openFtsIndex(paths.ftsDb, analyzer, { rememberRankings: remember });
+  // The build this connection reads, when no swap came between the two looks: a thread ranks only for that build.
+  const generation = fileGeneration(paths.ftsDb) === before ? before : null;
   const warnings: Warning[] = [...built.warnings];
   if (fts.missing.length > 0) {
     warnings.push({
@@ -119,21 +140,28 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     };
     // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
-    // Started before the embedder and the vector file are read, so the thread opens its connection meanwhile and a
-    // one-shot ask's first queries find it ready.
-    if (fts.count >= config.retrieval.parallelAbove) {
+    // Started before the embedder and the vector file are read (a one-shot ask starts it sooner still, before it loads
+    // the answerer), so the thread opens its connection meanwhile and the first queries find it ready.
+    if (fts.count >= config.retrieval.parallelAbove && generation !== null) {
       const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
-      const thread = startFtsRankThread(fts.file, fts.rankerOptions);
+      const own = prestarted?.file === fts.file ? prestarted : undefined;
+      if (prestarted && !own) void prestarted.close();
+      const thread = own ? own.start(fts.rankerOptions, generation) : startFtsRankThread(fts.file, fts.rankerOptions, generation);
       closeThread = () => void thread.close();
       threadReady = thread.settled;
       keywordForHybrid = new ThreadedKeywordSearcher(fts, thread);
+    } else {
+      void prestarted?.close();
     }
     const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
     closeEmbedder = () => embedder.close?.();
     assertSameEmbedderId(meta, embedder.id);
     // The vectors are read at the first vector search, after a hybrid search has posted its keyword queries.
+    const backend = options.backend ?? config.vector.backend;
     const index = await openVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), {
-      backend: options.backend ?? config.vector.backend,
+      backend,
+      // The 8-bit scan serves where there are codes, unless a backend is asked for by name (FAISS or the exact JS index).
+      ...(backend === 'auto' ? { quantized: path.join(paths.faissDir, VECTOR_FILES.quantized) } : {}),
     });
     closeVectors = () => index.close();
     if (index.size !== ids.length || index.dimension !== embedder.dimension) {

@@ -8,8 +8,13 @@ import { projectPaths } from '../paths.js';
  * scanner and the manifest, so answering one question does not load them.
  */
 export function indexGeneration(root: string): string | null {
+  return fileGeneration(projectPaths(root).ftsDb);
+}
+
+/** `indexGeneration` of one file (inode, time and size); null when it cannot be read. */
+export function fileGeneration(file: string): string | null {
   try {
-    const stat = statSync(projectPaths(root).ftsDb);
+    const stat = statSync(file);
     return `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
   } catch {
     return null;

@@ -5,6 +5,7 @@ import type { AnswerDeps } from '../../src/answer/answer-question.js';
 import { createAnswerer } from '../../src/answer/create-answerer.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
 import { runAsk } from '../../src/answer/run-ask.js';
+import type { ExamCopilotConfig } from '../../src/config/load-config.js';
 import { NotReadyError } from '../../src/errors.js';
 import { openEvalEngine } from '../../src/evaluate/eval-engine.js';
 import { canListOpenFiles, openFilesNamed } from '../helpers/open-files.js';
@@ -30,12 +31,11 @@ describe('one answerer factory for ask and eval', () => {
   before(async () => {
     fx = await buildFixtureIndex();
   });
-  after(() => fx.cleanup());
-
-  it('ask and eval give the same answer, confidence and evidence for the same question', async () => {
-    const asked = await runAsk({
+  /** `ask` of the fixture question over the fixture index, hybrid, top 5. */
+  const askFixture = (config: ExamCopilotConfig) =>
+    runAsk({
       root: fx.root,
-      config: fx.config,
+      config,
       question: STEM,
       options: OPTIONS,
       mode: 'hybrid',
@@ -44,6 +44,10 @@ describe('one answerer factory for ask and eval', () => {
       cache: false,
       showContext: false,
     });
+  after(() => fx.cleanup());
+
+  it('ask and eval give the same answer, confidence and evidence for the same question', async () => {
+    const asked = await askFixture(fx.config);
     const engine = await openEvalEngine({ root: fx.root, config: fx.config, answerer: 'offline', topK: 5, noCache: true, retrieval: true });
     try {
       const evaluated = await engine.answer(
@@ -69,6 +73,16 @@ describe('one answerer factory for ask and eval', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it('a one-shot ask whose keyword thread starts before the index opens answers as one ranked in process', async () => {
+    const ask = (parallelAbove: number) => askFixture({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove } });
+    const threaded = await ask(0);
+    const inProcess = await ask(1_000_000);
+    assert.equal(threaded.result.answer, 'A');
+    const { latencyMs: _threadedMs, ...threadedResult } = threaded.result;
+    const { latencyMs: _inProcessMs, ...inProcessResult } = inProcess.result;
+    assert.deepEqual(threadedResult, inProcessResult);
   });
 
   it('answers many questions from one opening, and refuses --answerer llm without an LLM (exit 5)', async () => {

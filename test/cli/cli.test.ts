@@ -82,7 +82,19 @@ describe('cli', () => {
       });
       const report = JSON.parse(result.stdout) as { checks: { name: string; status: string; message: string }[]; ok: boolean };
       const names = report.checks.map((c) => c.name);
-      assert.deepEqual(names, ['node', 'sqlite-fts5', 'faiss', 'jieba', 'kernels', 'onnxruntime', 'ocr', 'index', 'embedder', 'llm']);
+      assert.deepEqual(names, [
+        'node',
+        'sqlite-fts5',
+        'faiss',
+        'jieba',
+        'kernels',
+        'scan',
+        'onnxruntime',
+        'ocr',
+        'index',
+        'embedder',
+        'llm',
+      ]);
       const ocr = report.checks.find((c) => c.name === 'ocr');
       assert.match(`${ocr?.status} ${ocr?.message}`, /^ok OCR available|^warn OCR unavailable/);
       assert.equal(report.checks.find((c) => c.name === 'sqlite-fts5')?.status, 'ok');

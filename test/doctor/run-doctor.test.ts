@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { checkKernelsFile, runDoctor, type DoctorCheck } from '../../src/doctor/run-doctor.js';
+import { checkKernelsFile, checkScanKernelsFile, runDoctor, type DoctorCheck } from '../../src/doctor/run-doctor.js';
 import { openRetriever } from '../../src/retrieve/open-retriever.js';
 import { NotReadyError } from '../../src/errors.js';
 import { buildFixtureIndex, testConfig, type FixtureIndex } from '../retrieve/fixture-index.js';
@@ -90,5 +90,22 @@ describe("doctor checks the LSA fit's WebAssembly kernels", () => {
       c.embedder.kind = 'openai';
     });
     assert.equal((await checkKernelsFile(openai, damaged)).status, 'warn');
+  });
+
+  it("checks the vector scan's kernel too, warning (large indexes are then searched exactly) on a bad file", async () => {
+    const fx = await buildFixtureIndex();
+    try {
+      const scan = check((await runDoctor({ root: fx.root, config: fx.config })).checks, 'scan');
+      assert.equal(scan.status, 'ok');
+      assert.match(scan.message, /scan-kernels\.wasm/u);
+    } finally {
+      fx.cleanup();
+    }
+    const missing = await checkScanKernelsFile(path.join(dir, 'absent-scan.wasm'));
+    assert.equal(missing.status, 'warn');
+    assert.match(missing.message, /absent-scan\.wasm: cannot read the vector scan kernel \(ENOENT\).*searched through their flat file/u);
+    const empty = path.join(dir, 'empty-scan.wasm');
+    writeFileSync(empty, Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
+    assert.match((await checkScanKernelsFile(empty)).message, /has no scanCodes/u);
   });
 });

@@ -5,10 +5,17 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig, PARALLEL_ABOVE } from '../../src/config/load-config.js';
 import { UserError } from '../../src/errors.js';
 import { openFtsIndex } from '../../src/indexing/fts-index.js';
-import { openFtsRankThread, startFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
+import {
+  openFtsRankThread,
+  prestartFtsRankThread,
+  startFtsRankThread,
+  type PrestartedFtsRankThread,
+} from '../../src/indexing/fts-rank-thread.js';
 import { projectPaths } from '../../src/paths.js';
 import { openRetriever, type OpenedRetriever } from '../../src/retrieve/open-retriever.js';
 import { ThreadedKeywordSearcher } from '../../src/retrieve/keyword-searcher.js';
+import { prestartKeywordThread } from '../../src/retrieve/prestart-keyword-thread.js';
+import { fileGeneration } from '../../src/store/index-generation.js';
 import { RETRIEVAL_MODES } from '../../src/retrieve/retriever.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import type { ChunkFilter } from '../../src/types.js';
@@ -156,6 +163,92 @@ describe('a keyword ranking thread closed before it is ready', () => {
       assert.equal(await thread.settled, false);
       assert.equal(thread.current(), null);
     } finally {
+      fts.close();
+      fx.cleanup();
+    }
+  });
+});
+
+describe('a keyword ranking thread started before the index is opened', () => {
+  it('starts only for a hybrid search over at least retrieval.parallelAbove chunks of a readable index', async () => {
+    const fx = await buildFixtureIndex();
+    const tmp = makeTempRoot();
+    const withParallelAbove = (n: number) => ({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: n } });
+    try {
+      const started = await prestartKeywordThread(fx.root, withParallelAbove(fx.chunks.length), 'hybrid');
+      assert.equal(started?.file, projectPaths(fx.root).ftsDb);
+      await started?.close();
+      assert.equal(await prestartKeywordThread(fx.root, withParallelAbove(fx.chunks.length + 1), 'hybrid'), undefined);
+      assert.equal(await prestartKeywordThread(fx.root, withParallelAbove(0), 'keyword'), undefined);
+      assert.equal(await prestartKeywordThread(tmp.root, withParallelAbove(0), 'hybrid'), undefined);
+    } finally {
+      tmp.cleanup();
+      fx.cleanup();
+    }
+  });
+
+  it('is the one the retriever ranks on, with the in-process hits; one for another file is closed and replaced', async () => {
+    const fx = await buildFixtureIndex();
+    const config = { ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: 1 } };
+    const inProcess = await openRetriever({
+      root: fx.root,
+      config: { ...config, retrieval: { ...config.retrieval, parallelAbove: 1000 } },
+    });
+    const counted = (thread: PrestartedFtsRankThread): PrestartedFtsRankThread & { starts: number } => {
+      const spy = { file: thread.file, starts: 0, close: () => thread.close(), start: thread.start.bind(thread) };
+      spy.start = (options, generation) => {
+        spy.starts += 1;
+        return thread.start(options, generation);
+      };
+      return spy;
+    };
+    const own = counted(prestartFtsRankThread(projectPaths(fx.root).ftsDb));
+    const other = counted(prestartFtsRankThread(path.join(fx.root, 'other.db')));
+    const withOwn = await openRetriever({ root: fx.root, config, keywordThread: own });
+    const withOther = await openRetriever({ root: fx.root, config, keywordThread: other });
+    try {
+      assert.equal(own.starts, 1);
+      assert.equal(other.starts, 0);
+      assert.equal(await withOwn.keywordThreadReady(), true);
+      assert.equal(await withOther.keywordThreadReady(), true);
+      for (const retriever of [withOwn, withOther]) {
+        assert.equal(retriever.parallelHybrid, true);
+        for (const q of QUERIES) {
+          assert.deepEqual(
+            (await retriever.search(q, { mode: 'hybrid', k: 8 })).map((h) => [h.chunk.chunk_id, h.score]),
+            (await inProcess.search(q, { mode: 'hybrid', k: 8 })).map((h) => [h.chunk.chunk_id, h.score]),
+            q,
+          );
+        }
+      }
+    } finally {
+      withOwn.close();
+      withOther.close();
+      inProcess.close();
+      fx.cleanup();
+    }
+  });
+
+  it('ranks nothing for another build of the index: told another generation, it settles false and the query is ranked here', async () => {
+    const fx = await buildFixtureIndex();
+    const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
+    const current = prestartFtsRankThread(fts.file).start(fts.rankerOptions, fileGeneration(fts.file));
+    const replaced = prestartFtsRankThread(fts.file).start(fts.rankerOptions, 'another build');
+    try {
+      assert.equal(await current.settled, true);
+      assert.equal(await replaced.settled, false);
+      await assert.rejects(replaced.rank(fts.queryTerms(QUERIES[0]!), 5), /replaced/);
+      const searcher = new ThreadedKeywordSearcher(fts, replaced);
+      for (const q of QUERIES) {
+        assert.deepEqual(
+          (await searcher.search(q, 5)).map((h) => [h.chunk.chunk_id, h.score]),
+          fts.search(q, 5).map((h) => [h.chunk.chunk_id, h.score]),
+          q,
+        );
+      }
+    } finally {
+      await current.close();
+      await replaced.close();
       fts.close();
       fx.cleanup();
     }

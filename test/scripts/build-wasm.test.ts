@@ -7,17 +7,22 @@ import { repoRoot } from '../helpers/temp-root.js';
 
 /** The surface of scripts/build-wasm.mjs this test uses. */
 interface BuildWasmScript {
-  WAT: string;
-  WASM: string;
-  assemble(wat?: string): Promise<Buffer>;
+  MODULES: { wat: string; wasm: string }[];
+  assemble(wat: string): Promise<Buffer>;
 }
 
 const script = (await import(pathToFileURL(path.join(repoRoot, 'scripts', 'build-wasm.mjs')).href)) as BuildWasmScript;
 
-describe('wasm/dense-kernels.wasm', () => {
-  it('is what scripts/build-wasm.mjs assembles from wasm/dense-kernels.wat (rebuild it after editing the text)', async () => {
-    const built = await script.assemble();
-    assert.ok(built.length > 100, 'the text assembled');
-    assert.ok(Buffer.compare(built, readFileSync(script.WASM)) === 0, 'the committed binary is stale: run node scripts/build-wasm.mjs');
+describe('wasm/*.wasm', () => {
+  it('are what scripts/build-wasm.mjs assembles from their text (rebuild them after editing a .wat)', async () => {
+    assert.deepEqual(
+      script.MODULES.map((m) => path.basename(m.wasm)),
+      ['dense-kernels.wasm', 'scan-kernels.wasm'],
+    );
+    for (const { wat, wasm } of script.MODULES) {
+      const built = await script.assemble(wat);
+      assert.ok(built.length > 100, `${wat} assembled`);
+      assert.ok(Buffer.compare(built, readFileSync(wasm)) === 0, `${wasm} is stale: run node scripts/build-wasm.mjs`);
+    }
   });
 });

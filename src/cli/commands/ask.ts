@@ -88,11 +88,11 @@ A question without options is answered as an open question (cited passages, no l
       const toolsFlag = flags.tools === undefined ? undefined : oneOf('--tools', flags.tools, ['native', 'simulated', 'auto'] as const);
       const showSteps = flags.showSteps === true;
       const showVerdicts = flags.verdicts;
-      const [{ loadConfig }, run, { createUi }, report] = await Promise.all([
+      // The reporter loads once there is an answer to print: a one-shot ask first starts its keyword thread (runAsk).
+      const [{ loadConfig }, run, { createUi }] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../answer/run-ask.js'),
         import('../report/ui.js'),
-        import('../report/ask.js'),
       ]);
       const ui = createUi(globals);
       const { config, warnings } = loadConfig({ root: globals.root });
@@ -114,7 +114,7 @@ A question without options is answered as an open question (cited passages, no l
         const out = agent
           ? await agent.runAgentAsk({ ...agentOptions, question, ...(options ? { options } : {}) })
           : await run.runAsk({ ...base, showContext, question, ...(options ? { options } : {}) });
-        report.reportAsk(ui, out, { showContext, showSteps, showVerdicts });
+        (await import('../report/ask.js')).reportAsk(ui, out, { showContext, showSteps, showVerdicts });
         return;
       }
       // Questions from stdin or a prompt: the line reader loads only here, not for a question given as an argument.

@@ -100,15 +100,16 @@ export function checkKernels(file: string = kernelsFile()): void {
   slicedKernels(new WebAssembly.Instance(compileKernels(file)).exports);
 }
 
-/** The kernels' module; a package installed without its `wasm/` folder (or with a damaged one) says so on one line. */
-export function compileKernels(file: string): WebAssembly.Module {
+/**
+ * A shipped WebAssembly module (`what` names it in the message); a package installed without its `wasm/` folder (or
+ * with a damaged one) says so on one line.
+ */
+export function compileKernels(file: string, what = "the LSA fit's kernels"): WebAssembly.Module {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    throw new UserError(
-      `${file}: cannot read the LSA fit's kernels (${(error as NodeJS.ErrnoException).code ?? String(error)}); reinstall exam-copilot`,
-    );
+    throw new UserError(`${file}: cannot read ${what} (${(error as NodeJS.ErrnoException).code ?? String(error)}); reinstall exam-copilot`);
   }
   try {
     return new WebAssembly.Module(bytes);
