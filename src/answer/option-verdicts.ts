@@ -39,6 +39,7 @@ import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
+import { quotedReading } from './quoted-reading.js';
 import { bandReading, otherCase, otherThreshold, questionQuantities, type CaseQuantity, type Tier } from './tier-ranges.js';
 
 /**
@@ -322,6 +323,12 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
   const rows = [...new Set(units.map((unit) => unit.chunk))].flatMap((chunk) => tableRowsOf(chunk));
   const optionValues = input.claims.map((claim) => valuesOf(claim.text));
+  // Where each passage ranked for the stem: of clauses that settle an option alike, the one the question's own
+  // retrieval ranked higher is quoted ({@link quotedReading}).
+  const stemRank = new Map<string, number>();
+  (input.stemPassages ?? []).forEach((chunk, i) => {
+    if (!stemRank.has(chunk.chunk_id)) stemRank.set(chunk.chunk_id, i);
+  });
   return input.claims.map((claim, i) => {
     const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
@@ -364,12 +371,27 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       asking,
       negatedStem: input.negated === true,
     };
-    let best: Reading | null = null;
+    const readings: Reading[] = [];
+    let found: Reading | null = null;
     for (const unit of units) {
       const r = readUnit(unit, reading);
-      if (r && (!best || better(r, best))) best = r;
+      if (!r) continue;
+      readings.push(r);
+      if (!found || better(r, found)) found = r;
     }
-    if (!best) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
+    if (!found) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
+    // The best reading gives the verdict; the clause quoted for it is chosen among those that settle it alike.
+    const best = quotedReading(found, readings, {
+      // The reader's own ranking of the clause without its headings' hundredth (a list's halving kept).
+      own: (r) => {
+        const text = r.band ? `${r.unit.text} ${stemCase}` : r.unit.text;
+        return r.coverage - coverageOf(`${headingsOf(r.unit.chunk)} ${text}`, topic) / 100;
+      },
+      heading: (text) => coverageOf(text, topic),
+      stemRank: (chunk) => stemRank.get(chunk.chunk_id) ?? Infinity,
+      better,
+      onQuestion: ON_QUESTION,
+    });
     return {
       label: claim.label,
       target: claim.target,
