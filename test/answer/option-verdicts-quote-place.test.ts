@@ -71,3 +71,18 @@ void test('of two chapters stating the same clause, the one whose nearest headin
   assert.deepEqual(c.evidence?.headings, ['第三章 监管', '3.1 对基金管理人的监管', '3.1.1 基金管理人的市场准入']);
   assertVerbatim(r);
 });
+
+void test('an answer by elimination is shown first with the clauses that rule out the other options', async () => {
+  const r = await book.ask(
+    '内部控制的目标不包括：\nA. 保证公司经营运作严格遵守法律法规\nB. 防范和化解经营风险\nC. 追求利润最大化\nD. 保障基金份额持有人的利益',
+  );
+  assert.equal(r.answer, 'C');
+  assert.equal(verdictOf(r, 'C').verdict, 'not_found');
+  const a = verdictOf(r, 'A');
+  assert.equal(a.verdict, 'supported');
+  assert.equal(a.evidence?.headings?.[0], '第四章 内部控制');
+  // The first evidence is the clause that rules out A, not the passage that merely holds most of the options' words.
+  assert.equal(r.evidence[0]?.chunk_id, a.evidence?.chunk_id);
+  assert.equal(r.evidence[0]?.quote, a.evidence?.quote);
+  assertVerbatim(r);
+});
