@@ -41,13 +41,17 @@ export interface QuotePlace<R extends QuoteCandidate> {
 
 const EPSILON = 1e-9;
 
-/** Whether two readings settle the option alike: the same verdict, read the same way, a statement's words held as fully. */
+/**
+ * Whether a reading settles the option as `best` does: the same verdict, read the same way (table column, schedule
+ * band), a statement's words held as fully, and a list item read with its lead where `best` has one (who does it).
+ */
 function alike(a: QuoteCandidate, best: QuoteCandidate): boolean {
   return (
     a.verdict === best.verdict &&
     (a.column === true) === (best.column === true) &&
     (a.band === true) === (best.band === true) &&
-    (a.share ?? 1) >= (best.share ?? 1) - EPSILON
+    (a.share ?? 1) >= (best.share ?? 1) - EPSILON &&
+    (best.unit.lead === undefined || a.unit.lead !== undefined)
   );
 }
 
