@@ -6,12 +6,14 @@
 // the share of per-option quotes verbatim in their cited passage.
 //
 //   npm run build && node scripts/bench/verdicts.mjs ../shared/bench [--only sample,meta,financeiq] [--modes hybrid]
-//     [--keep DIR] [--half all|even|odd] [--limit N] [--top-k 8]
+//     [--keep DIR] [--half all|even|odd] [--limit N] [--top-k 8] [--misses]
 //
 // Sets: the sample (rawdoc/validation.csv over rawdoc/); meta-cert-fund (<bench>/meta-cert-fund/dev.csv over its
 // notes/, with the project's userdict.txt); FinanceIQ fund dev over fund-laws-combined.pdf, with abstention off (as
 // the accuracy of every answered question). Each set is ingested into a temp root, or into DIR/<set> with --keep
 // (reused when there). `--half even|odd` keeps the questions at even or odd positions (dev halves of the dev sets).
+// `--misses` prints each right answer whose deciding quote lies outside the gold chapter: the quote with its headings,
+// and a sentence of the gold chapter that writes the right option (whether the answerer read its passage), if any.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +30,7 @@ const { values, positionals } = parseArgs({
     half: { type: 'string', default: 'all' },
     limit: { type: 'string' },
     'top-k': { type: 'string', default: '8' },
+    misses: { type: 'boolean', default: false },
   },
 });
 const bench = path.resolve(positionals[0] ?? path.join(repo, '..', 'shared', 'bench'));
@@ -94,6 +97,26 @@ async function evaluate(name, root, questions, abstainBelow) {
     const option = exactForm(q.options[q.answer] ?? '').replace(/\s+/gu, '');
     return option !== '' && chunks.some((chunk, i) => inGold(chunk, q) && compact[i].includes(option));
   };
+  // A miss: the deciding quote's place, and the first sentence of the gold chapter holding the right option as written.
+  const printMiss = (q, item, r) => {
+    const option = exactForm(q.options[q.answer] ?? '').replace(/\s+/gu, '');
+    const read = new Set(r.context.map((h) => h.chunk.chunk_id));
+    const gold = chunks.flatMap((chunk, i) => {
+      if (!inGold(chunk, q) || option === '' || !compact[i].includes(option)) return [];
+      const sentence = flattenText(readerForm(chunk, chunk.text))
+        .split(/(?<=[。；;\n])/u)
+        .find((x) => exactForm(x).replace(/\s+/gu, '').includes(option));
+      // A table flattens into one long line: its first 160 characters are enough to find it.
+      return sentence ? [{ chunk, sentence: sentence.trim().slice(0, 160) }] : [];
+    })[0];
+    console.log(`  miss ${q.id} [${q.book} ${q.chapter}] ${q.answer}: ${q.options[q.answer]}`);
+    console.log(`    quoted   ${item.book} | ${(item.headings ?? []).join(' > ')}: ${item.quote}`);
+    console.log(
+      gold
+        ? `    in gold  ${gold.chunk.headings.join(' > ')} (${read.has(gold.chunk.chunk_id) ? 'read' : 'not read'}): ${gold.sentence}`
+        : '    in gold  (no sentence of the gold chapter writes the option as written)',
+    );
+  };
   const out = [];
   for (const mode of modes) {
     let right = 0;
@@ -142,6 +165,7 @@ async function evaluate(name, root, questions, abstainBelow) {
         if (item) {
           rightWithGold++;
           if (inGold(item, q)) decidingInGold++;
+          else if (values.misses) printMiss(q, item, r);
           if (goldWrites(q)) {
             writtenInGold++;
             if (inGold(item, q)) decidingWhereWritten++;

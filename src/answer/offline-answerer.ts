@@ -4,6 +4,7 @@ import { calibratedConfidence } from './calibration.js';
 import { noSupport, Solver, type OfflineContext } from './claim-support.js';
 import { optionVerdicts } from './option-verdicts.js';
 import { questionVerdicts, verdictStanding } from './question-verdicts.js';
+import { shownEvidence } from './shown-evidence.js';
 import type { Chunk } from '../types.js';
 import {
   combinationDecision,
@@ -174,15 +175,8 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   const conflict = features.against === 1;
   const calibrated = round(Math.min(weights.confidenceCap, calibratedConfidence(features, weights.calibration)));
   const confidence = conflict ? round(calibrated * weights.verdictConflictFactor) : calibrated;
-  const chosenClause = verdicts.find(
-    (v) => v.target === 'option' && decision.answer.includes(v.label) && v.evidence && v.verdict !== 'not_found',
-  );
-  if (chosenClause?.evidence && !conflict) {
-    // The clause that settles the chosen option is shown first, so the letter never stands beside a passage that
-    // says otherwise.
-    const first = chosenClause.evidence;
-    decision.evidence = [first, ...decision.evidence.filter((e) => e.chunk_id !== first.chunk_id)].slice(0, weights.evidenceShown);
-  }
+  // What settles the letter is shown first: its own clause, or the clauses that rule out the others.
+  if (!conflict) decision.evidence = shownEvidence(question, verdicts, decision.answer, decision.evidence, weights.evidenceShown);
   if (conflict) {
     const against = verdicts.find((v) => v.target === 'option' && decision.answer.includes(v.label));
     decision.message = `答案与其证据不一致：${against?.reason ?? '教材原文与该选项不符'}（The letter disagrees with its own evidence）`;

@@ -1,7 +1,7 @@
 import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
-import type { OptionVerdict, VerdictKind } from './answer-types.js';
+import type { OptionVerdict } from './answer-types.js';
 import {
   aliasesOf,
   askingClause,
@@ -39,6 +39,8 @@ import type { CorpusStats } from './corpus-stats.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
+import { quotedReading } from './quoted-reading.js';
+import { betterReading, ON_QUESTION, type Reading } from './reading-order.js';
 import { bandReading, otherCase, otherThreshold, questionQuantities, type CaseQuantity, type Tier } from './tier-ranges.js';
 
 /**
@@ -112,9 +114,6 @@ const FRAME = new Set([
   '计算公式',
 ]);
 
-/** How a clause must cover the question's words (idf-weighted share) to speak of it. */
-const ON_QUESTION = 0.5;
-
 /**
  * A sentence speaks of the question when it (with its passage's headings) holds most of the question's words, or a
  * good part of them including the most specific one: 永续年金 under a heading, or 申购、赎回…确认 without 时限.
@@ -134,25 +133,6 @@ const BARE_NAME = /^\p{Script=Han}{2,8}$/u;
 
 /** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
 const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
-
-/** What one clause says of a claim. */
-interface Reading {
-  verdict: Exclude<VerdictKind, 'not_found'>;
-  unit: Unit;
-  /** How much of the question's words the unit holds (the deciding clause's coverage). */
-  coverage: number;
-  reason?: string;
-  /** Words to mark in the quote. */
-  marks: string[];
-  /** What is quoted when it is not the unit read (a passage's list read from one of its lines). */
-  quoted?: Unit;
-  /** Read in the table column the question asks for ({@link readRow}). */
-  column?: boolean;
-  /** Read in the band of a schedule that holds the question's amount or period ({@link bandReading}). */
-  band?: boolean;
-  /** For a statement read by its words: the share of the claim's words its deciding clause holds. */
-  share?: number;
-}
 
 /**
  * A clause that states one word in the claim's place (`主体不同：基金托管人`, `否定：并不`): the word is marked where the
@@ -322,6 +302,12 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
   const rows = [...new Set(units.map((unit) => unit.chunk))].flatMap((chunk) => tableRowsOf(chunk));
   const optionValues = input.claims.map((claim) => valuesOf(claim.text));
+  // Where each passage ranked for the stem: of clauses that settle an option alike, the one the question's own
+  // retrieval ranked higher is quoted ({@link quotedReading}).
+  const stemRank = new Map<string, number>();
+  (input.stemPassages ?? []).forEach((chunk, i) => {
+    if (!stemRank.has(chunk.chunk_id)) stemRank.set(chunk.chunk_id, i);
+  });
   return input.claims.map((claim, i) => {
     const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
@@ -364,12 +350,27 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       asking,
       negatedStem: input.negated === true,
     };
-    let best: Reading | null = null;
+    const readings: Reading[] = [];
+    let found: Reading | null = null;
     for (const unit of units) {
       const r = readUnit(unit, reading);
-      if (r && (!best || better(r, best))) best = r;
+      if (!r) continue;
+      readings.push(r);
+      if (!found || betterReading(r, found)) found = r;
     }
-    if (!best) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
+    if (!found) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
+    // The best reading gives the verdict; the clause quoted for it is chosen among those that settle it alike.
+    const best = quotedReading(found, readings, {
+      // The reader's own ranking of the clause without its headings' hundredth (a list's halving kept).
+      own: (r) => {
+        const text = r.band ? `${r.unit.text} ${stemCase}` : r.unit.text;
+        return r.coverage - coverageOf(`${headingsOf(r.unit.chunk)} ${text}`, topic) / 100;
+      },
+      heading: (text) => coverageOf(text, topic),
+      stemRank: (chunk) => stemRank.get(chunk.chunk_id) ?? Infinity,
+      better: betterReading,
+      onQuestion: ON_QUESTION,
+    });
     return {
       label: claim.label,
       target: claim.target,
@@ -379,27 +380,6 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       ...(best.reason ? { reason: best.reason } : {}),
     };
   });
-}
-
-function better(a: Reading, b: Reading): boolean {
-  // A table row read in the column the question asks (适用事项——…特别决议：…) says more than a sentence that names no
-  // column, even one holding more of the claim's words: the stem's column is what the question turns on, and a list of
-  // the meeting's powers that holds 调整…报酬标准 does not say which resolution it needs.
-  const column = (r: Reading): boolean => r.column === true && r.coverage >= ON_QUESTION;
-  if (column(a) !== column(b)) return column(a);
-  // The band of a schedule that holds the question's own amount or period (1年≤Y＜2年的 for 持有18个月) states the rule
-  // for its case, which a worked example of another case (赎回五万份…赎回费率为0.5%) does not.
-  if (a.band !== b.band) return a.band === true;
-  if (Math.abs(a.coverage - b.coverage) > 1e-9) return a.coverage > b.coverage;
-  // Of two clauses that speak of the question alike, the one holding more of a statement's words states it: 基金托管人与
-  // 基金管理人不得为同一机构 (every word of 基金托管人可以与基金管理人为同一机构) over a sentence that names the two
-  // parties and some 机构 only.
-  if (a.share !== undefined && b.share !== undefined && Math.abs(a.share - b.share) > 1e-9) return a.share > b.share;
-  // A list item read with its lead says more than the item alone: who does it.
-  if ((a.unit.lead === undefined) !== (b.unit.lead === undefined)) return a.unit.lead !== undefined;
-  if (a.unit.rank !== b.unit.rank) return a.unit.rank < b.unit.rank;
-  // At equal coverage and rank, a clause that states the claim outweighs one that states another value.
-  return a.verdict === 'supported' && b.verdict === 'contradicted';
 }
 
 /**
