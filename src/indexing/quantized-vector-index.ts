@@ -94,10 +94,14 @@ export class QuantizedVectorIndex implements VectorIndex {
     this.workspace.scan();
     const scores = this.workspace.scores;
     const best = new BestRows(depth);
+    // Rows come in ascending order, so one scoring only equal to the worst kept never displaces it.
+    let floor = best.floor;
     for (let row = 0; row < this.size; row++) {
-      // Rows come in ascending order, so one scoring only equal to the worst kept never displaces it.
       const s = scores[row] as number;
-      if (s > best.floor) best.offer(row, s);
+      if (s > floor) {
+        best.offer(row, s);
+        floor = best.floor;
+      }
     }
     return best.sorted().rows;
   }
