@@ -4,12 +4,10 @@ import type { Unit } from './passage-units.js';
 /**
  * Which of the clauses that settle an option alike is quoted. The verdict is the best reading's; the quote may come
  * from another reading with the same verdict, since a book often states one fact in several places (a section and the
- * chapter's summary, two subjects' chapters) and a question is about one of them:
- * - a clause restating what its chapter already stated earlier (a summary of the chapter, a recap) gives way to the
- *   clauses that are not restatements: the primary exposition, here or in another chapter;
- * - of clauses that speak of the question alike (the same share of its words), the one whose nearest heading names
- *   more of the question (`4.3.1 基金管理人的市场准入` over `14.2.1 设立条件` for a question about 基金管理人), and then
- *   the one in the passage the stem's retrieval ranked higher.
+ * chapter's summary, two subjects' chapters) and a question is about one of them. Of clauses that speak of the question
+ * alike (the same share of its words), the one whose nearest heading names more of the question (`4.3.1
+ * 基金管理人的市场准入` over `14.2.1 设立条件` for a question about 基金管理人), and then the one in the passage the stem's
+ * retrieval ranked higher.
  * Nothing here changes a verdict: every candidate has the best reading's verdict, table column and schedule band.
  */
 
@@ -55,19 +53,6 @@ function alike(a: QuoteCandidate, best: QuoteCandidate): boolean {
   );
 }
 
-/**
- * Whether a reading restates a fact its chapter (the outermost heading of the same source) stated in an earlier
- * passage, by a clause that speaks of the question on its own and settles the option alike: a summary restates, the
- * exposition it summarises comes first.
- */
-function restates<R extends QuoteCandidate>(reading: R, others: readonly R[], place: QuotePlace<R>): boolean {
-  const at = reading.unit.chunk;
-  return others.some((p) => {
-    const chunk = p.unit.chunk;
-    return chunk.source === at.source && chunk.headings[0] === at.headings[0] && chunk.seq < at.seq && place.own(p) >= place.onQuestion;
-  });
-}
-
 /** The shares of the question's words in a passage's headings, nearest first, then in the book's name. */
 function headingShares(chunk: Chunk, heading: (text: string) => number): number[] {
   return [...chunk.headings].reverse().map(heading).concat(heading(chunk.book));
@@ -86,11 +71,12 @@ function byPlace(a: Chunk, b: Chunk, heading: (text: string) => number): number 
 
 /** The reading whose clause is quoted for an option whose verdict `best` (the best of `readings`) gives. */
 export function quotedReading<R extends QuoteCandidate>(best: R, readings: readonly R[], place: QuotePlace<R>): R {
+  // A clause restating what its chapter stated earlier was once set aside for the first statement: on a statute library
+  // that quoted a condition article, or another law's custodian, for a duty, so the reader's ranking of the alike
+  // readings stands first here.
   const same = readings.filter((r) => r === best || alike(r, best));
-  const primary = restates(best, same, place) ? same.filter((r) => !restates(r, same, place)) : [];
-  const pool = primary.length > 0 ? primary : same;
-  const top = Math.max(...pool.map(place.own));
-  const tied = pool.filter((r) => place.own(r) >= top - EPSILON);
+  const top = Math.max(...same.map(place.own));
+  const tied = same.filter((r) => place.own(r) >= top - EPSILON);
   return tied.reduce((chosen, r) => {
     const where = byPlace(r.unit.chunk, chosen.unit.chunk, place.heading);
     if (where !== 0) return where > 0 ? r : chosen;

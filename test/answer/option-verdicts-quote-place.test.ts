@@ -52,14 +52,36 @@ const BOOK = `# 第一章 募集与设立
 
 const book = notesBook({ 'rawdoc/notes.md': BOOK });
 
-void test("a fact the chapter's summary restates is quoted from the section that first states it", async () => {
-  const r = await book.ask('基金备案的时限是基金募集完毕后：\nA. 10个工作日内\nB. 20个工作日内\nC. 30个工作日内\nD. 5个工作日内');
-  assert.equal(r.answer, 'B');
-  const b = verdictOf(r, 'B');
-  assert.equal(b.verdict, 'supported');
-  // The summary line holds more of the question's words (时限), but it repeats what 1.1 states.
-  assert.match(b.evidence?.quote ?? '', /基金管理人应当在基金募集完毕后20个工作日内办理基金备案手续/);
-  assert.deepEqual(b.evidence?.headings, ['第一章 募集与设立', '1.1 基金备案']);
+// Statutes: an earlier article that names the custodian's conditions in the words of one of its duties, the article of
+// its duties, and another law's list for another custodian.
+const STATUTES = `# 基金法
+
+## 第三章 基金托管人
+
+### 第一节 托管资格
+
+第三十三条 担任基金托管人，应当具备下列条件：（一）净资产和风险资本符合有关规定；（二）设有专门的基金托管部门；（三）取得基金从业资格的专职人员达到法定人数；（四）有安全保管基金财产的条件；（五）有安全高效的清算、交割系统。
+
+### 第二节 托管职责
+
+第三十六条 基金托管人应当履行下列职责：（一）安全保管基金财产；（二）按照规定开设基金财产的资金账户和证券账户；（三）对所托管的不同基金财产分别设置账户，确保基金财产的完整与独立；（四）复核、审查基金管理人计算的基金资产净值和基金份额申购、赎回价格。
+
+## 第九章 社会保障基金
+
+第十四条 全国社会保障基金托管人履行下列职责：（一）安全保管全国社会保障基金财产；（二）按照托管合同的约定，及时办理清算、交割事宜。
+`;
+
+const statutes = notesBook({ 'rawdoc/laws.md': STATUTES });
+
+void test("the clause that states an option with its lead is quoted, not an earlier one sharing its words or another party's", async () => {
+  const r = await statutes.ask(
+    '基金托管人应当履行的职责不包括（ ）。A.安全保管基金财产 B.按照规定开设基金财产的资金账户和证券账户 C.复核、审查基金管理人计算的基金资产净值 D.决定基金收益分配方案',
+  );
+  assert.equal(r.answer, 'D');
+  const a = verdictOf(r, 'A');
+  assert.equal(a.verdict, 'supported');
+  assert.match(a.evidence?.quote ?? '', /基金托管人应当履行下列职责[\s\S]*安全保管基金财产/);
+  assert.doesNotMatch(a.evidence?.quote ?? '', /具备下列条件|全国社会保障基金/);
   assertVerbatim(r);
 });
 
