@@ -5,7 +5,7 @@
  */
 import { UserError } from '../errors.js';
 import { packageFile } from '../paths.js';
-import { compileKernels } from './embedders/dense-kernels.js';
+import { compileWasm } from './compile-wasm.js';
 
 /** One scan instance: its memory holds the codes, a query's weights and the scores. */
 export interface ScanWorkspace {
@@ -35,7 +35,7 @@ export function scanKernelsFile(): string {
 export function loadScanKernels(file: string = scanKernelsFile()): WebAssembly.Module {
   let module = compiled.get(file);
   if (!module) {
-    module = compileKernels(file, 'the vector scan kernel');
+    module = compileWasm(file, 'the vector scan kernel');
     scanFunction(new WebAssembly.Instance(module).exports, file);
     compiled.set(file, module);
   }

@@ -15,6 +15,7 @@ import { fileGeneration } from '../store/index-generation.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
 import { HybridSearcher, PHRASE_HEAD_CHARACTERS, RELEVANCE_HEAD } from './hybrid-searcher.js';
+import { ranksOnThread } from './prestart-keyword-thread.js';
 import { applyQuotePriority } from './quote-priority.js';
 import { KeywordSearcher, ThreadedKeywordSearcher } from './keyword-searcher.js';
 import { dedupeHits, expandNeighbours, takeEvidence } from './post-process.js';
@@ -142,7 +143,7 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
     // Started before the embedder and the vector file are read (a one-shot ask starts it sooner still, before it loads
     // the answerer), so the thread opens its connection meanwhile and the first queries find it ready.
-    if (fts.count >= config.retrieval.parallelAbove && generation !== null) {
+    if (ranksOnThread(fts.count, config) && generation !== null) {
       const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
       const own = prestarted?.file === fts.file ? prestarted : undefined;
       if (prestarted && !own) void prestarted.close();

@@ -5,9 +5,9 @@
  * floating-point operations in the same order as the JavaScript loops it replaced (two lanes at once, never a fused
  * or reassociated sum), so a fit, its model id and every vector are bit for bit what they were.
  */
-import { readFileSync } from 'node:fs';
 import { UserError } from '../../errors.js';
 import { packageFile } from '../../paths.js';
+import { compileWasm } from '../compile-wasm.js';
 
 /** The kernels; every matrix argument is the byte offset of a block in the workspace's memory. */
 export interface DenseKernels {
@@ -100,22 +100,9 @@ export function checkKernels(file: string = kernelsFile()): void {
   slicedKernels(new WebAssembly.Instance(compileKernels(file)).exports);
 }
 
-/**
- * A shipped WebAssembly module (`what` names it in the message); a package installed without its `wasm/` folder (or
- * with a damaged one) says so on one line.
- */
-export function compileKernels(file: string, what = "the LSA fit's kernels"): WebAssembly.Module {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    throw new UserError(`${file}: cannot read ${what} (${(error as NodeJS.ErrnoException).code ?? String(error)}); reinstall exam-copilot`);
-  }
-  try {
-    return new WebAssembly.Module(bytes);
-  } catch (error) {
-    throw new UserError(`${file}: not a usable WebAssembly module (${(error as Error).message}); reinstall exam-copilot`);
-  }
+/** The kernels' module (`compileWasm`): a package without its `wasm/` folder, or with a damaged one, says so on one line. */
+export function compileKernels(file: string): WebAssembly.Module {
+  return compileWasm(file, "the LSA fit's kernels");
 }
 
 /** Rows per call of a row-wise kernel: enough work per call to make the call's cost nothing, small enough to tier up. */
