@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Database, type SqliteDatabase, type SqliteStatement } from '../sqlite-database.js';
 import { boundedCache, type BoundedCache } from '../bounded-cache.js';
 import { NotReadyError } from '../errors.js';
@@ -13,7 +14,8 @@ import {
   type CharacterStatistics,
 } from './character-rescorer.js';
 import { FTS_SCHEMA_VERSION, rowToChunk, type ChunkRow } from './chunk-rows.js';
-import { BM25_WEIGHTS, createFtsRanker, type Bm25Weights, type FtsRankerOptions, type RankedRow } from './fts-ranker.js';
+import { BM25_WEIGHTS, createFtsRanker, filterSql, type Bm25Weights, type FtsRankerOptions, type RankedRow } from './fts-ranker.js';
+import { KEYWORD_POSTINGS_FILE, openKeywordPostings } from './keyword-postings.js';
 import { selectQueryTerms, type QueryTerm } from './fts-query.js';
 import { DEFAULT_TWO_STAGE, type TwoStageOptions } from './fts-two-stage.js';
 
@@ -51,6 +53,13 @@ export interface FtsIndex {
   readonly file: string;
   /** What `createFtsRanker` needs to rank exactly as `search` does. */
   readonly rankerOptions: FtsRankerOptions;
+  /**
+   * Whether unfiltered queries are ranked from the build's postings file (well under a millisecond each), so a
+   * ranking thread would only add its start-up.
+   */
+  readonly ranksFromPostings: boolean;
+  /** The ranking `search` re-scores: the best rows for the terms, at least `rankDepth(k)` of them. */
+  rank(terms: readonly QueryTerm[], k: number, filter?: ChunkFilter): RankedRow[];
   /** Every chunk in index (row) order. */
   loadChunks(): Chunk[];
   /** One chunk by id, or undefined. */
@@ -106,6 +115,8 @@ export function openFtsIndex(
     characters?: CharacterRescoreOptions | null;
     /** One-stage keyword rankings remembered by match expression (default 0: none; see `createFtsRanker`). */
     rememberRankings?: number;
+    /** Rank from the build's postings file where it can (default true); false: FTS5 ranks every query. */
+    postings?: boolean;
   } = {},
 ): FtsIndex {
   let db: SqliteDatabase;
@@ -169,7 +180,15 @@ export function openFtsIndex(
     count,
     remember: options.rememberRankings ?? 0,
   };
-  const rank = createFtsRanker(db, rankerOptions);
+  const ftsRank = createFtsRanker(db, rankerOptions);
+  // The postings file of this build, when ingest wrote one: unfiltered queries of single tokens are ranked from it,
+  // exactly as FTS5 ranks them in one stage (keyword-postings.ts); filters and phrases go to FTS5.
+  const postings =
+    options.postings === false
+      ? null
+      : openKeywordPostings(path.join(path.dirname(file), KEYWORD_POSTINGS_FILE), meta.get('postings_stamp'), rankerOptions.weights);
+  const rank = (terms: readonly QueryTerm[], k: number, filter?: ChunkFilter): RankedRow[] =>
+    (hasNoConditions(filter) ? postings?.rank(terms, k) : null) ?? ftsRank(terms, k, filter);
   // unicode61 indexes `0.05` as 0 + 05 and folds diacritics: a token's postings are those of its parts, so its
   // document frequency is at most the rarest part's.
   // The file is read-only while open, so a term's document frequency and a row's chunk never change: both are kept
@@ -238,10 +257,13 @@ export function openFtsIndex(
     missing: [
       ...(characterStatistics ? [] : ['character statistics for keyword ranking and phrase re-scoring']),
       ...(passageStatement ? [] : ['segmented passages for fast offline answers']),
+      ...(meta.has('postings_stamp') ? [] : ['the keyword postings file for fast keyword ranking']),
     ],
     count,
     file,
     rankerOptions,
+    ranksFromPostings: postings !== null,
+    rank,
     corpusFrequency: corpusDf ? (token) => (corpusDf.get(token) as number | undefined) ?? 0 : null,
     characterStatistics,
     search: (query, k, filter) => (k <= 0 ? [] : hitsFor(query, rank(queryTerms(query), rankDepth(k), filter), k)),
@@ -266,7 +288,13 @@ export function openFtsIndex(
       return (onPages.all({ book, from, to, limit }) as ChunkRow[]).map(rowToChunk);
     },
     close() {
+      postings?.close();
       db.close();
     },
   };
+}
+
+/** Whether a filter restricts nothing (absent, or every field empty). */
+function hasNoConditions(filter: ChunkFilter | undefined): boolean {
+  return filterSql(filter).where.length === 0;
 }

@@ -119,6 +119,12 @@ function readVarints(buf: Uint8Array): number[] {
   return out;
 }
 
+/** FTS5's averages record (id 1 of `%_data`): the row count, then each column's total tokens, here summed. */
+export function ftsTotals(db: SqliteDatabase, table: string): { documents: number; tokens: number } {
+  const totals = readVarints(db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck().get() as Uint8Array);
+  return { documents: totals[0] ?? 0, tokens: totals.slice(1).reduce((a, b) => a + b, 0) };
+}
+
 /**
  * Scores the common terms on candidate rows exactly as FTS5's bm25() would (k1 1.2, b 0.75; phrase frequency
  * weighted by column; the row's length in all columns; idf from the rows holding the term, floored at 1e-6).
@@ -129,10 +135,8 @@ export function commonTermScorer(
   table: string,
   columnWeights: readonly number[],
 ): (rows: readonly number[], common: readonly QueryTerm[]) => number[] {
-  // FTS5's averages record (id 1 of %_data): the row count, then each column's total tokens.
-  const totals = readVarints(db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck().get() as Uint8Array);
-  const documents = totals[0] ?? 0;
-  const avgdl = totals.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, documents);
+  const { documents, tokens } = ftsTotals(db, table);
+  const avgdl = tokens / Math.max(1, documents);
   // All candidates in one statement: one B-tree walk per table and one call into SQLite, where a lookup per row and
   // table cost about three times as much at 200 candidates.
   const columns = columnWeights.map((_, col) => `c.c${col}`).join(', ');

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Database } from '../sqlite-database.js';
 import type { Analyzer } from '../text/analyzer.js';
 import { countDistinctTokens } from '../text/document-frequencies.js';
@@ -7,6 +10,10 @@ import type { Chunk } from '../types.js';
 import { hanCharacters } from './character-rescorer.js';
 import { FTS_SCHEMA_VERSION, printedPageNumber } from './chunk-rows.js';
 import { segmentForIndex } from './fts-query.js';
+import { BM25_WEIGHTS } from './fts-ranker.js';
+import { ftsTotals } from './fts-two-stage.js';
+import { KEYWORD_POSTINGS_FILE, weightList } from './keyword-postings.js';
+import { KeywordPostingsWriter } from './keyword-postings-writer.js';
 
 /** Distinct headings and book names kept cut (far more than a library's sections; bounded all the same). */
 const HEADING_CACHE = 50_000;
@@ -18,6 +25,9 @@ const HEADING_CACHE = 50_000;
  */
 export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: Analyzer, onRow?: (done: number) => void): number {
   const db = new Database(file);
+  const postingsFile = path.join(path.dirname(file), KEYWORD_POSTINGS_FILE);
+  rmSync(postingsFile, { force: true });
+  const postings = new KeywordPostingsWriter(weightList(BM25_WEIGHTS));
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
@@ -82,8 +92,7 @@ export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: A
         const textTokens = passage.text;
         const chapterTokens = headings.tokens(c.chapter);
         const figureTokens = headings.tokens(c.figure_ref);
-        insertFts.run(
-          row,
+        const columns = [
           textTokens.join(' '),
           segmentForIndex(headings, c.book),
           chapterTokens.join(' '),
@@ -93,7 +102,9 @@ export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: A
             c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' '),
           ),
           figureTokens.join(' '),
-        );
+        ] as const;
+        insertFts.run(row, ...columns);
+        postings.add(row, columns);
         insertPassage.run(row, encodePassageTokens(passage));
         // The body, chapter and figure tokens cut above, so the corpus counts cost only the two short headings more.
         countDistinctTokens(frequencies, [
@@ -128,6 +139,23 @@ export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: A
       INSERT INTO fts_df SELECT term, doc FROM temp.build_vocab;
       DROP TABLE temp.build_vocab;
     `);
+    // The postings file is written only when its counts are FTS5's own; without it the index ranks with FTS5.
+    const vocabulary = db.prepare('SELECT count(*) AS terms, coalesce(sum(df), 0) AS postings FROM fts_df').get() as {
+      terms: number;
+      postings: number;
+    };
+    // An empty stamp records that none was written for this build (no rows, or counts unicode61 made otherwise), so
+    // the index is not reported as an earlier version's.
+    let stamp = '';
+    if (row > 0 && postings.matches({ ...ftsTotals(db, 'chunks_fts'), ...vocabulary })) {
+      stamp = randomUUID();
+      const ln = db.prepare('SELECT ln(?)').pluck();
+      writeFileSync(
+        postingsFile,
+        postings.encode(stamp, (x) => ln.get(x) as number),
+      );
+    }
+    insertMeta.run('postings_stamp', stamp);
     return row;
   } finally {
     db.close();

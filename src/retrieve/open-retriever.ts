@@ -143,7 +143,7 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
     // Started before the embedder and the vector file are read (a one-shot ask starts it sooner still, before it loads
     // the answerer), so the thread opens its connection meanwhile and the first queries find it ready.
-    if (ranksOnThread(fts.count, config) && generation !== null) {
+    if (ranksOnThread(fts.count, config, fts.ranksFromPostings) && generation !== null) {
       const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
       const own = prestarted?.file === fts.file ? prestarted : undefined;
       if (prestarted && !own) void prestarted.close();

@@ -9,7 +9,7 @@ import type { ExamCopilotConfig } from '../../src/config/load-config.js';
 import { NotReadyError } from '../../src/errors.js';
 import { openEvalEngine } from '../../src/evaluate/eval-engine.js';
 import { canListOpenFiles, openFilesNamed } from '../helpers/open-files.js';
-import { buildFixtureIndex, swapInRebuiltIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
+import { buildFixtureIndex, dropKeywordPostings, swapInRebuiltIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
 
 const STEM = '基金财产由（　）负责保管。';
 const OPTIONS = { A: '基金托管人', B: '基金管理人', C: '基金销售机构', D: '基金份额登记机构' };
@@ -32,9 +32,9 @@ describe('one answerer factory for ask and eval', () => {
     fx = await buildFixtureIndex();
   });
   /** `ask` of the fixture question over the fixture index, hybrid, top 5. */
-  const askFixture = (config: ExamCopilotConfig) =>
+  const askFixture = (config: ExamCopilotConfig, root = fx.root) =>
     runAsk({
-      root: fx.root,
+      root,
       config,
       question: STEM,
       options: OPTIONS,
@@ -76,13 +76,24 @@ describe('one answerer factory for ask and eval', () => {
   });
 
   it('a one-shot ask whose keyword thread starts before the index opens answers as one ranked in process', async () => {
-    const ask = (parallelAbove: number) => askFixture({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove } });
-    const threaded = await ask(0);
-    const inProcess = await ask(1_000_000);
-    assert.equal(threaded.result.answer, 'A');
-    const { latencyMs: _threadedMs, ...threadedResult } = threaded.result;
-    const { latencyMs: _inProcessMs, ...inProcessResult } = inProcess.result;
-    assert.deepEqual(threadedResult, inProcessResult);
+    // An index without the postings file (written before it existed), where FTS5 ranks and a thread is worth starting.
+    const old = await buildFixtureIndex();
+    try {
+      dropKeywordPostings(old.root);
+      const ask = (parallelAbove: number) => askFixture({ ...old.config, retrieval: { ...old.config.retrieval, parallelAbove } }, old.root);
+      const threaded = await ask(0);
+      const inProcess = await ask(1_000_000);
+      assert.equal(threaded.result.answer, 'A');
+      const { latencyMs: _threadedMs, ...threadedResult } = threaded.result;
+      const { latencyMs: _inProcessMs, ...inProcessResult } = inProcess.result;
+      assert.deepEqual(threadedResult, inProcessResult);
+      // The same answer from the postings file, which ranks as FTS5 does in one stage.
+      const fromPostings = await askFixture({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: 0 } });
+      const { latencyMs: _postingsMs, ...postingsResult } = fromPostings.result;
+      assert.deepEqual(postingsResult, inProcessResult);
+    } finally {
+      old.cleanup();
+    }
   });
 
   it('answers many questions from one opening, and refuses --answerer llm without an LLM (exit 5)', async () => {

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { buildIndexes } from '../../src/indexing/build-indexes.js';
 import { writeFtsIndex } from '../../src/indexing/fts-writer.js';
+import { KEYWORD_POSTINGS_FILE } from '../../src/indexing/keyword-postings.js';
 import { runIngest } from '../../src/ingest/run-ingest.js';
 import { projectPaths } from '../../src/paths.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
@@ -13,19 +14,27 @@ import type { Chunk } from '../../src/types.js';
 import { readFixtureCorpus, testConfig } from '../retrieve/fixture-index.js';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 
-/** Every table the keyword index writer fills, row by row (the build time aside). */
-function tables(file: string): Record<string, unknown[]> {
+/**
+ * Every table the keyword index writer fills, row by row, and the postings file beside it (the build time and the
+ * build's random stamp aside).
+ */
+function tables(file: string): Record<string, unknown[] | string> {
   const db = new Database(file, { readonly: true });
   try {
     const all = (sql: string): unknown[] => db.prepare(sql).all();
+    const stamp = db.prepare("SELECT value FROM meta WHERE key = 'postings_stamp'").pluck().get() as string;
+    assert.ok(stamp, 'the postings file was written');
     return {
+      postings: readFileSync(path.join(path.dirname(file), KEYWORD_POSTINGS_FILE))
+        .toString('latin1')
+        .replace(stamp, ''),
       chunks: all('SELECT * FROM chunks ORDER BY row'),
       fts: all('SELECT rowid, content, book, chapter, section, figure_ref FROM chunks_fts ORDER BY rowid'),
       passages: all('SELECT * FROM passage_tokens ORDER BY row'),
       corpusDf: all('SELECT * FROM corpus_df ORDER BY term'),
       characterDf: all('SELECT * FROM character_df ORDER BY ch'),
       ftsDf: all('SELECT * FROM fts_df ORDER BY term'),
-      meta: all("SELECT * FROM meta WHERE key <> 'built_at' ORDER BY key"),
+      meta: all("SELECT * FROM meta WHERE key NOT IN ('built_at', 'postings_stamp') ORDER BY key"),
     };
   } finally {
     db.close();

@@ -1,7 +1,8 @@
-import { copyFileSync, cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
 import { buildIndexes, type IndexBuildResult } from '../../src/indexing/build-indexes.js';
+import { KEYWORD_POSTINGS_FILE } from '../../src/indexing/keyword-postings.js';
 import { projectPaths } from '../../src/paths.js';
 import { markStagingComplete, prepareStaging, swapIntoPlace } from '../../src/store/atomic-swap.js';
 import type { Chunk, IndexDoc } from '../../src/types.js';
@@ -63,4 +64,12 @@ export async function swapInRebuiltIndex(fx: FixtureIndex, corpus = readFixtureC
   await buildIndexes({ root: fx.root, config: fx.config, chunks: corpus.chunks, docs: corpus.docs, indexDir: staging.index });
   markStagingComplete(fx.root);
   swapIntoPlace(fx.root);
+}
+
+/**
+ * Removes the build's keyword postings file, as in an index written before ingest wrote one: FTS5 then ranks every
+ * keyword query, on a thread from `retrieval.parallelAbove` chunks. Fails when there was no file to remove.
+ */
+export function dropKeywordPostings(root: string): void {
+  rmSync(path.join(projectPaths(root).index, KEYWORD_POSTINGS_FILE));
 }

@@ -20,7 +20,7 @@ import { RETRIEVAL_MODES } from '../../src/retrieve/retriever.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import type { ChunkFilter } from '../../src/types.js';
 import { makeTempRoot } from '../helpers/temp-root.js';
-import { buildFixtureIndex, type FixtureIndex } from './fixture-index.js';
+import { buildFixtureIndex, dropKeywordPostings, type FixtureIndex } from './fixture-index.js';
 
 const QUERIES = ['基金托管人应当履行哪些职责？', '麦考利久期的含义是什么', '夏普比率如何计算', '私募基金应当向谁募集', 'ETF 一篮子股票'];
 const FILTERS: readonly (ChunkFilter | undefined)[] = [undefined, { chapter: '第十章', pages: { from: 130, to: 134 } }];
@@ -31,6 +31,7 @@ describe('hybrid search with the keyword query on a worker thread', () => {
   let inProcess: OpenedRetriever;
   before(async () => {
     fx = await buildFixtureIndex();
+    dropKeywordPostings(fx.root);
     const withParallelAbove = (n: number) => ({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: n } });
     parallel = await openRetriever({ root: fx.root, config: withParallelAbove(1) });
     inProcess = await openRetriever({ root: fx.root, config: withParallelAbove(1000) });
@@ -98,6 +99,7 @@ describe('the keyword ranking thread', () => {
 describe('a keyword ranking thread started without waiting', () => {
   it('is not there at once, then ranks as the index does on this thread; an unstartable one settles false', async () => {
     const fx = await buildFixtureIndex();
+    dropKeywordPostings(fx.root);
     const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
     const started = startFtsRankThread(fts.file, fts.rankerOptions);
     try {
@@ -123,6 +125,7 @@ describe('a keyword ranking thread started without waiting', () => {
 
   it('takes queries before it is ready and ranks them once open; where it cannot open, the searcher ranks here', async () => {
     const fx = await buildFixtureIndex();
+    dropKeywordPostings(fx.root);
     const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
     const started = startFtsRankThread(fts.file, fts.rankerOptions);
     const missing = startFtsRankThread(path.join(fx.root, 'none.db'), fts.rankerOptions);
@@ -154,6 +157,7 @@ describe('a keyword ranking thread started without waiting', () => {
 describe('a keyword ranking thread closed before it is ready', () => {
   it('rejects the requests it had taken and settles false, so nothing waits on it for ever', async () => {
     const fx = await buildFixtureIndex();
+    dropKeywordPostings(fx.root);
     const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
     try {
       const thread = startFtsRankThread(fts.file, fts.rankerOptions);
@@ -170,11 +174,17 @@ describe('a keyword ranking thread closed before it is ready', () => {
 });
 
 describe('a keyword ranking thread started before the index is opened', () => {
-  it('starts only for a hybrid search over at least retrieval.parallelAbove chunks of a readable index', async () => {
+  it('starts only for a hybrid search over at least retrieval.parallelAbove chunks of a readable index without postings', async () => {
     const fx = await buildFixtureIndex();
     const tmp = makeTempRoot();
     const withParallelAbove = (n: number) => ({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: n } });
     try {
+      // With the build's postings file a keyword query ranks in process, so no thread is started, and none is used.
+      assert.equal(await prestartKeywordThread(fx.root, withParallelAbove(0), 'hybrid'), undefined);
+      const withPostings = await openRetriever({ root: fx.root, config: withParallelAbove(0) });
+      assert.equal(withPostings.parallelHybrid, false);
+      withPostings.close();
+      dropKeywordPostings(fx.root);
       const started = await prestartKeywordThread(fx.root, withParallelAbove(fx.chunks.length), 'hybrid');
       assert.equal(started?.file, projectPaths(fx.root).ftsDb);
       await started?.close();
@@ -189,6 +199,7 @@ describe('a keyword ranking thread started before the index is opened', () => {
 
   it('is the one the retriever ranks on, with the in-process hits; one for another file is closed and replaced', async () => {
     const fx = await buildFixtureIndex();
+    dropKeywordPostings(fx.root);
     const config = { ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: 1 } };
     const inProcess = await openRetriever({
       root: fx.root,
@@ -231,6 +242,7 @@ describe('a keyword ranking thread started before the index is opened', () => {
 
   it('ranks nothing for another build of the index: told another generation, it settles false and the query is ranked here', async () => {
     const fx = await buildFixtureIndex();
+    dropKeywordPostings(fx.root);
     const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
     const current = prestartFtsRankThread(fts.file).start(fts.rankerOptions, fileGeneration(fts.file));
     const replaced = prestartFtsRankThread(fts.file).start(fts.rankerOptions, 'another build');
