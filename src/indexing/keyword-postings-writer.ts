@@ -29,14 +29,14 @@ export class KeywordPostingsWriter {
   private documents = 0;
   private tokens = 0;
   private overflow = false;
-  private readonly row = new Map<number, number>();
+  /** The current row's doubled weighted frequency per term id, and the ids it holds (zeroed after each row). */
+  private rowFrequency = new Uint32Array(1 << 12);
+  private readonly rowTerms: number[] = [];
 
   constructor(private readonly weights: readonly number[]) {}
 
   /** Adds a row's column texts, in FTS column order. Rows must come in ascending rowid order. */
   add(rowid: number, columns: readonly string[]): void {
-    const row = this.row;
-    row.clear();
     let length = 0;
     columns.forEach((text, col) => {
       if (text === '') return;
@@ -46,13 +46,11 @@ export class KeywordPostingsWriter {
         if (piece === '') continue;
         if (PLAIN_TOKEN.test(piece)) {
           length++;
-          const id = this.idOf(piece);
-          row.set(id, (row.get(id) ?? 0) + weight);
+          this.count(piece, weight);
         } else {
           for (const token of unicodeTokens(piece)) {
             length++;
-            const id = this.idOf(token);
-            row.set(id, (row.get(id) ?? 0) + weight);
+            this.count(token, weight);
           }
         }
       }
@@ -62,18 +60,28 @@ export class KeywordPostingsWriter {
     this.maxRow = Math.max(this.maxRow, rowid);
     this.documents++;
     this.tokens += length;
-    for (const [term, doubled] of row) {
+    for (const term of this.rowTerms) {
       if (this.postings === this.postingRows.length) {
         this.postingTerms = grown(this.postingTerms, (n) => new Uint32Array(n));
         this.postingRows = grown(this.postingRows, (n) => new Uint32Array(n));
         this.postingFrequencies = grown(this.postingFrequencies, (n) => new Uint16Array(n));
       }
+      const doubled = this.rowFrequency[term]!;
       if (doubled > 0xffff) this.overflow = true;
       this.postingTerms[this.postings] = term;
       this.postingRows[this.postings] = rowid;
       this.postingFrequencies[this.postings] = Math.min(doubled, 0xffff);
       this.postings++;
+      this.rowFrequency[term] = 0;
     }
+    this.rowTerms.length = 0;
+  }
+
+  /** Adds a token's weight to the current row's frequency of it. */
+  private count(token: string, weight: number): void {
+    const id = this.idOf(token);
+    if (this.rowFrequency[id] === 0) this.rowTerms.push(id);
+    this.rowFrequency[id] = this.rowFrequency[id]! + weight;
   }
 
   private idOf(token: string): number {
@@ -82,6 +90,7 @@ export class KeywordPostingsWriter {
       id = this.termNames.length;
       this.termIds.set(token, id);
       this.termNames.push(token);
+      if (id >= this.rowFrequency.length) this.rowFrequency = grown(this.rowFrequency, (n) => new Uint32Array(n));
     }
     return id;
   }
@@ -149,13 +158,18 @@ export class KeywordPostingsWriter {
       const idf = log((this.documents - hits + 0.5) / (hits + 0.5));
       out.writeDoubleLE(idf <= 0 ? 1e-6 : idf, layout.idf + 8 * t);
     }
-    // A counting sort by term; rows were added in ascending order, so each term's rows stay ascending.
+    // A counting sort by term; rows were added in ascending order, so each term's rows stay ascending. Written through
+    // typed views of the output (a little-endian machine's own order, as the reader reads them back).
     const next = counts.slice(0, names.length);
+    const rows = new Uint32Array(this.postings);
+    const frequencies = new Uint16Array(this.postings);
     for (let p = 0; p < this.postings; p++) {
       const at = next[rank[this.postingTerms[p]!]!]!++;
-      out.writeUInt32LE(this.postingRows[p]!, layout.rows + 4 * at);
-      out.writeUInt16LE(this.postingFrequencies[p]!, layout.frequencies + 2 * at);
+      rows[at] = this.postingRows[p]!;
+      frequencies[at] = this.postingFrequencies[p]!;
     }
+    Buffer.from(rows.buffer).copy(out, layout.rows);
+    Buffer.from(frequencies.buffer).copy(out, layout.frequencies);
     return out;
   }
 }

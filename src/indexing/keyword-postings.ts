@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { BestRows } from './best-rows.js';
 import type { Bm25Weights, RankedRow } from './fts-ranker.js';
 import type { QueryTerm } from './fts-query.js';
@@ -87,7 +88,8 @@ export function lengthNorm(tokens: number, averageTokens: number): number {
  * existed does. Only the header, the rows' length terms and the vocabulary are read now; a query reads its terms' postings.
  */
 export function openKeywordPostings(file: string, stamp: string | undefined, weights: Bm25Weights): KeywordPostings | null {
-  if (!stamp) return null;
+  // The arrays are read straight into typed arrays, in the machine's order: a big-endian machine ranks with FTS5.
+  if (!stamp || endianness() !== 'LE') return null;
   let fd: number;
   try {
     fd = openSync(file, 'r');
