@@ -2,7 +2,7 @@ import { readSync } from 'node:fs';
 import type { Warning } from '../types.js';
 import { BestRows } from './best-rows.js';
 import { innerProduct } from './flat-vector-index.js';
-import type { ScanWorkspace } from './scan-kernels.js';
+import { SCAN_QUERIES, type ScanWorkspace } from './scan-kernels.js';
 import { checkDimension, checkK, type VectorIndex, type VectorSearchResult } from './vector-index-contract.js';
 
 /** Where the exact vectors are: an open flat index file and the byte offset of its first vector. */
@@ -61,7 +61,10 @@ export class QuantizedVectorIndex implements VectorIndex {
     const take = Math.min(k, this.size);
     if (take === 0) return queries.map(() => ({ ids: [], scores: [] }));
     const depth = rescoreDepth(take, this.size);
-    const candidates = queries.map((q) => this.scan(q, depth));
+    // Up to SCAN_QUERIES queries share one pass over the codes (a one-shot ask's stem and options: one pass, not five).
+    const candidates: number[][] = [];
+    for (let from = 0; from < queries.length; from += SCAN_QUERIES)
+      candidates.push(...this.scan(queries.slice(from, from + SCAN_QUERIES), depth));
     const rows = [...new Set(candidates.flat())].sort((a, b) => a - b);
     const vectors = this.readRows(rows);
     const at = new Map(rows.map((row, i) => [row, i * this.dimension] as const));
@@ -74,36 +77,41 @@ export class QuantizedVectorIndex implements VectorIndex {
     });
   }
 
-  /** The `depth` rows with the best approximate scores for `query`. */
-  private scan(query: Float32Array, depth: number): number[] {
+  /** For each query (at most SCAN_QUERIES), the `depth` rows with the best approximate scores, from one scan. */
+  private scan(queries: readonly Float32Array[], depth: number): number[][] {
     const d = this.dimension;
-    // A vector's approximate score is Σ q_j·(vmin_j + (c_j + ½)/255·vdiff_j): a constant plus Σ (q_j·vdiff_j)·c_j, so
-    // ranking by the integer Σ w_j·c_j, with w_j = q_j·vdiff_j scaled to 16 bits, ranks by the decoded vectors.
-    const w = new Float64Array(d);
-    let largest = 0;
-    let total = 0;
-    for (let j = 0; j < d; j++) {
-      w[j] = (query[j] as number) * (this.trained[d + j] as number);
-      largest = Math.max(largest, Math.abs(w[j] as number));
-      total += Math.abs(w[j] as number);
-    }
-    // 16 bits per weight, and no sum of up to 255 · Σ|w| past 2³¹.
-    const scale = largest > 0 ? Math.min(16383 / largest, (2 ** 31 - 1) / (255 * total)) : 0;
     const weights = this.workspace.weights;
-    for (let j = 0; j < d; j++) weights[j] = Math.round((w[j] as number) * scale);
-    this.workspace.scan();
-    const scores = this.workspace.scores;
-    const best = new BestRows(depth);
-    // Rows come in ascending order, so one scoring only equal to the worst kept never displaces it.
-    let floor = best.floor;
-    for (let row = 0; row < this.size; row++) {
-      const s = scores[row] as number;
-      if (s > floor) {
-        best.offer(row, s);
-        floor = best.floor;
+    queries.forEach((query, t) => {
+      // A vector's approximate score is Σ q_j·(vmin_j + (c_j + ½)/255·vdiff_j): a constant plus Σ (q_j·vdiff_j)·c_j, so
+      // ranking by the integer Σ w_j·c_j, with w_j = q_j·vdiff_j scaled to 16 bits, ranks by the decoded vectors.
+      const w = new Float64Array(d);
+      let largest = 0;
+      let total = 0;
+      for (let j = 0; j < d; j++) {
+        w[j] = (query[j] as number) * (this.trained[d + j] as number);
+        largest = Math.max(largest, Math.abs(w[j] as number));
+        total += Math.abs(w[j] as number);
       }
-    }
-    return best.sorted().rows;
+      // 16 bits per weight, and no sum of up to 255 · Σ|w| past 2³¹.
+      const scale = largest > 0 ? Math.min(16383 / largest, (2 ** 31 - 1) / (255 * total)) : 0;
+      for (let j = 0; j < d; j++) weights[t * d + j] = Math.round((w[j] as number) * scale);
+    });
+    this.workspace.scan(queries.length);
+    const scores = this.workspace.scores;
+    return queries.map((_, t) => {
+      const offset = t * this.size;
+      const best = new BestRows(depth);
+      // Rows come in ascending order, so one scoring only equal to the worst kept never displaces it.
+      let floor = best.floor;
+      for (let row = 0; row < this.size; row++) {
+        const s = scores[offset + row] as number;
+        if (s > floor) {
+          best.offer(row, s);
+          floor = best.floor;
+        }
+      }
+      return best.sorted().rows;
+    });
   }
 
   /** The exact vectors of `rows` (ascending), one after the other, read from the flat file. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { scanWorkspace } from '../../src/indexing/scan-kernels.js';
+import { SCAN_QUERIES, scanWorkspace } from '../../src/indexing/scan-kernels.js';
 
 /** A reproducible stream of integers in [0, bound). */
 function numbers(seed: number): (bound: number) => number {
@@ -12,7 +12,7 @@ function numbers(seed: number): (bound: number) => number {
 }
 
 describe('the vector scan kernel', () => {
-  it('gives every vector the exact integer dot product, for any dimension (a tail past the blocks of eight) and count (past one call of 2048)', () => {
+  it('gives every vector the exact integer dot product with each query, for any dimension (a tail past the blocks of eight), count (past one call of 2048) and number of queries in the pass', () => {
     for (const d of [16, 48, 256, 8, 24, 7, 1]) {
       for (const count of [1, 2, 5, 2048, 2051]) {
         const next = numbers(d * 7919 + count);
@@ -20,15 +20,31 @@ describe('the vector scan kernel', () => {
         for (let i = 0; i < scan.codes.length; i++) scan.codes[i] = next(256);
         // Weights at the bound the index keeps (255 · Σ|w| < 2³¹), of both signs.
         const limit = Math.min(16383, Math.floor((2 ** 31 - 1) / (255 * d)));
-        for (let j = 0; j < d; j++) scan.weights[j] = next(2 * limit + 1) - limit;
+        for (let j = 0; j < scan.weights.length; j++) scan.weights[j] = next(2 * limit + 1) - limit;
         scan.weights[0] = limit;
-        scan.scan();
-        for (let v = 0; v < count; v++) {
-          let want = 0;
-          for (let j = 0; j < d; j++) want += scan.codes[v * d + j]! * scan.weights[j]!;
-          assert.equal(scan.scores[v], want, `d ${d}, ${count} vectors, vector ${v}`);
+        for (const queries of [1, 3, SCAN_QUERIES]) {
+          scan.scores.fill(-1);
+          scan.scan(queries);
+          for (let t = 0; t < SCAN_QUERIES; t++) {
+            for (let v = 0; v < count; v++) {
+              let want = 0;
+              for (let j = 0; j < d; j++) want += scan.codes[v * d + j]! * scan.weights[t * d + j]!;
+              // Queries past those asked for are left as they were.
+              assert.equal(
+                scan.scores[t * count + v],
+                t < queries ? want : -1,
+                `d ${d}, ${count} vectors, query ${t} of ${queries}, vector ${v}`,
+              );
+            }
+          }
         }
       }
     }
+  });
+
+  it('refuses a pass of no queries or of more than it has room for', () => {
+    const scan = scanWorkspace(4, 8);
+    assert.throws(() => scan.scan(0), RangeError);
+    assert.throws(() => scan.scan(SCAN_QUERIES + 1), RangeError);
   });
 });
