@@ -87,8 +87,8 @@ export function unicodeTokens(text: string): string[] {
     .filter(Boolean);
 }
 
-/** A token unicode61 keeps whole and unchanged. */
-const PLAIN_TOKEN = /^[a-z0-9\u3400-\u9fff]+$/u;
+/** A token unicode61 keeps whole and unchanged (the analyzer's CJK words, lowercase ASCII and digits). */
+export const PLAIN_TOKEN = /^[a-z0-9\u3400-\u9fff]+$/u;
 /**
  * The space-separated tokens that are not plain. A match can only start where a token does (a leftmost match takes
  * the token from its start); saying so keeps the engine from retrying every position inside a plain token.

@@ -1,8 +1,5 @@
 import { lengthNorm, POSTINGS_MAGIC, POSTINGS_VERSION, postingsLayout, type PostingsHeader } from './keyword-postings.js';
-import { unicodeTokens } from './fts-two-stage.js';
-
-/** A token unicode61 keeps whole and unchanged (the analyzer's CJK words, lowercase ASCII and digits). */
-const PLAIN_TOKEN = /^[a-z0-9\u3400-\u9fff]+$/u;
+import { PLAIN_TOKEN, unicodeTokens } from './fts-two-stage.js';
 
 /** Grows a typed array by doubling. */
 function grown<T extends Uint32Array | Uint16Array>(array: T, make: (n: number) => T): T {

@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
+import { readFully } from '../read-fully.js';
 import { BestRows } from './best-rows.js';
 import type { Bm25Weights, RankedRow } from './fts-ranker.js';
 import type { QueryTerm } from './fts-query.js';
@@ -108,26 +109,25 @@ export function openKeywordPostings(file: string, stamp: string | undefined, wei
 
 function readPostings(fd: number, stamp: string, weights: readonly number[]): KeywordPostings | null {
   const size = fstatSync(fd).size;
-  const head = Buffer.alloc(12);
-  if (readSync(fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 4) !== POSTINGS_MAGIC) return null;
+  if (size < 12) return null;
+  const head = readBytes(fd, 0, 12);
+  if (head.toString('latin1', 0, 4) !== POSTINGS_MAGIC) return null;
   if (head.readUInt32LE(4) !== POSTINGS_VERSION) return null;
   const headerBytes = head.readUInt32LE(8);
-  const json = Buffer.alloc(headerBytes);
-  if (readSync(fd, json, 0, headerBytes, 12) !== headerBytes) return null;
+  if (12 + headerBytes > size) return null;
+  const json = readBytes(fd, 12, headerBytes);
   const header = JSON.parse(json.toString('utf8')) as PostingsHeader;
   if (header.stamp !== stamp || header.weights.length !== weights.length || header.weights.some((w, i) => w !== weights[i])) return null;
   const probe = postingsLayout(header, headerBytes, 0);
-  const norms = new Float64Array(header.maxRow + 1);
-  if (readSync(fd, norms, 0, 8 * (header.maxRow + 1), probe.norms) !== 8 * (header.maxRow + 1)) return null;
+  // A file cut short fails a read below (caught by the caller) or the size check.
+  const norms = readF64(fd, probe.norms, header.maxRow + 1);
   const termOffsets = readU32(fd, probe.termOffsets, header.terms + 1);
   const termStarts = readU32(fd, probe.termStarts, header.terms + 1);
   const termBytes = termOffsets[header.terms] ?? 0;
   const layout = postingsLayout(header, headerBytes, termBytes);
   if (layout.end !== size) return null;
-  const idfs = new Float64Array(header.terms);
-  if (header.terms > 0 && readSync(fd, idfs, 0, 8 * header.terms, layout.idf) !== 8 * header.terms) return null;
-  const termText = Buffer.alloc(termBytes);
-  readSync(fd, termText, 0, termBytes, layout.terms);
+  const idfs = readF64(fd, layout.idf, header.terms);
+  const termText = readBytes(fd, layout.terms, termBytes);
   // One score per row, zeroed after every query: the sums are built term by term in query order, as bm25() sums its
   // phrases, so the floating-point result is FTS5's to the last bit and equal scores stay equal.
   const scores = new Float64Array(header.maxRow + 1);
@@ -221,14 +221,30 @@ function readPostings(fd: number, stamp: string, weights: readonly number[]): Ke
   };
 }
 
+/** `count` u32 values at `position`, in the machine's order. */
 function readU32(fd: number, position: number, count: number): Uint32Array {
   const out = new Uint32Array(count);
-  if (count > 0 && readSync(fd, out, 0, 4 * count, position) !== 4 * count) throw new Error('short read');
+  readFully(fd, new Uint8Array(out.buffer), 0, out.byteLength, position, 'the keyword postings file');
   return out;
 }
 
+/** `count` u16 values at `position`, in the machine's order. */
 function readU16(fd: number, position: number, count: number): Uint16Array {
   const out = new Uint16Array(count);
-  if (count > 0 && readSync(fd, out, 0, 2 * count, position) !== 2 * count) throw new Error('short read');
+  readFully(fd, new Uint8Array(out.buffer), 0, out.byteLength, position, 'the keyword postings file');
+  return out;
+}
+
+/** `count` f64 values at `position`, in the machine's order. */
+function readF64(fd: number, position: number, count: number): Float64Array {
+  const out = new Float64Array(count);
+  readFully(fd, new Uint8Array(out.buffer), 0, out.byteLength, position, 'the keyword postings file');
+  return out;
+}
+
+/** `length` bytes at `position`. */
+function readBytes(fd: number, position: number, length: number): Buffer {
+  const out = Buffer.alloc(length);
+  readFully(fd, out, 0, length, position, 'the keyword postings file');
   return out;
 }

@@ -1,4 +1,4 @@
-import { readSync } from 'node:fs';
+import { readFully } from '../read-fully.js';
 import type { Warning } from '../types.js';
 import { BestRows } from './best-rows.js';
 import { innerProduct } from './flat-vector-index.js';
@@ -124,19 +124,16 @@ export class QuantizedVectorIndex implements VectorIndex {
     for (let i = 0; i < rows.length;) {
       let j = i + 1;
       while (j < rows.length && rows[j] === (rows[j - 1] as number) + 1) j++;
-      readFully(this.exact.fd, bytes, i * rowBytes, (j - i) * rowBytes, this.exact.start + (rows[i] as number) * rowBytes);
+      readFully(
+        this.exact.fd,
+        bytes,
+        i * rowBytes,
+        (j - i) * rowBytes,
+        this.exact.start + (rows[i] as number) * rowBytes,
+        'the vector file',
+      );
       i = j;
     }
     return out;
-  }
-}
-
-/** `length` bytes at `position` of the file into `into` at `offset`; a file shorter than its layout is an error. */
-export function readFully(fd: number, into: Uint8Array, offset: number, length: number, position: number): void {
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, into, offset + done, length - done, position + done);
-    if (n === 0) throw new Error(`the vector file ended at byte ${position + done}, ${length - done} bytes early`);
-    done += n;
   }
 }

@@ -5,6 +5,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { NotReadyError, UserError } from '../errors.js';
+import { readFully } from '../read-fully.js';
 import type { Warning } from '../types.js';
 import {
   FOURCC_FLAT_IP,
@@ -264,7 +265,7 @@ async function openQuantized(
   file: string,
   warnings: Warning[],
 ): Promise<{ read: () => VectorIndex; close: () => void } | null> {
-  const [{ QuantizedVectorIndex, readFully }, { loadScanKernels, scanWorkspace }] = await Promise.all([
+  const [{ QuantizedVectorIndex }, { loadScanKernels, scanWorkspace }] = await Promise.all([
     import('./quantized-vector-index.js'),
     import('./scan-kernels.js'),
   ]);
@@ -283,7 +284,7 @@ async function openQuantized(
     const read = (): VectorIndex => {
       try {
         const scan = scanWorkspace(codes.count, codes.dimension);
-        readFully(fd, scan.codes, 0, scan.codes.length, codes.codesStart);
+        readFully(fd, scan.codes, 0, scan.codes.length, codes.codesStart, 'the vector file');
         return new QuantizedVectorIndex(codes.dimension, codes.count, codes.trained, scan, { fd: flatFd, start: layout.start }, warnings);
       } finally {
         close();
