@@ -2,8 +2,8 @@
  * A worker thread that does one job and posts one reply: the job's value, or its error with the error's code (so a
  * full disk on the thread is still recognised as one). The keyword index writer and jieba's lookup table run this way.
  */
-import { parentPort, Worker } from 'node:worker_threads';
-import { workerExecArgv } from './worker-exec-argv.js';
+import { parentPort } from 'node:worker_threads';
+import { startWorker } from './start-worker.js';
 
 /** The one message a task's thread posts. */
 type TaskReply<T> = { value: T } | { error: { message: string; code?: string | undefined } };
@@ -20,7 +20,7 @@ export interface WorkerTask<T> {
  * without an unhandled rejection meanwhile.
  */
 export function startWorkerTask<T>(url: URL, workerData: unknown, what: string): WorkerTask<T> {
-  const worker = new Worker(url, { workerData, execArgv: workerExecArgv() });
+  const worker = startWorker(url, { workerData });
   let finished = false;
   const result = new Promise<T>((resolve, reject) => {
     const fail = (error: Error): void => {

@@ -2,7 +2,7 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
 import { indexGeneration } from '../store/index-generation.js';
 import { projectPaths } from '../paths.js';
-import type { PrestartedFtsRankThread } from '../indexing/fts-rank-thread.js';
+import type { PrestartedSearchThread } from '../retrieve/prestart-search-thread.js';
 import type { OpenedRetriever } from '../retrieve/open-retriever.js';
 import { analyzerFromConfig } from '../text/analyzer-from-config.js';
 import { memoizeAnalyzer } from '../text/memoize-analyzer.js';
@@ -53,10 +53,10 @@ export interface CreateAnswererOptions {
    */
   retriever?: OpenedRetriever;
   /**
-   * A keyword ranking thread already started on this root's index (`prestartKeywordThread`): the first opening of
-   * the index uses it, or closes it when that index does not rank on a thread.
+   * A search thread already started on this root's index (`prestartSearchThread`): the first opening of the index
+   * uses it, or closes it when that index does not search on such a thread.
    */
-  keywordThread?: PrestartedFtsRankThread;
+  searchThread?: PrestartedSearchThread;
 }
 
 /**
@@ -98,20 +98,20 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
     : analyzerFromConfig(root, config);
   const analyzer = options.tokenCacheEntries ? memoizeAnalyzer(built.analyzer, options.tokenCacheEntries) : built.analyzer;
   const warnings = built.warnings;
-  let keywordThread = options.keywordThread;
+  let searchThread = options.searchThread;
   const open = async (): Promise<OpenedIndex> => {
     const { openRetriever } = await import('../retrieve/open-retriever.js');
     const generation = indexGeneration(root);
     // Only the first opening can use the thread started before it.
-    const thread = keywordThread;
-    keywordThread = undefined;
+    const thread = searchThread;
+    searchThread = undefined;
     // The analyzer built above: jieba's dictionary is loaded once per answerer.
     const retriever = await openRetriever({
       root,
       config,
       analyzer: { analyzer, warnings },
       ...(options.searchCacheEntries ? { searchCacheEntries: options.searchCacheEntries } : {}),
-      ...(thread ? { keywordThread: thread } : {}),
+      ...(thread ? { searchThread: thread } : {}),
     });
     return { retriever, generation, users: 0, retired: false, closed: false };
   };
@@ -122,8 +122,8 @@ export async function createAnswerer(options: CreateAnswererOptions): Promise<An
       ? await open()
       : null;
   // Not opened here (no retrieval, or the caller's index): nothing will rank on the thread started for it.
-  void keywordThread?.close();
-  keywordThread = undefined;
+  void searchThread?.thread.close();
+  searchThread = undefined;
   const reopens = !injected && options.reopenOnRebuild !== false;
   // One reopen at a time: every question that finds the index rebuilt waits for the same opening.
   let reopening: Promise<void> | null = null;

@@ -1,8 +1,7 @@
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { NotReadyError } from '../errors.js';
-import type { PrestartedFtsRankThread } from '../indexing/fts-rank-thread.js';
 import type { OpenedRetriever } from '../retrieve/open-retriever.js';
-import { prestartKeywordThread } from '../retrieve/prestart-keyword-thread.js';
+import { prestartSearchThread, type PrestartedSearchThread } from '../retrieve/prestart-search-thread.js';
 import type { Warning } from '../types.js';
 import type { AnswerMode, AnswerResult, ParsedQuestion } from './answer-types.js';
 import { chooseAnswerer } from './choose-answerer.js';
@@ -46,8 +45,8 @@ export async function openAskSession(
   options: Omit<AskOptions, 'showContext'> & {
     /** An index opened by the caller and shared (the web server's, per index generation); the session neither reopens nor closes it. */
     retriever?: OpenedRetriever;
-    /** A keyword ranking thread started for this root's index before the session was opened (`prestartKeywordThread`). */
-    keywordThread?: PrestartedFtsRankThread;
+    /** A search thread started for this root's index before the session was opened (`prestartSearchThread`). */
+    searchThread?: PrestartedSearchThread;
   },
 ): Promise<AskSession> {
   const answerer = chooseAnswerer(options.config, options.answerer);
@@ -56,7 +55,7 @@ export async function openAskSession(
       '--mode baseline is the LLM alone and needs an LLM endpoint (set EXAM_COPILOT_LLM_MODEL); use --mode hybrid for the offline answerer',
     );
   }
-  // Loaded here, not with this module: a one-shot ask starts the keyword thread first (`runAsk`).
+  // Loaded here, not with this module: a one-shot ask starts the search thread first (`runAsk`).
   const { createAnswerer } = await import('./create-answerer.js');
   const opened = await createAnswerer({
     root: options.root,
@@ -68,7 +67,7 @@ export async function openAskSession(
     cache: options.cache,
     ...(options.guess ? { guess: true } : {}),
     ...(options.retriever && options.mode !== 'baseline' ? { retriever: options.retriever } : {}),
-    ...(options.keywordThread ? { keywordThread: options.keywordThread } : {}),
+    ...(options.searchThread ? { searchThread: options.searchThread } : {}),
   });
   const answer = async (question: ParsedQuestion): Promise<AskResult> => {
     const result = await opened.answer(question, options.mode);
@@ -87,13 +86,13 @@ export async function openAskSession(
 export async function runAsk(options: AskOptions & { question: string; options?: Record<string, string> }): Promise<AskResult> {
   // Parse first: an empty question fails before the index is opened.
   const parsed = parseQuestion(options.question, options.options ? { options: options.options } : {});
-  // The keyword thread loads on the other core while this one loads the answerer and opens the index.
-  const keywordThread = await prestartKeywordThread(options.root, options.config, options.mode);
+  // The search thread loads on the other core while this one loads the answerer and opens the index.
+  const searchThread = await prestartSearchThread(options.root, options.config, options.mode);
   let session: AskSession;
   try {
-    session = await openAskSession({ ...options, ...(keywordThread ? { keywordThread } : {}) });
+    session = await openAskSession({ ...options, ...(searchThread ? { searchThread } : {}) });
   } catch (error) {
-    void keywordThread?.close();
+    void searchThread?.thread.close();
     throw error;
   }
   try {

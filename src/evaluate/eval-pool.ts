@@ -1,11 +1,11 @@
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { AnswerMode, AnswerResult } from '../answer/answer-types.js';
 import { NotReadyError, UsageError, UserError, type ExitCodeValue } from '../errors.js';
 import type { Chunk } from '../types.js';
 import type { EvalEngine, EvalEngineOptions } from './eval-engine.js';
 import type { EvalRow } from './eval-types.js';
-import { workerExecArgv } from '../worker-exec-argv.js';
+import { startWorker } from '../start-worker.js';
 
 /**
  * A pool of worker threads for offline `eval`: one per core, each with its own retriever (SQLite handle,
@@ -114,7 +114,7 @@ export async function openEvalPool(options: EvalPoolOptions): Promise<EvalEngine
 
   const start = (): Promise<{ worker: PoolWorker; embedderId: string }> =>
     new Promise((resolve, reject) => {
-      const worker = new Worker(url, { workerData: data, execArgv: workerExecArgv() });
+      const worker = startWorker(url, { workerData: data });
       const entry: PoolWorker = { worker, busy: 0, exited: new Promise((done) => worker.once('exit', () => done())) };
       let ready = false;
       worker.on('message', (reply: EvalWorkerReply) => {

@@ -1,14 +1,43 @@
+import { NotReadyError } from '../errors.js';
 import { readFully } from '../read-fully.js';
 import type { Warning } from '../types.js';
 import { BestRows } from './best-rows.js';
+import { checkScalarQuantizer8, fileSource, type FlatIPLayout, type ScalarQuantizer8Layout } from './faiss-format.js';
 import { innerProduct } from './flat-vector-index.js';
-import { SCAN_QUERIES, type ScanWorkspace } from './scan-kernels.js';
+import { SCAN_QUERIES, scanWorkspace, type ScanWorkspace } from './scan-kernels.js';
 import { checkDimension, checkK, type VectorIndex, type VectorSearchResult } from './vector-index-contract.js';
 
 /** Where the exact vectors are: an open flat index file and the byte offset of its first vector. */
 export interface ExactVectorFile {
   fd: number;
   start: number;
+}
+
+/**
+ * The header of the codes file open as `fd` (`file` names it), checked against the flat index it belongs to; a
+ * `NotReadyError` naming the file when it is not FAISS's 8-bit quantizer of that index (another build, truncated).
+ */
+export function checkCodesFile(fd: number, file: string, flat: FlatIPLayout): ScalarQuantizer8Layout {
+  const codes = checkScalarQuantizer8(fileSource(fd), file);
+  if (codes.dimension !== flat.dimension || codes.count !== flat.count) {
+    throw new NotReadyError(`${file} holds ${codes.count}×${codes.dimension} codes for a ${flat.count}×${flat.dimension} index`);
+  }
+  return codes;
+}
+
+/**
+ * Reads the codes of the file open as `codesFd` (checked by `checkCodesFile`) straight into a scan kernel's memory,
+ * and returns the index searching them, with the exact vectors read from `exact` at each search.
+ */
+export function readQuantizedVectorIndex(
+  codesFd: number,
+  codes: ScalarQuantizer8Layout,
+  exact: ExactVectorFile,
+  warnings: readonly Warning[] = [],
+): QuantizedVectorIndex {
+  const scan = scanWorkspace(codes.count, codes.dimension);
+  readFully(codesFd, scan.codes, 0, scan.codes.length, codes.codesStart, 'the vector file');
+  return new QuantizedVectorIndex(codes.dimension, codes.count, codes.trained, scan, exact, warnings);
 }
 
 /**

@@ -5,13 +5,11 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { NotReadyError, UserError } from '../errors.js';
-import { readFully } from '../read-fully.js';
 import type { Warning } from '../types.js';
 import {
   FOURCC_FLAT_IP,
   FOURCC_HNSW_FLAT,
   checkFlatIP,
-  checkScalarQuantizer8,
   decodeFlatIP,
   fileSource,
   locateHnsw,
@@ -265,7 +263,7 @@ async function openQuantized(
   file: string,
   warnings: Warning[],
 ): Promise<{ read: () => VectorIndex; close: () => void } | null> {
-  const [{ QuantizedVectorIndex }, { loadScanKernels, scanWorkspace }] = await Promise.all([
+  const [{ checkCodesFile, readQuantizedVectorIndex }, { loadScanKernels }] = await Promise.all([
     import('./quantized-vector-index.js'),
     import('./scan-kernels.js'),
   ]);
@@ -276,16 +274,11 @@ async function openQuantized(
     open = false;
   };
   try {
-    const codes = checkScalarQuantizer8(fileSource(fd), file);
-    if (codes.dimension !== layout.dimension || codes.count !== layout.count) {
-      throw new NotReadyError(`${file} holds ${codes.count}×${codes.dimension} codes for a ${layout.count}×${layout.dimension} index`);
-    }
+    const codes = checkCodesFile(fd, file, layout);
     loadScanKernels();
     const read = (): VectorIndex => {
       try {
-        const scan = scanWorkspace(codes.count, codes.dimension);
-        readFully(fd, scan.codes, 0, scan.codes.length, codes.codesStart, 'the vector file');
-        return new QuantizedVectorIndex(codes.dimension, codes.count, codes.trained, scan, { fd: flatFd, start: layout.start }, warnings);
+        return readQuantizedVectorIndex(fd, codes, { fd: flatFd, start: layout.start }, warnings);
       } finally {
         close();
       }

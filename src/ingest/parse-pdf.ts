@@ -1,11 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { createOcrClient, type OcrClient, type OcrOutcome } from './ocr/ocr-client.js';
 import type { PdfWorkerInput, PdfWorkerMessage, PdfWorkerReply } from './pdf-worker.js';
 import { OCR_INSTALL_HINT } from './ocr/ocr-engine.js';
 import { snapOcrSizes } from './ocr/ocr-lines.js';
 import type { OcrMode, PdfFailureKind, PdfPage, RawPdf } from './pdf-types.js';
-import { workerExecArgv } from '../worker-exec-argv.js';
+import { startWorker } from '../start-worker.js';
 
 /** A PDF that could not be read at all; `message` is one line without the file name (the caller adds it). */
 export class PdfParseError extends Error {
@@ -194,9 +194,8 @@ class PdfReading {
       : undefined;
     const input: PdfWorkerInput = { file: this.file, password: options.password, claim: pass.claim, pages: pass.pages, primary, ocr };
     const heap = options.maxHeapMb ?? 1024;
-    const worker = new Worker(workerUrl, {
+    const worker = startWorker(workerUrl, {
       workerData: input,
-      execArgv: workerExecArgv(),
       resourceLimits: { maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: 64 },
       stdout: true,
       stderr: true,

@@ -50,7 +50,19 @@ export interface HybridOptions {
    * read within a character budget; absent: the fused order throughout.
    */
   budgetHead?: number;
+  /**
+   * The vector searcher posts its queries to a thread (`ThreadedVectors`): its searches are started first and the
+   * keyword ranking, here, runs once they have posted, so the two overlap. Absent: the keyword search is started
+   * first (a threaded keyword ranking posts before returning, and the vector scan then runs here).
+   */
+  vectorsOnThread?: boolean;
 }
+
+/**
+ * Lets a search that was just started run up to its first wait for another thread: an embedding is a few microtasks,
+ * and the post that follows happens before the next turn of the event loop.
+ */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Keyword and vector candidates fused by weighted reciprocal rank fusion (pyserini's HybridSearcher shape), the head
@@ -66,12 +78,10 @@ export class HybridSearcher implements Searcher {
 
   async search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     const depth = Math.max(k, this.options.depth);
-    // The keyword search is started first: a threaded one (open-retriever.ts, large indexes) posts its query before
-    // returning, and the vector scan then runs on this thread while SQLite ranks on the other.
-    const [kw, vec] = await Promise.all([
-      this.keyword.search(query, Math.min(depth, this.options.keywordDepth), filter),
-      this.vector.search(query, depth, filter),
-    ]);
+    const [kw, vec] = await this.both(
+      () => this.keyword.search(query, Math.min(depth, this.options.keywordDepth), filter),
+      () => this.vector.search(query, depth, filter),
+    );
     return this.fuse(query, kw, vec, k);
   }
 
@@ -81,12 +91,30 @@ export class HybridSearcher implements Searcher {
    */
   async searchMany(queries: readonly string[], k: number, filter?: ChunkFilter): Promise<Hit[][]> {
     const depth = Math.max(k, this.options.depth);
-    const keyword = queries.map((q) => this.keyword.search(q, Math.min(depth, this.options.keywordDepth), filter));
-    const vector = this.vector.searchMany
-      ? this.vector.searchMany(queries, depth, filter)
-      : Promise.all(queries.map((q) => this.vector.search(q, depth, filter)));
-    const [kw, vec] = await Promise.all([Promise.all(keyword), vector]);
+    const keywords = (): Promise<Hit[][]> =>
+      Promise.all(queries.map((q) => this.keyword.search(q, Math.min(depth, this.options.keywordDepth), filter)));
+    const vectors = (): Promise<Hit[][]> =>
+      this.vector.searchMany
+        ? this.vector.searchMany(queries, depth, filter)
+        : Promise.all(queries.map((q) => this.vector.search(q, depth, filter)));
+    const [kw, vec] = await this.both(keywords, vectors);
     return queries.map((q, i) => this.fuse(q, kw[i]!, vec[i]!, k));
+  }
+
+  /**
+   * The keyword and the vector searches, started in the order that lets them overlap: the keyword search first (a
+   * threaded keyword ranking, on large indexes without the postings file, posts its query before returning, and the
+   * vector scan then runs here), or, with `vectorsOnThread`, the vector search first, the keyword ranking here once
+   * the vector queries are posted.
+   */
+  private async both<T>(keyword: () => Promise<T>, vector: () => Promise<T>): Promise<[T, T]> {
+    if (!this.options.vectorsOnThread) return Promise.all([keyword(), vector()]);
+    const vectors = vector();
+    // Awaited below; a rejection meanwhile is not an unhandled one.
+    vectors.catch(() => undefined);
+    await nextTurn();
+    const keywords = await keyword();
+    return [keywords, await vectors];
   }
 
   private fuse(query: string, kw: Hit[], vec: Hit[], k: number): Hit[] {

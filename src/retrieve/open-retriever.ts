@@ -7,20 +7,20 @@ import type { Analyzer } from '../text/analyzer.js';
 import { addPassageTokens } from '../text/passage-windows.js';
 import { createEmbedder } from '../indexing/embedders/create-embedder.js';
 import { openFtsIndex } from '../indexing/fts-index.js';
-import type { PrestartedFtsRankThread } from '../indexing/fts-rank-thread.js';
 import { openVectorIndex } from '../indexing/vector-index.js';
 import { assertEmbedderMatches, assertSameEmbedderId, readVectorMeta, VECTOR_FILES } from '../indexing/vector-meta.js';
 import { openReadableRoot } from '../store/atomic-swap.js';
-import { fileGeneration } from '../store/index-generation.js';
+import { fileGeneration, vectorFilesGeneration } from '../store/index-generation.js';
 import type { Chunk, Hit, Searcher, Warning } from '../types.js';
 import { applyExamPriority } from './exam-priority.js';
 import { HybridSearcher, PHRASE_HEAD_CHARACTERS, RELEVANCE_HEAD } from './hybrid-searcher.js';
-import { ranksOnThread } from './prestart-keyword-thread.js';
+import { ranksOnThread, scansOnThread, type PrestartedSearchThread } from './prestart-search-thread.js';
 import { applyQuotePriority } from './quote-priority.js';
 import { KeywordSearcher, ThreadedKeywordSearcher } from './keyword-searcher.js';
 import { dedupeHits, expandNeighbours, takeEvidence } from './post-process.js';
 import { BUDGET_MAX_HITS, type RetrievalMode, type Retriever, type RetrieveOptions } from './retriever.js';
-import { VectorSearcher } from './vector-searcher.js';
+import { ThreadedVectors } from './threaded-vectors.js';
+import { VectorSearcher, type SearchableVectors } from './vector-searcher.js';
 
 export interface OpenRetrieverOptions {
   root: string;
@@ -38,10 +38,11 @@ export interface OpenRetrieverOptions {
    */
   searchCacheEntries?: number;
   /**
-   * A keyword ranking thread started on this root's index before it was opened (`prestartKeywordThread`, a one-shot
-   * ask). Used when the hybrid ranks on a thread and the thread has the same file; closed otherwise.
+   * A search thread started on this root's index before it was opened (`prestartSearchThread`, a one-shot ask). Used
+   * when the hybrid ranks its keywords or scans its vectors on a thread, as this one does, on the same file; closed
+   * otherwise.
    */
-  keywordThread?: PrestartedFtsRankThread;
+  searchThread?: PrestartedSearchThread;
 }
 
 /** A Retriever plus the warnings met while opening it (e.g. a missing user dictionary). */
@@ -51,7 +52,10 @@ export interface OpenedRetriever extends Retriever {
   readonly searchers: Readonly<Record<RetrievalMode, Searcher>>;
   /** Document frequencies the index stores for the answerer's corpus statistics; null for an older index. */
   readonly corpusFrequency: ((token: string) => number) | null;
-  /** A hybrid search ranks its keyword query on a worker thread, concurrently with the vector scan (`retrieval.parallelAbove`). */
+  /**
+   * A hybrid search runs one of its two searches on a worker thread, concurrently with the other (`retrieval.parallelAbove`):
+   * the keyword ranking (an index without the postings file) or the vector scan (vectors searched through their codes).
+   */
   readonly parallelHybrid: boolean;
   /** The analyzer queries are cut with (the answerer given this retriever cuts questions with it too). */
   readonly analyzer: Analyzer;
@@ -59,8 +63,8 @@ export interface OpenedRetriever extends Retriever {
   chunksBySeq(source: string, from: number, to: number): Chunk[];
   /** At most `limit` chunks whose printed pages overlap [from, to], of one book or (null) any, in index order. */
   chunksOnPages(book: string | null, from: number, to: number, limit: number): Chunk[];
-  /** Settles once the keyword thread is ready (true), or when there is none or it could not start (false). */
-  keywordThreadReady(): Promise<boolean>;
+  /** Settles once the search thread (keyword or vector) is ready (true), or when there is none or it could not start (false). */
+  threadReady(): Promise<boolean>;
 }
 
 /**
@@ -94,7 +98,7 @@ export async function openRetriever(options: OpenRetrieverOptions): Promise<Open
     return await openIndexes(options);
   } catch (error) {
     // Whatever failed, the thread started for this index ranks nothing (closing it twice is harmless).
-    void options.keywordThread?.close();
+    void options.searchThread?.thread.close();
     throw error;
   }
 }
@@ -107,7 +111,7 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
   const { meta, ids } = readVectorMeta(paths.faissDir);
   assertEmbedderMatches(meta, config);
   const remember = options.searchCacheEntries ?? 0;
-  const prestarted = options.keywordThread;
+  const prestarted = options.searchThread;
   const before = fileGeneration(paths.ftsDb);
   const fts = openFtsIndex(paths.ftsDb, analyzer, { rememberRankings: remember });
   // The build this connection reads, when no swap came between the two looks: a thread ranks only for that build.
@@ -145,33 +149,59 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
     // the answerer), so the thread opens its connection meanwhile and the first queries find it ready.
     if (ranksOnThread(fts.count, config, fts.ranksFromPostings) && generation !== null) {
       const { startFtsRankThread } = await import('../indexing/fts-rank-thread.js');
-      const own = prestarted?.file === fts.file ? prestarted : undefined;
-      if (prestarted && !own) void prestarted.close();
+      const own = prestarted?.kind === 'keyword' && prestarted.thread.file === fts.file ? prestarted.thread : undefined;
+      if (prestarted && !own) void prestarted.thread.close();
       const thread = own ? own.start(fts.rankerOptions, generation) : startFtsRankThread(fts.file, fts.rankerOptions, generation);
       closeThread = () => void thread.close();
       threadReady = thread.settled;
       keywordForHybrid = new ThreadedKeywordSearcher(fts, thread);
-    } else {
-      void prestarted?.close();
+    } else if (prestarted?.kind === 'keyword') {
+      void prestarted.thread.close();
     }
     const { embedder } = await createEmbedder(config, { root, indexDir: paths.index, analyzer });
     closeEmbedder = () => embedder.close?.();
     assertSameEmbedderId(meta, embedder.id);
     // The vectors are read at the first vector search, after a hybrid search has posted its keyword queries.
     const backend = options.backend ?? config.vector.backend;
-    const index = await openVectorIndex(path.join(paths.faissDir, VECTOR_FILES.index), {
+    const files = { file: path.join(paths.faissDir, VECTOR_FILES.index), codes: path.join(paths.faissDir, VECTOR_FILES.quantized) };
+    const vectorsBefore = vectorFilesGeneration(files);
+    const index = await openVectorIndex(files.file, {
       backend,
       // The 8-bit scan serves where there are codes, unless a backend is asked for by name (FAISS or the exact JS index).
-      ...(backend === 'auto' ? { quantized: path.join(paths.faissDir, VECTOR_FILES.quantized) } : {}),
+      ...(backend === 'auto' ? { quantized: files.codes } : {}),
     });
     closeVectors = () => index.close();
+    // The build these files are, when no swap came between the two looks: a thread scans only for that build.
+    const vectorGeneration = vectorFilesGeneration(files) === vectorsBefore ? vectorsBefore : null;
     if (index.size !== ids.length || index.dimension !== embedder.dimension) {
       throw new NotReadyError(
         `${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${ids.length}×${embedder.dimension}; run \`exam-copilot ingest --force\``,
       );
     }
+    // Searched through their codes on a large index whose keyword ranking stays here: the scan runs on a thread, and
+    // `index`, which reads nothing until searched, serves only if the thread cannot start.
+    let vectors: SearchableVectors = index;
+    const prestartedScan = prestarted?.kind === 'vector' ? prestarted.thread : undefined;
+    if (
+      !keywordForHybrid &&
+      index.backend === 'sq8' &&
+      vectorGeneration !== null &&
+      scansOnThread(fts.count, config, fts.ranksFromPostings)
+    ) {
+      const own = prestartedScan?.file === files.file ? prestartedScan : undefined;
+      if (prestartedScan && !own) void prestartedScan.close();
+      const thread = (own ?? (await import('../indexing/vector-scan-thread.js')).prestartVectorScanThread(files)).start(
+        null,
+        vectorGeneration,
+      );
+      closeThread = () => void thread.close();
+      threadReady = thread.settled;
+      vectors = new ThreadedVectors(thread, index);
+    } else {
+      void prestartedScan?.close();
+    }
     const keyword = new KeywordSearcher(fts);
-    const vector = new VectorSearcher(embedder, index, chunkAt, { remember });
+    const vector = new VectorSearcher(embedder, vectors, chunkAt, { remember });
     const hybrid = new HybridSearcher(keywordForHybrid ?? keyword, vector, {
       rrfK: config.retrieval.rrfK,
       weights: config.retrieval.weights,
@@ -188,6 +218,7 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
           }
         : {}),
       budgetHead: RELEVANCE_HEAD,
+      vectorsOnThread: vectors !== index,
     });
     const searchers: Record<RetrievalMode, Searcher> = { keyword, vector, hybrid };
     let all: Chunk[] | null = null;
@@ -222,8 +253,8 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
       },
       search: (query, opts) => retrieve(searchers, neighbourhood, query, opts, config.retrieval.neighbours),
       searchMany: (queries, opts) => retrieveMany(searchers, neighbourhood, queries, opts, config.retrieval.neighbours),
-      parallelHybrid: keywordForHybrid !== undefined,
-      keywordThreadReady: () => threadReady,
+      parallelHybrid: keywordForHybrid !== undefined || vectors !== index,
+      threadReady: () => threadReady,
       close: () => {
         closeThread();
         closeVectors();

@@ -8,7 +8,10 @@ export interface SearchableVectors {
   readonly size: number;
   search(query: Float32Array, k: number): { ids: number[]; scores: number[] } | Promise<{ ids: number[]; scores: number[] }>;
   /** Several queries at once, where the index does that in one pass (`VectorIndex.searchMany`). */
-  searchMany?(queries: readonly Float32Array[], k: number): { ids: number[]; scores: number[] }[];
+  searchMany?(
+    queries: readonly Float32Array[],
+    k: number,
+  ): { ids: number[]; scores: number[] }[] | Promise<{ ids: number[]; scores: number[] }[]>;
 }
 
 /**
@@ -82,7 +85,7 @@ export class VectorSearcher implements Searcher {
       else asked.push({ at, key, vector });
     }
     if (asked.length > 0) {
-      const results = batch(
+      const results = await batch(
         asked.map((a) => a.vector),
         fetch,
       );

@@ -20,3 +20,13 @@ export function fileGeneration(file: string): string | null {
     return null;
   }
 }
+
+/**
+ * The build a flat vector index and its codes file are (`fileGeneration` of each): a reader of both, on two threads,
+ * compares it so that neither serves another build's rows. Null when either cannot be read.
+ */
+export function vectorFilesGeneration(files: { file: string; codes: string }): string | null {
+  const flat = fileGeneration(files.file);
+  const codes = fileGeneration(files.codes);
+  return flat === null || codes === null ? null : `${flat}|${codes}`;
+}

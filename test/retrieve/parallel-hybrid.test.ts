@@ -14,7 +14,7 @@ import {
 import { projectPaths } from '../../src/paths.js';
 import { openRetriever, type OpenedRetriever } from '../../src/retrieve/open-retriever.js';
 import { ThreadedKeywordSearcher } from '../../src/retrieve/keyword-searcher.js';
-import { prestartKeywordThread } from '../../src/retrieve/prestart-keyword-thread.js';
+import { prestartSearchThread } from '../../src/retrieve/prestart-search-thread.js';
 import { fileGeneration } from '../../src/store/index-generation.js';
 import { RETRIEVAL_MODES } from '../../src/retrieve/retriever.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
@@ -36,7 +36,7 @@ describe('hybrid search with the keyword query on a worker thread', () => {
     parallel = await openRetriever({ root: fx.root, config: withParallelAbove(1) });
     inProcess = await openRetriever({ root: fx.root, config: withParallelAbove(1000) });
     // The thread starts without being waited for; these tests are about the ranking it does once ready.
-    assert.equal(await parallel.keywordThreadReady(), true);
+    assert.equal(await parallel.threadReady(), true);
   });
   after(() => {
     parallel.close();
@@ -180,17 +180,18 @@ describe('a keyword ranking thread started before the index is opened', () => {
     const withParallelAbove = (n: number) => ({ ...fx.config, retrieval: { ...fx.config.retrieval, parallelAbove: n } });
     try {
       // With the build's postings file a keyword query ranks in process, so no thread is started, and none is used.
-      assert.equal(await prestartKeywordThread(fx.root, withParallelAbove(0), 'hybrid'), undefined);
+      assert.equal(await prestartSearchThread(fx.root, withParallelAbove(0), 'hybrid'), undefined);
       const withPostings = await openRetriever({ root: fx.root, config: withParallelAbove(0) });
       assert.equal(withPostings.parallelHybrid, false);
       withPostings.close();
       dropKeywordPostings(fx.root);
-      const started = await prestartKeywordThread(fx.root, withParallelAbove(fx.chunks.length), 'hybrid');
-      assert.equal(started?.file, projectPaths(fx.root).ftsDb);
-      await started?.close();
-      assert.equal(await prestartKeywordThread(fx.root, withParallelAbove(fx.chunks.length + 1), 'hybrid'), undefined);
-      assert.equal(await prestartKeywordThread(fx.root, withParallelAbove(0), 'keyword'), undefined);
-      assert.equal(await prestartKeywordThread(tmp.root, withParallelAbove(0), 'hybrid'), undefined);
+      const started = await prestartSearchThread(fx.root, withParallelAbove(fx.chunks.length), 'hybrid');
+      assert.equal(started?.kind, 'keyword');
+      assert.equal(started.thread.file, projectPaths(fx.root).ftsDb);
+      await started.thread.close();
+      assert.equal(await prestartSearchThread(fx.root, withParallelAbove(fx.chunks.length + 1), 'hybrid'), undefined);
+      assert.equal(await prestartSearchThread(fx.root, withParallelAbove(0), 'keyword'), undefined);
+      assert.equal(await prestartSearchThread(tmp.root, withParallelAbove(0), 'hybrid'), undefined);
     } finally {
       tmp.cleanup();
       fx.cleanup();
@@ -215,13 +216,13 @@ describe('a keyword ranking thread started before the index is opened', () => {
     };
     const own = counted(prestartFtsRankThread(projectPaths(fx.root).ftsDb));
     const other = counted(prestartFtsRankThread(path.join(fx.root, 'other.db')));
-    const withOwn = await openRetriever({ root: fx.root, config, keywordThread: own });
-    const withOther = await openRetriever({ root: fx.root, config, keywordThread: other });
+    const withOwn = await openRetriever({ root: fx.root, config, searchThread: { kind: 'keyword', thread: own } });
+    const withOther = await openRetriever({ root: fx.root, config, searchThread: { kind: 'keyword', thread: other } });
     try {
       assert.equal(own.starts, 1);
       assert.equal(other.starts, 0);
-      assert.equal(await withOwn.keywordThreadReady(), true);
-      assert.equal(await withOther.keywordThreadReady(), true);
+      assert.equal(await withOwn.threadReady(), true);
+      assert.equal(await withOther.threadReady(), true);
       for (const retriever of [withOwn, withOther]) {
         assert.equal(retriever.parallelHybrid, true);
         for (const q of QUERIES) {
