@@ -202,6 +202,8 @@ async function buildVectors(input: {
       indexKind: index.kind,
       backend: index.backend,
       builtAt: new Date().toISOString(),
+      // The keyword index writes the same chunks in the same order (fts-writer.ts; its thread's ids are checked).
+      keywordRows: true,
     },
     chunks.map((c) => c.chunk_id),
   );

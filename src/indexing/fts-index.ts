@@ -64,6 +64,8 @@ export interface FtsIndex {
   loadChunks(): Chunk[];
   /** One chunk by id, or undefined. */
   chunkById(id: string): Chunk | undefined;
+  /** The chunk at a row (from 1, in index order), or undefined. */
+  chunkAtRow(row: number): Chunk | undefined;
   /**
    * The headings' and window pieces' tokens ingest stored for a chunk (`segmentPassage`); null when the index has
    * none (built before they were stored, or with other window rules).
@@ -274,6 +276,7 @@ export function openFtsIndex(
       return (db.prepare('SELECT * FROM chunks ORDER BY row').all() as ChunkRow[]).map(rowToChunk);
     },
     chunkById: (id) => cachedChunk(idCache, byId, id),
+    chunkAtRow,
     passageTokens(id) {
       const text = passageStatement?.get(id) as string | undefined;
       return text === undefined ? null : decodePassageTokens(text);

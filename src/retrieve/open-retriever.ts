@@ -131,18 +131,29 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
   try {
     // Chunks are read from SQLite by key when a hit needs them; the whole table is loaded only when a caller
     // asks for `chunks` (corpus statistics), never to answer one search.
-    if (fts.count !== ids.length) {
+    const vectorCount = ids?.length ?? meta.count;
+    if (fts.count !== vectorCount) {
       throw new NotReadyError(
-        `${paths.faissDir} holds ${ids.length} vectors but ${paths.ftsDb} ${fts.count} chunks; run \`exam-copilot ingest --force\``,
+        `${paths.faissDir} holds ${vectorCount} vectors but ${paths.ftsDb} ${fts.count} chunks; run \`exam-copilot ingest --force\``,
       );
     }
-    const chunkAt = (row: number): Chunk | undefined => {
-      const id = ids[row];
-      if (id === undefined) return undefined;
-      const c = fts.chunkById(id);
-      if (!c) throw new NotReadyError(`${paths.faissDir}: chunk ${id} is not in ${paths.ftsDb}; run \`exam-copilot ingest --force\``);
-      return c;
-    };
+    const notThere = (what: string): NotReadyError =>
+      new NotReadyError(`${paths.faissDir}: ${what} is not in ${paths.ftsDb}; run \`exam-copilot ingest --force\``);
+    // Vector row r is keyword row r + 1 in an index that records it (`VectorMeta.keywordRows`), else ids.json says.
+    const chunkAt = ids
+      ? (row: number): Chunk | undefined => {
+          const id = ids[row];
+          if (id === undefined) return undefined;
+          const c = fts.chunkById(id);
+          if (!c) throw notThere(`chunk ${id}`);
+          return c;
+        }
+      : (row: number): Chunk | undefined => {
+          if (!Number.isInteger(row) || row < 0 || row >= vectorCount) return undefined;
+          const c = fts.chunkAtRow(row + 1);
+          if (!c) throw notThere(`row ${row + 1}`);
+          return c;
+        };
     // On a large index the hybrid ranks its keyword query on a worker thread while the vector scan runs here (FAISS
     // cannot move: faiss-node works only on the thread that loaded it). Keyword-only searches gain nothing from it.
     // Started before the embedder and the vector file are read (a one-shot ask starts it sooner still, before it loads
@@ -173,9 +184,9 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
     closeVectors = () => index.close();
     // The build these files are, when no swap came between the two looks: a thread scans only for that build.
     const vectorGeneration = vectorFilesGeneration(files) === vectorsBefore ? vectorsBefore : null;
-    if (index.size !== ids.length || index.dimension !== embedder.dimension) {
+    if (index.size !== vectorCount || index.dimension !== embedder.dimension) {
       throw new NotReadyError(
-        `${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${ids.length}×${embedder.dimension}; run \`exam-copilot ingest --force\``,
+        `${paths.faissDir}: the index holds ${index.size}×${index.dimension} vectors, expected ${vectorCount}×${embedder.dimension}; run \`exam-copilot ingest --force\``,
       );
     }
     // Searched through their codes on a large index whose keyword ranking stays here: the scan runs on a thread, and

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ExamCopilotConfig } from '../../src/config/load-config.js';
@@ -152,6 +153,38 @@ describe('a vector scan thread', () => {
       await keyword.thread.close();
     } finally {
       inProcess.close();
+      fx.cleanup();
+    }
+  });
+});
+
+describe('vector rows read through the keyword index', () => {
+  it('give the same hits as through ids.json, which an index written before `keywordRows` still needs', async () => {
+    const fx = await withCodes();
+    const metaFile = path.join(projectPaths(fx.root).faissDir, VECTOR_FILES.meta);
+    const idsFile = path.join(projectPaths(fx.root).faissDir, VECTOR_FILES.ids);
+    try {
+      const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Record<string, unknown>;
+      assert.equal(meta.keywordRows, true);
+      const ids = readFileSync(idsFile);
+      // ids.json is not read: the index opens and searches without it.
+      rmSync(idsFile);
+      const byRows = await openRetriever({ root: fx.root, config: fx.config });
+      const hits = [];
+      for (const q of QUERIES) hits.push(ranked(await byRows.search(q, { mode: 'vector', k: 8 })));
+      byRows.close();
+      writeFileSync(idsFile, ids);
+      delete meta.keywordRows;
+      writeFileSync(metaFile, JSON.stringify(meta));
+      const byIds = await openRetriever({ root: fx.root, config: fx.config });
+      try {
+        for (const [i, q] of QUERIES.entries()) assert.deepEqual(ranked(await byIds.search(q, { mode: 'vector', k: 8 })), hits[i], q);
+      } finally {
+        byIds.close();
+      }
+      rmSync(idsFile);
+      await assert.rejects(openRetriever({ root: fx.root, config: fx.config }), /no vector index/);
+    } finally {
       fx.cleanup();
     }
   });
