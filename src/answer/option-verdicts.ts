@@ -36,6 +36,7 @@ import {
   withOpposites,
 } from './clause-cues.js';
 import type { CorpusStats } from './corpus-stats.js';
+import { closedListReadings } from './closed-list.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
@@ -308,7 +309,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   (input.stemPassages ?? []).forEach((chunk, i) => {
     if (!stemRank.has(chunk.chunk_id)) stemRank.set(chunk.chunk_id, i);
   });
-  return input.claims.map((claim, i) => {
+  const bests = input.claims.map((claim, i): Reading | null => {
     const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
     // What sets the option apart may be a word the stem names too (以外文文本为准 against 以中文文本为准, for a stem that
@@ -358,9 +359,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       readings.push(r);
       if (!found || betterReading(r, found)) found = r;
     }
-    if (!found) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
+    if (!found) return null;
     // The best reading gives the verdict; the clause quoted for it is chosen among those that settle it alike.
-    const best = quotedReading(found, readings, {
+    return quotedReading(found, readings, {
       // The reader's own ranking of the clause without its headings' hundredth (a list's halving kept).
       own: (r) => {
         const text = r.band ? `${r.unit.text} ${stemCase}` : r.unit.text;
@@ -371,6 +372,12 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       better: betterReading,
       onQuestion: ON_QUESTION,
     });
+  });
+  // Statements no clause settles, beside statements that items of one whole list state, are read against that list.
+  const listed = input.claims.every((c) => c.target === 'statement') || input.exclusive === false ? closedListReadings(bests) : [];
+  return input.claims.map((claim, i) => {
+    const best = bests[i] ?? listed[i] ?? null;
+    if (!best) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
     return {
       label: claim.label,
       target: claim.target,
