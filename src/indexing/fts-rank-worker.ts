@@ -15,7 +15,7 @@ serveIndexThread<{ file: string }, SqliteDatabase, FtsRankerOptions, FtsRankBody
   },
   configure(db, options) {
     const ranker = createFtsRanker(db, options);
-    return (r) => ({ result: ranker(r.terms, r.k, r.filter) });
+    return (r) => ranker(r.terms, r.k, r.filter);
   },
   close: (db) => db.close(),
 });

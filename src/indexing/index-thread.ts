@@ -7,7 +7,6 @@
  * serve it. Requests are posted as they come, before the thread is ready too: a worker's port holds messages until
  * the thread listens, and it answers them in order, after the settings. The worker side is `serveIndexThread`.
  */
-import type { TransferListItem } from 'node:worker_threads';
 import { startWorker } from '../start-worker.js';
 
 /** Messages to the thread: first `configure`, then requests. */
@@ -29,9 +28,17 @@ export interface IndexThreadNames {
   index: string;
 }
 
+/**
+ * The thread is not there to serve: it could not open its index, was told another build, exited, or was closed. A
+ * request it rejects with this was not refused by the index, so the caller may serve it on its own thread instead.
+ */
+export class IndexThreadStopped extends Error {
+  override readonly name = 'IndexThreadStopped';
+}
+
 /** A thread that serves requests; `close` ends it. */
 export interface IndexThread<Q, R> {
-  request(body: Q, transfer?: readonly TransferListItem[]): Promise<R>;
+  request(body: Q): Promise<R>;
   close(): Promise<void>;
 }
 
@@ -105,7 +112,7 @@ function starting<Q, R>(thread: SpawnedIndexThread<unknown, Q, R>): StartingInde
     () => false,
   );
   return {
-    request: (body, transfer) => thread.request(body, transfer),
+    request: (body) => thread.request(body),
     close: () => thread.close(),
     current: () => (opened ? thread : null),
     settled,
@@ -147,11 +154,11 @@ function spawnIndexThread<D, S, Q, R>(spec: IndexThreadSpec<D>, holdUntilReady: 
       if (!opened) reject(error);
       holdWhilePending();
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the ${task} thread exited (code ${code})`)));
+    worker.on('error', (error) => fail(new IndexThreadStopped(`the ${task} thread failed: ${error.message}`)));
+    worker.on('exit', (code) => fail(new IndexThreadStopped(`the ${task} thread exited (code ${code})`)));
     worker.on('message', (reply: IndexThreadReply<R>) => {
       if (reply.type === 'open-failed') {
-        fail(new Error(`${file}: the ${task} thread could not open the index: ${reply.message}`));
+        fail(new IndexThreadStopped(`${file}: the ${task} thread could not open the index: ${reply.message}`));
         void worker.terminate();
         return;
       }
@@ -179,21 +186,21 @@ function spawnIndexThread<D, S, Q, R>(spec: IndexThreadSpec<D>, holdUntilReady: 
       configured = true;
       worker.postMessage({ type: 'configure', settings, generation } satisfies IndexThreadMessage<S, Q>);
     },
-    request(body, transfer) {
+    request(body) {
       if (failure) return Promise.reject(failure);
       if (!configured) return Promise.reject(new Error(`${file}: the ${task} thread serves requests only once configured`));
       const id = nextId++;
       return new Promise<R>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         holdWhilePending();
-        worker.postMessage({ type: 'request', id, body } satisfies IndexThreadMessage<S, Q>, transfer);
+        worker.postMessage({ type: 'request', id, body } satisfies IndexThreadMessage<S, Q>);
       });
     },
     async close() {
       worker.removeAllListeners('exit');
-      failAll(new Error(`the ${index} was closed`));
+      failAll(new IndexThreadStopped(`the ${index} was closed`));
       // Closed before it was ready: whoever waits for readiness hears now rather than never.
-      if (!opened) rejectReady(failure ?? new Error(`the ${index} was closed`));
+      if (!opened) rejectReady(failure ?? new IndexThreadStopped(`the ${index} was closed`));
       await worker.terminate();
     },
   };

@@ -2,7 +2,7 @@
  * The worker side of `index-thread.ts`: opens the index at once, takes the caller's settings, then answers one request
  * at a time. A worker module calls `serveIndexThread` with how to open, configure and close its index.
  */
-import { parentPort, workerData, type TransferListItem } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexThreadMessage, IndexThreadReply } from './index-thread.js';
 
 /** An index the thread opened, and the generation of the files it read (null when a swap came between two looks). */
@@ -11,17 +11,11 @@ export interface OpenedForThread<O> {
   generation: string | null;
 }
 
-/** What a request's handler returns: the result, and the buffers to move to the caller rather than copy. */
-export interface ThreadResult<R> {
-  result: R;
-  transfer?: readonly TransferListItem[];
-}
-
 /** How a worker opens, configures and closes its index. */
 export interface IndexThreadServer<D, O, S, Q, R> {
   open(data: D): OpenedForThread<O>;
   /** The request handler for these settings; throws to refuse them. */
-  configure(opened: O, settings: S): (body: Q) => ThreadResult<R>;
+  configure(opened: O, settings: S): (body: Q) => R;
   close(opened: O): void;
 }
 
@@ -31,7 +25,7 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 export function serveIndexThread<D, O, S, Q, R>(server: IndexThreadServer<D, O, S, Q, R>): void {
   const port = parentPort;
   if (!port) throw new Error('an index thread runs only as a worker thread');
-  const post = (reply: IndexThreadReply<R>, transfer?: readonly TransferListItem[]): void => port.postMessage(reply, transfer);
+  const post = (reply: IndexThreadReply<R>): void => port.postMessage(reply);
   let index: OpenedForThread<O> | null = null;
   let openError: string | null = null;
   try {
@@ -39,7 +33,7 @@ export function serveIndexThread<D, O, S, Q, R>(server: IndexThreadServer<D, O, 
   } catch (error) {
     openError = message(error);
   }
-  let handle: ((body: Q) => ThreadResult<R>) | null = null;
+  let handle: ((body: Q) => R) | null = null;
   port.on('message', (request: IndexThreadMessage<S, Q>) => {
     if (request.type === 'configure') {
       if (!index) return post({ type: 'open-failed', message: openError ?? 'not opened' });
@@ -58,8 +52,7 @@ export function serveIndexThread<D, O, S, Q, R>(server: IndexThreadServer<D, O, 
     }
     if (!handle) return post({ type: 'failed', id: request.id, message: 'the thread has no open index' });
     try {
-      const { result, transfer } = handle(request.body);
-      post({ type: 'done', id: request.id, result }, transfer);
+      post({ type: 'done', id: request.id, result: handle(request.body) });
     } catch (error) {
       post({ type: 'failed', id: request.id, message: message(error) });
     }

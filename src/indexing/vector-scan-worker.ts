@@ -37,6 +37,7 @@ serveIndexThread<VectorScanThreadData, OpenedScan, null, VectorScanBody, VectorS
   },
   configure:
     ({ index }) =>
-    (body) => ({ result: index.searchMany(body.queries, body.k) }),
+    (body) =>
+      index.searchMany(body.queries, body.k),
   close: ({ flatFd }) => closeSync(flatFd),
 });

@@ -1,12 +1,13 @@
 import type { VectorSearchResult } from '../indexing/vector-index-contract.js';
+import { IndexThreadStopped } from '../indexing/index-thread.js';
 import type { StartingVectorScanThread } from '../indexing/vector-scan-thread.js';
 import type { SearchableVectors } from './vector-searcher.js';
 
 /**
  * Vectors searched on the vector scan thread (`vector-scan-thread.ts`): a search posts its queries there and returns
- * at once, so the caller can rank its keyword query meanwhile. A thread that could not start (its `settled` false:
- * no kernel, a codes file of another build) leaves the searches to `local`, the same index opened on this thread,
- * with the same result; `local` reads nothing until it is searched.
+ * at once, so the caller can rank its keyword query meanwhile. A thread that could not start (no kernel, a codes file
+ * of another build) or has stopped since leaves the searches to `local`, the same index opened on this thread, with
+ * the same result; `local` reads nothing until it is searched.
  */
 export class ThreadedVectors implements SearchableVectors {
   constructor(
@@ -23,14 +24,12 @@ export class ThreadedVectors implements SearchableVectors {
   }
 
   searchMany(queries: readonly Float32Array[], k: number): Promise<VectorSearchResult[]> {
-    const starting = this.thread.current() ? null : this.thread.settled;
-    return this.thread.request({ queries: [...queries], k }).then(
-      (found) => found,
-      async (error: unknown) => {
-        if (starting && !(await starting)) return this.inProcess(queries, k);
-        throw error;
-      },
-    );
+    return this.thread.request({ queries: [...queries], k }).catch((error: unknown) => {
+      // The thread is gone (it could not open, or exited): this thread searches. A request the index refused is the
+      // caller's error.
+      if (error instanceof IndexThreadStopped) return this.inProcess(queries, k);
+      throw error;
+    });
   }
 
   private async inProcess(queries: readonly Float32Array[], k: number): Promise<VectorSearchResult[]> {

@@ -116,6 +116,10 @@ describe('a keyword ranking thread started without waiting', () => {
       assert.equal(await missing.settled, false);
       assert.equal(missing.current(), null);
       await missing.close();
+      // Stopped after it was ready, it leaves the ranking to this thread, with the same hits.
+      await started.close();
+      const searcher = new ThreadedKeywordSearcher(fts, started);
+      for (const q of QUERIES) assert.deepEqual(await searcher.search(q, 5), fts.search(q, 5), q);
     } finally {
       await started.close();
       fts.close();
@@ -166,6 +170,15 @@ describe('a keyword ranking thread closed before it is ready', () => {
       await taken;
       assert.equal(await thread.settled, false);
       assert.equal(thread.current(), null);
+      // Closed, it leaves the ranking to this thread: a search through it has the in-process hits.
+      const searcher = new ThreadedKeywordSearcher(fts, thread);
+      for (const q of QUERIES) {
+        assert.deepEqual(
+          (await searcher.search(q, 5)).map((h) => [h.chunk.chunk_id, h.score]),
+          fts.search(q, 5).map((h) => [h.chunk.chunk_id, h.score]),
+          q,
+        );
+      }
     } finally {
       fts.close();
       fx.cleanup();

@@ -3,6 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ExamCopilotConfig } from '../../src/config/load-config.js';
+import { IndexThreadStopped } from '../../src/indexing/index-thread.js';
 import { openVectorIndex } from '../../src/indexing/vector-index.js';
 import { VECTOR_FILES } from '../../src/indexing/vector-meta.js';
 import { prestartVectorScanThread, type PrestartedVectorScanThread } from '../../src/indexing/vector-scan-thread.js';
@@ -105,6 +106,10 @@ describe('a vector scan thread', () => {
       }
       // A request the index refuses is the caller's error, not a reason to search here instead.
       await assert.rejects(new ThreadedVectors(current, local).search(query, 0), /vector search failed: k must be a positive integer/);
+      // A thread that stops after it was ready leaves the searches to this thread.
+      await current.close();
+      await assert.rejects(current.request({ queries: [query], k: 5 }), IndexThreadStopped);
+      assert.deepEqual(await new ThreadedVectors(current, local).search(query, 5), expected);
     } finally {
       await Promise.all([current.close(), replaced.close(), noCodes.close()]);
       local.close();
