@@ -17,7 +17,6 @@ import {
 import {
   ANAPHOR,
   BOTH,
-  NEGATIVE,
   deniedAfter,
   deonticAgainst,
   formerLatterTerm,
@@ -35,14 +34,31 @@ import {
   tokenShare,
   withOpposites,
 } from './clause-cues.js';
+import {
+  claimParts,
+  coverageOf,
+  FRAME,
+  headingsOf,
+  holds,
+  namedForms,
+  namesClaim,
+  othersNamed,
+  ownWords,
+  topicOf,
+  unitCoverage,
+  type ClaimPart,
+  type ClaimReading,
+  type Topic,
+} from './claim-reading.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { closedListReadings } from './closed-list.js';
+import { anotherSubject, leadAgainst, listedWithout, listSpan } from './list-reading.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
 import { quotedReading } from './quoted-reading.js';
 import { betterReading, ON_QUESTION, type Reading } from './reading-order.js';
-import { bandReading, otherCase, otherThreshold, questionQuantities, type CaseQuantity, type Tier } from './tier-ranges.js';
+import { bandReading, otherCase, otherThreshold, questionQuantities, type Tier } from './tier-ranges.js';
 
 /**
  * Per-option verdicts: for each claim (an option read with its stem, or a statement), what the passages the answerer
@@ -78,42 +94,6 @@ import { bandReading, otherCase, otherThreshold, questionQuantities, type CaseQu
  * Numbers are read in one normal form (三十日 = 30日 = 30天). Nothing here is fitted to a data set: the rules are
  * those of how a book states a rule, and a verdict is never given without the clause that gives it.
  */
-
-/**
- * Words that frame a question rather than name its subject (下列关于…的说法，正确的是): a clause need not hold them.
- * Generic to exam Chinese, not to any one book.
- */
-const FRAME = new Set([
-  '下列',
-  '以下',
-  '关于',
-  '说法',
-  '表述',
-  '描述',
-  '叙述',
-  '正确',
-  '错误',
-  '不正确',
-  '属于',
-  '不属于',
-  '包括',
-  '不包括',
-  '符合',
-  '不符合',
-  '哪些',
-  '哪个',
-  '哪项',
-  '选项',
-  '的是',
-  '是',
-  '的',
-  '中',
-  '有',
-  '为',
-  // The form the answer is asked in (当期收益率的计算公式是), not what it is about.
-  '公式',
-  '计算公式',
-]);
 
 /**
  * A sentence speaks of the question when it (with its passage's headings) holds most of the question's words, or a
@@ -172,104 +152,6 @@ export interface VerdictInput {
    * rules it out.
    */
   negated?: boolean;
-}
-
-/** What a claim is read for: its forms, values and words, and the question words a clause must hold. */
-interface ClaimReading {
-  text: string;
-  aliases: readonly string[];
-  /** The other options' forms (alternatives a clause may state in its place); empty for multi-select. */
-  others: readonly (readonly string[])[];
-  /** The other options' texts, parallel to `others`, to name them in a reason. */
-  otherTexts: readonly string[];
-  /**
-   * One other option named where the question's words are stands in this one's place. Not for a negated stem, where
-   * the others are all right: there only a passage that lists the others without this one rules it out.
-   */
-  placeTaken: boolean;
-  values: readonly string[];
-  /**
-   * The units of its values and of the other options' (工作日 and 月 for 15个工作日 / 1个月 / 2个月 / 3个月): a clause
-   * stating a value in any of them answers the question's number, so 两个月 rules out 15个工作日.
-   */
-  valueUnits: ReadonlySet<string>;
-  /** The claim's own words (not the stem's, not its values). */
-  words: readonly string[];
-  /**
-   * The clauses of a claim written with commas (由基金管理人计算，由基金托管人复核), each with its own words, the stem's
-   * included: here the stem's words are the acts, and who does which is what the claim says. Empty for one clause.
-   */
-  parts: readonly ClaimPart[];
-  /**
-   * Its words that no other option has (上市 in 根据企业是否上市调整估值 against 根据企业未来业绩调整估值): a clause that
-   * holds only the words the options share does not single this one out. Empty for multi-select and statements.
-   */
-  distinct: readonly string[];
-  /** Values the stem itself states: a clause repeating them states no other value. */
-  stemValues: ReadonlySet<string>;
-  /** The amount and period the stem gives as its case (申购…300万元): a band of a schedule stated for others says nothing of it. */
-  quantities: readonly CaseQuantity[];
-  /** The stem without its asking clause: the case it states (某投资者持有该基金18个月后赎回), which a band holding its quantity states too. */
-  stemCase: string;
-  /** The documents the stem names by title (《证券投资基金管理暂行办法》), in exact form without the brackets. */
-  titles: readonly string[];
-  topic: Topic;
-  /** The table rows written out in the passages read: a row's value is compared with the others' ({@link readRow}). */
-  rows: readonly TableRow[];
-  /** Statement-like claim: most of its words must stand in one clause. */
-  statement: boolean;
-  /** The stem, for words whose opposite a clause may state (最高 against 最低). */
-  stem: string;
-  /** The stem's clause with the blank, in the analyzer's normal form: what it forbids or allows ({@link deonticAgainst}). */
-  asking: string;
-  /** The stem is read as 选错误的一项: its claims are the options read without the stem's negation. */
-  negatedStem: boolean;
-  /**
-   * The option is written in the stem itself (复核、审查基金管理人计算的… with option 基金管理人): a clause holds it
-   * because it holds the stem, which says nothing of the option.
-   */
-  inStem: boolean;
-}
-
-/** The question's own words (idf-weighted) and its most specific one. */
-interface Topic {
-  weights: ReadonlyMap<string, number>;
-  total: number;
-  /** The highest-idf word: a clause that speaks of the question names it. */
-  key: string | null;
-}
-
-/**
- * The analyzer's pieces of a long word, without those that straddle two others (募股 in 私募|股权 of 私募股权投资基金):
- * such a piece is a dictionary word the text does not contain as a word, and being rare it would weigh most.
- */
-export function wholePieces(tokens: readonly string[], text: string): string[] {
-  const normal = normalizeText(text).toLowerCase();
-  const spans = tokens.map((t) => ({ t, from: normal.indexOf(t), to: normal.indexOf(t) + t.length }));
-  const crosses = (a: (typeof spans)[number], b: (typeof spans)[number]): boolean =>
-    a.from >= 0 && b.from >= 0 && ((a.from < b.from && b.from < a.to && a.to < b.to) || (b.from < a.from && a.from < b.to && b.to < a.to));
-  let kept = spans;
-  for (;;) {
-    const counts = kept.map((a) => kept.filter((b) => crosses(a, b)).length);
-    const most = Math.max(0, ...counts);
-    if (most < 2) return kept.map((s) => s.t);
-    kept = kept.filter((_, i) => counts[i] !== most);
-  }
-}
-
-function topicOf(tokens: readonly string[], stats: CorpusStats, text: string): Topic {
-  // Words the books never use cannot be looked for in them (and would be the rarest, so the key, of every question).
-  const words = wholePieces(tokens, text).filter((t) => stats.df(t) > 0);
-  const weights = new Map(words.map((t) => [t, stats.idf(t)]));
-  const total = [...weights.values()].reduce((x, y) => x + y, 0);
-  // The key is a word that holds no other of the question's words: a compound (私募股权投资基金) is named by its parts,
-  // and a book that writes 股权投资基金 still speaks of it.
-  let key: string | null = null;
-  for (const [t, w] of weights) {
-    if (words.some((o) => o !== t && t.includes(o))) continue;
-    if (key === null || w > (weights.get(key) ?? 0)) key = t;
-  }
-  return { weights, total, key };
 }
 
 /** Reads the passages for every claim and gives each its verdict with the clause that settles it. */
@@ -433,21 +315,6 @@ function optionAt(sentence: string, c: ClaimReading): { text: string; at: number
   return Number.isFinite(at) ? { text, at } : null;
 }
 
-/** Idf-weighted share of the topic's words found in `text`. */
-function coverageOf(text: string, topic: Topic): number {
-  if (topic.total <= 0) return 1;
-  const normal = normalizeText(text).toLowerCase();
-  let s = 0;
-  for (const [t, w] of topic.weights) if (normal.includes(t)) s += w;
-  return s / topic.total;
-}
-
-/** One clause of a claim written as several (由基金管理人计算，由基金托管人复核): its text and the claim's words in it. */
-interface ClaimPart {
-  text: string;
-  words: readonly string[];
-}
-
 /**
  * How a clause states a claim's words against it: a negation on one side only (不得, 并不), or the opposite of a word
  * it leaves out (损失 for 收益). The cue to mark and the reason, or null.
@@ -457,26 +324,6 @@ function statedAgainst(clause: string, claim: string, words: readonly string[]):
   if (negation) return { marks: [negation], reason: `肯定/否定相反：${negation}` };
   const opposite = missingOpposite(clause, claim);
   return opposite ? { marks: [opposite], reason: `相反：${opposite}` } : null;
-}
-
-/** A text's words as a claim is read for: the analyzer's tokens without numbers and the question's frame words. */
-function ownWords(text: string, analyzer: Analyzer): string[] {
-  return [...new Set(analyzer.tokens(text))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t));
-}
-
-/** The clauses of a claim written with commas, each with its words; none for a one-clause claim. */
-function claimParts(text: string, analyzer: Analyzer): ClaimPart[] {
-  const parts = text
-    .split(/[，,；;]/u)
-    .map((part) => part.trim())
-    .filter((part) => part !== '')
-    .map((part) => {
-      const tokens = ownWords(part, analyzer);
-      // Whole words only: the analyzer also gives a word's pieces (基金托管人 → 基金, 托管, 托管人), which would let a
-      // clause naming 基金托管人 hold five of the six words of 由基金托管人计算 without 计算.
-      return { text: part, words: tokens.filter((t) => !tokens.some((o) => o !== t && o.includes(t))) };
-    });
-  return parts.length >= 2 && parts.every((p) => p.words.length > 0) ? parts : [];
 }
 
 /**
@@ -514,106 +361,6 @@ function termsOf(chunk: Chunk): string[] {
     passageTerms.set(chunk, terms);
   }
   return terms;
-}
-
-/**
- * Whether a list lead's subject (its exact form) is another one of the same kind than each the stem names as its own
- * (基金托管人应当履行的职责…): a different word with the same head, the last character of a Chinese compound
- * (私募基金管理人 and 基金托管人, both 人). One holding the other (基金托管人, 托管人) is the same; one of another kind
- * (基金份额持有人 against 投资者) may name the same party, so it is not set apart.
- */
-function anotherSubject(subject: string, stem: string): boolean {
-  const own = exactForm(leadSubject(stem))
-    .split(/[、和及与或]/u)
-    .filter((x) => /^\p{Script=Han}{2,}$/u.test(x));
-  const head = (x: string): string => [...x].at(-1) ?? '';
-  return (
-    [...subject].length >= 2 &&
-    own.length > 0 &&
-    own.every((x) => !x.includes(subject) && !subject.includes(x) && head(x) === head(subject))
-  );
-}
-
-/** The words by which a list's lead affirms what it lists (应当通过…审议决定, 可以投资于). */
-const AFFIRMING = /应当|必须|需要|须|可以|可|属于|包括/u;
-
-/**
- * The cue by which a list's lead says the opposite of the stem's asking clause of the item that names the claim: one
- * of them negated (不需要, 不得, …) and the other not, where the lead speaks of the question. Null when both agree, when
- * the stem is read as 选错误的一项 (its claims are already the positive ones), or when the item does not name the
- * claim.
- */
-function leadAgainst(lead: string, item: string, c: ClaimReading): string | null {
-  if (c.negatedStem || !namesClaim(exactForm(item), c) || coverageOf(lead, c.topic) < ON_QUESTION) return null;
-  const normal = normalizeText(lead);
-  const leadCue = NEGATIVE.exec(normal)?.[0];
-  const askingCue = NEGATIVE.exec(c.asking)?.[0];
-  if ((leadCue === undefined) === (askingCue === undefined)) return null;
-  return leadCue ?? AFFIRMING.exec(normal)?.[0] ?? null;
-}
-
-/** Whether a text, in its exact form, names the claim by one of its names. */
-function namesClaim(form: string, c: ClaimReading): boolean {
-  return c.aliases.some((a) => form.includes(a));
-}
-
-/**
- * The other options a text, in its exact form, names, in option order; `where` can refuse a name by where it stands
- * (one named only to be set aside).
- */
-function othersNamed(form: string, c: ClaimReading, where: (alias: string) => boolean = () => true): string[] {
-  return c.otherTexts.filter((_, j) => (c.others[j] ?? []).some((a) => form.includes(a) && where(a)));
-}
-
-/** How a text, in its exact form, writes the given other options: for each, the longest of its names found there. */
-function namedForms(form: string, c: ClaimReading, texts: readonly string[]): string[] {
-  return c.otherTexts.flatMap((text, j) => {
-    if (!texts.includes(text)) return [];
-    const found = (c.others[j] ?? []).filter((a) => form.includes(a)).sort((a, b) => b.length - a.length);
-    return found.length > 0 ? [found[0]!] : [];
-  });
-}
-
-/** The other options a passage names, in option order, when it does not name this one (empty when it does). */
-function listedWithout(chunk: Chunk, c: ClaimReading): string[] {
-  const form = exactForm(chunk.text);
-  return namesClaim(form, c) ? [] : othersNamed(form, c);
-}
-
-/**
- * The run of a passage from its first line naming another option to its last, read as a list item is (first line as
- * the lead, last as the item, quoted with … between when long); null when fewer than two lines name one.
- */
-function listSpan(unit: Unit, c: ClaimReading): Unit | null {
-  const naming = unitsOf(unit.chunk, unit.rank).filter((u) => u.lead === undefined && othersNamed(exactForm(u.text), c).length > 0);
-  const first = naming[0];
-  const last = naming.at(-1);
-  if (!first || !last || naming.length < 2) return null;
-  const from = unit.chunk.text.indexOf(first.text);
-  const to = unit.chunk.text.lastIndexOf(last.text);
-  if (from < 0 || to <= from) return null;
-  const span = unit.chunk.text.slice(from, to + last.text.length);
-  return { chunk: unit.chunk, text: span, span, lead: first.text, item: last.text, rank: unit.rank };
-}
-
-function holds(text: string, token: string | null): boolean {
-  return token === null || normalizeText(text).toLowerCase().includes(token);
-}
-
-/**
- * What a passage is about besides its own words: its book's title, the outermost heading (a list of 风险类型 in
- * 私募股权投资基金基础知识 speaks of 私募股权投资基金 without naming it), then its heading path.
- */
-function headingsOf(chunk: Chunk): string {
-  return [chunk.book, chunk.chapter, chunk.section, ...(chunk.headings ?? [])].join(' ');
-}
-
-/**
- * How a unit ranks among the units read for a claim: by its own words, then (by a hundredth) with its passage's headings,
- * which units of one passage share.
- */
-function unitCoverage(text: string, chunk: Chunk, topic: Topic): number {
-  return coverageOf(text, topic) + coverageOf(`${headingsOf(chunk)} ${text}`, topic) / 100;
 }
 
 /**

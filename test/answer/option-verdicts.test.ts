@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnswerResult } from '../../src/answer/answer-types.js';
 import { valuesOf } from '../../src/answer/claim-forms.js';
-import { wholePieces } from '../../src/answer/option-verdicts.js';
+import { wholePieces } from '../../src/answer/claim-reading.js';
 import { superlativeUnstated } from '../../src/answer/clause-cues.js';
 import { analyzerFromConfig } from '../../src/text/analyzer-from-config.js';
 import { loadConfig } from '../../src/config/load-config.js';

@@ -1,0 +1,69 @@
+/**
+ * How a list in a passage bears on a claim: a list of another party's duties than the stem's, a lead that says the
+ * opposite of the stem, and a passage that lists the other options without this one.
+ */
+import { normalizeText } from '../text/analyzer.js';
+import type { Chunk } from '../types.js';
+import { coverageOf, namesClaim, othersNamed, type ClaimReading } from './claim-reading.js';
+import { exactForm } from './claim-forms.js';
+import { NEGATIVE } from './clause-cues.js';
+import { leadSubject, unitsOf, type Unit } from './passage-units.js';
+import { ON_QUESTION } from './reading-order.js';
+
+/**
+ * Whether a list lead's subject (its exact form) is another one of the same kind than each the stem names as its own
+ * (基金托管人应当履行的职责…): a different word with the same head, the last character of a Chinese compound
+ * (私募基金管理人 and 基金托管人, both 人). One holding the other (基金托管人, 托管人) is the same; one of another kind
+ * (基金份额持有人 against 投资者) may name the same party, so it is not set apart.
+ */
+export function anotherSubject(subject: string, stem: string): boolean {
+  const own = exactForm(leadSubject(stem))
+    .split(/[、和及与或]/u)
+    .filter((x) => /^\p{Script=Han}{2,}$/u.test(x));
+  const head = (x: string): string => [...x].at(-1) ?? '';
+  return (
+    [...subject].length >= 2 &&
+    own.length > 0 &&
+    own.every((x) => !x.includes(subject) && !subject.includes(x) && head(x) === head(subject))
+  );
+}
+
+/** The words by which a list's lead affirms what it lists (应当通过…审议决定, 可以投资于). */
+export const AFFIRMING = /应当|必须|需要|须|可以|可|属于|包括/u;
+
+/**
+ * The cue by which a list's lead says the opposite of the stem's asking clause of the item that names the claim: one
+ * of them negated (不需要, 不得, …) and the other not, where the lead speaks of the question. Null when both agree, when
+ * the stem is read as 选错误的一项 (its claims are already the positive ones), or when the item does not name the
+ * claim.
+ */
+export function leadAgainst(lead: string, item: string, c: ClaimReading): string | null {
+  if (c.negatedStem || !namesClaim(exactForm(item), c) || coverageOf(lead, c.topic) < ON_QUESTION) return null;
+  const normal = normalizeText(lead);
+  const leadCue = NEGATIVE.exec(normal)?.[0];
+  const askingCue = NEGATIVE.exec(c.asking)?.[0];
+  if ((leadCue === undefined) === (askingCue === undefined)) return null;
+  return leadCue ?? AFFIRMING.exec(normal)?.[0] ?? null;
+}
+
+/** The other options a passage names, in option order, when it does not name this one (empty when it does). */
+export function listedWithout(chunk: Chunk, c: ClaimReading): string[] {
+  const form = exactForm(chunk.text);
+  return namesClaim(form, c) ? [] : othersNamed(form, c);
+}
+
+/**
+ * The run of a passage from its first line naming another option to its last, read as a list item is (first line as
+ * the lead, last as the item, quoted with … between when long); null when fewer than two lines name one.
+ */
+export function listSpan(unit: Unit, c: ClaimReading): Unit | null {
+  const naming = unitsOf(unit.chunk, unit.rank).filter((u) => u.lead === undefined && othersNamed(exactForm(u.text), c).length > 0);
+  const first = naming[0];
+  const last = naming.at(-1);
+  if (!first || !last || naming.length < 2) return null;
+  const from = unit.chunk.text.indexOf(first.text);
+  const to = unit.chunk.text.lastIndexOf(last.text);
+  if (from < 0 || to <= from) return null;
+  const span = unit.chunk.text.slice(from, to + last.text.length);
+  return { chunk: unit.chunk, text: span, span, lead: first.text, item: last.text, rank: unit.rank };
+}
