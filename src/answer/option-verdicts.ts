@@ -53,6 +53,7 @@ import {
 import type { CorpusStats } from './corpus-stats.js';
 import { closedListReadings } from './closed-list.js';
 import { anotherSubject, leadAgainst, listedWithout, listSpan } from './list-reading.js';
+import { meaningReadings } from './meaning-reading.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
@@ -257,8 +258,21 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   });
   // Statements no clause settles, beside statements that items of one whole list state, are read against that list.
   const listed = input.claims.every((c) => c.target === 'statement') || input.exclusive === false ? closedListReadings(bests) : [];
+  // Options saying what more of a measure means, read against the book's statement of what the measure is, in the
+  // passages read and those retrieved for the stem: that reading, where it applies, is the one that settles them.
+  const stemUnits = (input.stemPassages ?? [])
+    .slice(0, PASSAGES_PER_CLAIM)
+    .flatMap((chunk, rank) => (seen.has(chunk.chunk_id) ? [] : unitsOf(chunk, rank)));
+  const meant = input.claims.every((c) => c.target === 'option')
+    ? meaningReadings(
+        input.stem,
+        input.claims.map((c) => c.text),
+        [...units, ...stemUnits],
+      )
+    : null;
   return input.claims.map((claim, i) => {
-    const best = bests[i] ?? listed[i] ?? null;
+    const own = bests[i] ?? null;
+    const best = meant?.readings[i] ?? (meant?.silent(i, own) ? null : own) ?? listed[i] ?? null;
     if (!best) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
     return {
       label: claim.label,
