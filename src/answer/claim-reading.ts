@@ -46,6 +46,12 @@ export const FRAME = new Set([
   '计算公式',
 ]);
 
+/**
+ * The share of a statement's words a clause must hold to state it (or one of its clauses): most of them, so a clause
+ * that shares the statement's subject but says something else of it does not.
+ */
+export const STATED_SHARE = 0.75;
+
 /** What a claim is read for: its forms, values and words, and the question words a clause must hold. */
 export interface ClaimReading {
   text: string;

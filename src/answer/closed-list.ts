@@ -1,4 +1,6 @@
-import { unitsOf, type Unit } from './passage-units.js';
+import { STATED_SHARE } from './claim-reading.js';
+import { tokenShare } from './clause-cues.js';
+import { clausesOf, unitsOf, type Unit } from './passage-units.js';
 import type { Reading } from './reading-order.js';
 
 /** A list is quoted whole up to this many characters; a longer one as its lead … its last item. */
@@ -10,17 +12,29 @@ const WHOLE_LIST_CHARS = 300;
  * that class (本书所称的重大事件主要包括：…；…。), and two or more statements are supported by items of that one list.
  * A statement the list does not hold is then read as not belonging (`contradicted`), quoting the list, rather than left
  * unsettled: exam statements are written against the book's own list. Only a list read whole counts: its lead and its
- * last item, ending the list in 。, in the same passage, so an item beyond the passage's end is never ruled out. Null
- * where nothing changes (the statement had a reading, or no such list).
+ * last item, ending the list in 。, in the same passage, so an item beyond the passage's end is never ruled out; and
+ * a statement one clause of an item mostly holds (`STATED_SHARE` of its words, `words[i]`) may be that item written
+ * otherwise, so it is not ruled out either. Null where nothing changes (the statement had a reading, or no such list).
  */
-export function closedListReadings(readings: readonly (Reading | null)[]): (Reading | null)[] {
+export function closedListReadings(readings: readonly (Reading | null)[], words: readonly (readonly string[])[]): (Reading | null)[] {
   const list = sharedList(readings);
   if (!list) return readings.map(() => null);
-  return readings.map((r) => (r ? null : list));
+  return readings.map((r, i) => {
+    if (r) return null;
+    // A statement whose words one clause of an item mostly holds may be that item, written otherwise than a clause
+    // reading finds it: the list does not rule it out. (A distractor made of words spread over an item's several
+    // clauses, 基金份额总额… and …持有人人数, is not one of them.)
+    const own = words[i] ?? [];
+    const held = list.items.some((item) => clausesOf(item.text).some((clause) => tokenShare(clause, own) >= STATED_SHARE));
+    return own.length > 0 && held ? null : list.reading;
+  });
 }
 
-/** The reading that quotes the list most supported statements are items of, when it is read whole; else null. */
-function sharedList(readings: readonly (Reading | null)[]): Reading | null {
+/**
+ * The reading that quotes the list most supported statements are items of, when it is read whole, with the list's
+ * items; else null.
+ */
+function sharedList(readings: readonly (Reading | null)[]): { reading: Reading; items: readonly Unit[] } | null {
   const groups = new Map<string, { unit: Unit; lead: string; count: number }>();
   for (const r of readings) {
     if (r?.verdict !== 'supported') continue;
@@ -48,10 +62,7 @@ function sharedList(readings: readonly (Reading | null)[]): Reading | null {
       ? { chunk: best.unit.chunk, text: whole, span: whole, rank: best.unit.rank }
       : { chunk: best.unit.chunk, text: whole, span: whole, lead: best.lead, item: last.span, apart: true, rank: best.unit.rank };
   return {
-    verdict: 'contradicted',
-    unit,
-    coverage: 0,
-    marks: [],
-    reason: `不在所列之中：${best.lead.trim().replace(/[：:]$/u, '')}`,
+    reading: { verdict: 'contradicted', unit, coverage: 0, marks: [], reason: `不在所列之中：${best.lead.trim().replace(/[：:]$/u, '')}` },
+    items,
   };
 }

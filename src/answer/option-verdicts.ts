@@ -40,6 +40,7 @@ import {
   FRAME,
   headingsOf,
   holds,
+  STATED_SHARE,
   namedForms,
   namesClaim,
   othersNamed,
@@ -257,7 +258,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     });
   });
   // Statements no clause settles, beside statements that items of one whole list state, are read against that list.
-  const listed = input.claims.every((c) => c.target === 'statement') || input.exclusive === false ? closedListReadings(bests) : [];
+  const listed =
+    input.claims.every((c) => c.target === 'statement') || input.exclusive === false ? closedListReadings(bests, claimWords) : [];
   // Options saying what more of a measure means, read against the book's statement of what the measure is, in the
   // passages read and those retrieved for the stem: that reading, where it applies, is the one that settles them.
   const stemUnits = (input.stemPassages ?? [])
@@ -354,7 +356,7 @@ function readParts(unit: Unit, clauses: readonly string[], parts: readonly Claim
     const best = clauses
       .map((clause) => ({ clause, share: tokenShare(withOpposites(clause, part.text), part.words) }))
       .sort((x, y) => y.share - x.share)[0];
-    if (!best || best.share < 0.75) {
+    if (!best || best.share < STATED_SHARE) {
       stated = false;
       continue;
     }
@@ -434,7 +436,7 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
     if (other === column) continue;
     const text = columnText(row, other);
     const found = c.statement
-      ? c.words.length > 0 && tokenShare(text, c.words) >= 0.75
+      ? c.words.length > 0 && tokenShare(text, c.words) >= STATED_SHARE
       : c.values.length > 0
         ? c.values.every((v) => valuesOf(text).includes(v))
         : namesClaim(exactForm(text), c);
@@ -709,12 +711,12 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
       .filter((x) => clauses.includes(x.clause) || x.share === 1)
       .sort((x, y) => y.share - x.share)[0];
     const narrower = ONLY.test(c.text) && BOTH.test(unit.text) && !ONLY.test(unit.text);
-    if (!top || (top.share < (narrower ? 0.3 : 0.75) && !exact)) return null;
+    if (!top || (top.share < (narrower ? 0.3 : STATED_SHARE) && !exact)) return null;
     // The share in whole words must hold too: the analyzer also gives a word's pieces (基金托管人 → 托管, 管人, 托管人),
     // which let one name the clause holds outweigh the act it leaves out (基金财产独立于基金托管人的固有财产 does not
     // state 基金托管人可以挪用基金财产).
     const whole = c.words.filter((w) => !c.words.some((other) => other !== w && other.includes(w)));
-    if (!exact && !narrower && tokenShare(withOpposites(top.clause, c.text), whole) < 0.75) return null;
+    if (!exact && !narrower && tokenShare(withOpposites(top.clause, c.text), whole) < STATED_SHARE) return null;
     const share = top.share;
     // Said of the other case than the stem's (价格低于净值时，则可以… for a stem asking what to do when it is 高于).
     const other = oppositeCase(unit.lead ? (unit.item ?? '') : unit.text, c.stem);

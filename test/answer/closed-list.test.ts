@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { closedListReadings } from '../../src/answer/closed-list.js';
+import { unitsOf } from '../../src/answer/passage-units.js';
+import type { Reading } from '../../src/answer/reading-order.js';
 import { assertVerbatim, notesBook, verdictOf } from '../helpers/notes-book.js';
+import { chunk } from '../retrieve/make-chunk.js';
 
 // A small hand-made book, ingested for real, with lists a question's statements are written against: one list of
 // clauses ending in ；, the last in 。, one of marked items, and one whose passage ends before the list does.
@@ -75,4 +79,27 @@ void test('a multi-select option a whole list does not hold is ruled out, the li
   assert.match(verdictOf(r, 'C').reason ?? '', /^不在所列之中/u);
   assert.equal(r.answer, 'ABD');
   assertVerbatim(r);
+});
+
+void test('a statement one item of the list mostly holds is not ruled out: it may be that item, written otherwise', () => {
+  const passage = chunk('list', {
+    text: '本书所称的重大事件主要包括：更换基金管理人、基金托管人；基金经理发生变动；基金份额净值计价错误达基金份额净值的百分之零点五。',
+  });
+  const items = unitsOf(passage, 0).filter((u) => u.listLead !== undefined && u.lead === undefined);
+  assert.equal(items.length, 3);
+  const supported = (i: number): Reading => ({ verdict: 'supported', unit: items[i]!, coverage: 1, marks: [] });
+  const readings = [supported(0), supported(1), null, null];
+  const words = [
+    ['更换', '基金托管人'],
+    ['基金经理', '变动'],
+    ['基金份额', '净值', '计价', '错误'],
+    ['净值', '正常', '波动'],
+  ];
+  const listed = closedListReadings(readings, words);
+  // Ⅲ's words all stand in the third item (its 0.5% was written another way): left unsettled.
+  assert.equal(listed[2], null);
+  // Ⅳ's do not: ruled out by the list, quoted whole.
+  assert.equal(listed[3]?.verdict, 'contradicted');
+  assert.equal(listed[3]?.unit.span, passage.text);
+  assert.deepEqual(listed.slice(0, 2), [null, null]);
 });
