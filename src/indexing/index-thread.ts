@@ -8,6 +8,7 @@
  * the thread listens, and it answers them in order, after the settings. The worker side is `serveIndexThread`.
  */
 import { startWorker } from '../start-worker.js';
+import { IndexThreadStopped } from './index-thread-stopped.js';
 
 /** Messages to the thread: first `configure`, then requests. */
 export type IndexThreadMessage<S, Q> =
@@ -26,14 +27,6 @@ export interface IndexThreadNames {
   task: string;
   /** What it opens, as in "the keyword index was closed". */
   index: string;
-}
-
-/**
- * The thread is not there to serve: it could not open its index, was told another build, exited, or was closed. A
- * request it rejects with this was not refused by the index, so the caller may serve it on its own thread instead.
- */
-export class IndexThreadStopped extends Error {
-  override readonly name = 'IndexThreadStopped';
 }
 
 /** A thread that serves requests; `close` ends it. */

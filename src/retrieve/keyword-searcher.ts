@@ -1,6 +1,6 @@
 import type { FtsIndex } from '../indexing/fts-index.js';
 import type { FtsRankThread, StartingFtsRankThread } from '../indexing/fts-rank-thread.js';
-import { IndexThreadStopped } from '../indexing/index-thread.js';
+import { IndexThreadStopped } from '../indexing/index-thread-stopped.js';
 import type { ChunkFilter, Hit, Searcher } from '../types.js';
 
 /** BM25 over the FTS5 index; filters run inside the SQL query. */

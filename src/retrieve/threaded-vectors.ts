@@ -1,5 +1,5 @@
 import type { VectorSearchResult } from '../indexing/vector-index-contract.js';
-import { IndexThreadStopped } from '../indexing/index-thread.js';
+import { IndexThreadStopped } from '../indexing/index-thread-stopped.js';
 import type { StartingVectorScanThread } from '../indexing/vector-scan-thread.js';
 import type { SearchableVectors } from './vector-searcher.js';
 

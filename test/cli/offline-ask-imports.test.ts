@@ -53,6 +53,9 @@ describe('an offline ask loads only what answering offline needs', () => {
       '/dist/src/answer/prompt-templates.js',
       '/dist/src/answer/llm-client.js',
       '/dist/src/indexing/fts-rank-thread.js',
+      '/dist/src/indexing/index-thread.js',
+      '/dist/src/indexing/vector-scan-thread.js',
+      '/dist/src/start-worker.js',
       '/dist/src/cli/ask-input.js',
       '/node_modules/openai/',
     ]) {

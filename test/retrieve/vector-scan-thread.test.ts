@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ExamCopilotConfig } from '../../src/config/load-config.js';
-import { IndexThreadStopped } from '../../src/indexing/index-thread.js';
+import { IndexThreadStopped } from '../../src/indexing/index-thread-stopped.js';
 import { openVectorIndex } from '../../src/indexing/vector-index.js';
 import { VECTOR_FILES } from '../../src/indexing/vector-meta.js';
 import { prestartVectorScanThread, type PrestartedVectorScanThread } from '../../src/indexing/vector-scan-thread.js';
