@@ -1,5 +1,4 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { workerExecArgv } from './worker-exec-argv.js';
 
 /**
  * `new Worker(url, options)` with the process's own Node flags (`workerExecArgv`), less those a worker refuses. Node
@@ -33,4 +32,19 @@ export function withoutRefused(argv: readonly string[], message: string): string
   if (listed === undefined) return [];
   const refused = new Set(listed.split(',').map((f) => f.trim()));
   return argv.filter((arg) => !refused.has(arg));
+}
+
+/**
+ * The Node flags every worker thread of the project is started with: the process's own (a worker inherits them by
+ * default), less `--input-type`, which Node refuses for a worker, so that a program run as
+ * `node --input-type=module -e …` can still ingest, search and evaluate.
+ */
+export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--input-type') i++;
+    else if (!arg.startsWith('--input-type=')) kept.push(arg);
+  }
+  return kept;
 }

@@ -47,6 +47,19 @@ const OPPOSITES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /**
+ * The direction a comparative says, by the pairs above (越大 / 越高 / 越多 / 越长 more, their opposites less): 1 for
+ * more, −1 for less, 0 for a word that is no such comparative.
+ */
+export function comparativeDirection(word: string): number {
+  for (const [more, less] of OPPOSITES) {
+    if (!more.startsWith('越')) continue;
+    if (word === more) return 1;
+    if (word === less) return -1;
+  }
+  return 0;
+}
+
+/**
  * The superlative a question asks for (收益最高的退出方式是) when the clause states neither it nor its opposite: such a
  * clause names the option (退出方式：上市、并购或管理层回购) without saying it is the highest. Null otherwise.
  */

@@ -1,25 +1,17 @@
 import { normalizeText } from '../text/analyzer.js';
 import { headingsOf } from './claim-reading.js';
+import { comparativeDirection } from './clause-cues.js';
 import type { Unit } from './passage-units.js';
 import type { Reading } from './reading-order.js';
 
-/** More or less of something, as a stem or an option says it (越大, 越高, …; 越小, 越低, …). */
-const MORE = /^(?:大|高|多|强|长)$/u;
-const LESS = /^(?:小|低|少|弱|短)$/u;
-
 /** A stem asking what a larger or smaller value of a measure means: 夏普比率越大，表示： / β系数越高说明. */
-const ASKS_MEANING = /^(.{2,20}?)越([大高多强长小低少弱短])[，,]?\s*(?:则|就)?(?:表示|说明|意味着|反映|代表)/u;
+const ASKS_MEANING = /^(.{2,20}?)(越.)[，,]?\s*(?:则|就)?(?:表示|说明|意味着|反映|代表)/u;
 
 /** An option saying more or less of a quantity: 单位风险的超额收益越高. */
-const MORE_OR_LESS = /^(.{2,30}?)越([大高多强长小低少弱短])$/u;
+const MORE_OR_LESS = /^(.{2,30}?)(越.)$/u;
 
 /** The book's statement of what a measure is: 含义：单位风险的超额收益，越大越好. */
 const MEANING = /含义[：:]\s*([^，,。；;\s]{2,30})/u;
-
-/** The direction a 越X says: 1 for more, −1 for less. */
-function direction(word: string): number {
-  return MORE.test(word) ? 1 : LESS.test(word) ? -1 : 0;
-}
 
 /** What the book's statement of a measure says of each option (`meaningReadings`). */
 export interface MeaningReadings {
@@ -42,9 +34,9 @@ export interface MeaningReadings {
 export function meaningReadings(stem: string, claims: readonly string[], units: readonly Unit[]): MeaningReadings {
   const asked = ASKS_MEANING.exec(stem.trim());
   const none: MeaningReadings = { readings: claims.map(() => null), silent: () => false };
-  if (!asked) return none;
+  const wanted = asked ? comparativeDirection(asked[2]!) : 0;
+  if (!asked || wanted === 0) return none;
   const measure = normalizeText(asked[1]!.replace(/^(?:一般来说|通常|一般)[，,]?/u, '').trim());
-  const wanted = direction(asked[2]!);
   const stated = units
     // A note's emphasis marks (**含义：**) are not part of what it says.
     .map((unit) => ({ unit, meaning: MEANING.exec(unit.text.replace(/[*_`]+/gu, ''))?.[1] }))
@@ -55,16 +47,21 @@ export function meaningReadings(stem: string, claims: readonly string[], units: 
   if (!stated?.meaning) return none;
   const meaning = stated.meaning;
   const quantity = normalizeText(meaning);
-  const said = claims.map((claim) => MORE_OR_LESS.exec(claim.trim()));
-  const readings = said.map((m): Reading | null => {
-    if (!m || normalizeText(m[1]!) !== quantity) return null;
-    const same = direction(m[2]!) === wanted;
+  // Each option's quantity and direction, where it says more or less of one.
+  const said = claims.map((claim) => {
+    const m = MORE_OR_LESS.exec(claim.trim());
+    const way = m ? comparativeDirection(m[2]!) : 0;
+    return m && way !== 0 ? { quantity: normalizeText(m[1]!), way } : null;
+  });
+  const readings = said.map((option): Reading | null => {
+    if (option?.quantity !== quantity) return null;
+    const same = option.way === wanted;
     return {
       verdict: same ? 'supported' : 'contradicted',
       unit: stated.unit,
       coverage: 0,
       marks: [meaning],
-      ...(same ? {} : { reason: `相反：${meaning}越${asked[2]!}` }),
+      ...(same ? {} : { reason: `相反：${meaning}${asked[2]!}` }),
     };
   });
   const statement = stated.unit;

@@ -8,9 +8,16 @@
 import type { ChunkFilter } from '../types.js';
 import type { FtsRankerOptions, RankedRow } from './fts-ranker.js';
 import type { QueryTerm } from './fts-query.js';
-import { openIndexThread, prestartIndexThread, type IndexThread, type IndexThreadSpec, type StartingIndexThread } from './index-thread.js';
+import {
+  openIndexThread,
+  prestartIndexThread,
+  type IndexThread,
+  type IndexThreadSpec,
+  type PrestartedIndexThread,
+  type StartingIndexThread,
+} from './index-thread.js';
 
-/** One ranking request. */
+/** One ranking: the best `k` rows for the terms, under the filter. */
 export interface FtsRankBody {
   terms: QueryTerm[];
   k: number;
@@ -18,23 +25,11 @@ export interface FtsRankBody {
 }
 
 /** `createFtsRanker` served by a thread; `close` ends it. */
-export interface FtsRankThread {
-  rank(terms: readonly QueryTerm[], k: number, filter?: ChunkFilter): Promise<RankedRow[]>;
-  close(): Promise<void>;
-}
-
-/** A keyword ranking thread started without waiting for it (`StartingIndexThread`, for rankings). */
-export interface StartingFtsRankThread extends FtsRankThread {
-  current(): FtsRankThread | null;
-  readonly settled: Promise<boolean>;
-}
-
-/** A keyword ranking thread started before the caller opened the index (`PrestartedIndexThread`, for rankings). */
-export interface PrestartedFtsRankThread {
-  readonly file: string;
-  start(options: FtsRankerOptions, generation: string | null): StartingFtsRankThread;
-  close(): Promise<void>;
-}
+export type FtsRankThread = IndexThread<FtsRankBody, RankedRow[]>;
+/** A keyword ranking thread started without waiting for it. */
+export type StartingFtsRankThread = StartingIndexThread<FtsRankBody, RankedRow[]>;
+/** A keyword ranking thread started before the caller opened the index; `start` hands it the ranking settings. */
+export type PrestartedFtsRankThread = PrestartedIndexThread<FtsRankerOptions, FtsRankBody, RankedRow[]>;
 
 const spec = (file: string): IndexThreadSpec<{ file: string }> => ({
   worker: new URL('./fts-rank-worker.js', import.meta.url),
@@ -42,17 +37,9 @@ const spec = (file: string): IndexThreadSpec<{ file: string }> => ({
   names: { task: 'keyword search', index: 'keyword index' },
 });
 
-/** Rankings through a thread's requests. */
-function ranking(thread: IndexThread<FtsRankBody, RankedRow[]>): FtsRankThread {
-  return {
-    rank: (terms, k, filter) => thread.request({ terms: [...terms], k, ...(filter ? { filter } : {}) }),
-    close: () => thread.close(),
-  };
-}
-
 /** Starts the thread and resolves once its connection is open; it keeps the process alive only while ranking. */
-export async function openFtsRankThread(file: string, options: FtsRankerOptions, generation: string | null = null): Promise<FtsRankThread> {
-  return ranking(await openIndexThread<{ file: string }, FtsRankerOptions, FtsRankBody, RankedRow[]>(spec(file), options, generation));
+export function openFtsRankThread(file: string, options: FtsRankerOptions, generation: string | null = null): Promise<FtsRankThread> {
+  return openIndexThread(spec(file), options, generation);
 }
 
 /**
@@ -62,12 +49,7 @@ export async function openFtsRankThread(file: string, options: FtsRankerOptions,
  * the process alive.
  */
 export function prestartFtsRankThread(file: string): PrestartedFtsRankThread {
-  const thread = prestartIndexThread<{ file: string }, FtsRankerOptions, FtsRankBody, RankedRow[]>(spec(file));
-  return {
-    file,
-    start: (options, generation) => startingRanking(thread.start(options, generation)),
-    close: () => thread.close(),
-  };
+  return prestartIndexThread(spec(file));
 }
 
 /**
@@ -78,15 +60,4 @@ export function prestartFtsRankThread(file: string): PrestartedFtsRankThread {
  */
 export function startFtsRankThread(file: string, options: FtsRankerOptions, generation: string | null = null): StartingFtsRankThread {
   return prestartFtsRankThread(file).start(options, generation);
-}
-
-function startingRanking(thread: StartingIndexThread<FtsRankBody, RankedRow[]>): StartingFtsRankThread {
-  return {
-    ...ranking(thread),
-    current: () => {
-      const open = thread.current();
-      return open ? ranking(open) : null;
-    },
-    settled: thread.settled,
-  };
 }

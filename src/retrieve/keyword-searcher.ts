@@ -1,5 +1,5 @@
 import type { FtsIndex } from '../indexing/fts-index.js';
-import type { FtsRankThread, StartingFtsRankThread } from '../indexing/fts-rank-thread.js';
+import type { FtsRankThread } from '../indexing/fts-rank-thread.js';
 import { IndexThreadStopped } from '../indexing/index-thread-stopped.js';
 import type { ChunkFilter, Hit, Searcher } from '../types.js';
 
@@ -25,12 +25,13 @@ export class ThreadedKeywordSearcher implements Searcher {
   constructor(
     private readonly fts: FtsIndex,
     /** An open thread, or one started without waiting (`startFtsRankThread`). */
-    private readonly thread: FtsRankThread | StartingFtsRankThread,
+    private readonly thread: FtsRankThread,
   ) {}
 
   search(query: string, k: number, filter?: ChunkFilter): Promise<Hit[]> {
     if (k <= 0) return Promise.resolve([]);
-    return this.thread.rank(this.fts.queryTerms(query), this.fts.rankDepth(k), filter).then(
+    const body = { terms: this.fts.queryTerms(query), k: this.fts.rankDepth(k), ...(filter ? { filter } : {}) };
+    return this.thread.request(body).then(
       (rows) => this.fts.hitsFor(query, rows, k),
       (error: unknown) => {
         // The thread is gone (it could not open, or exited): this thread ranks. A ranking that failed is an error.

@@ -193,12 +193,8 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
     // `index`, which reads nothing until searched, serves only if the thread cannot start.
     let vectors: SearchableVectors = index;
     const prestartedScan = prestarted?.kind === 'vector' ? prestarted.thread : undefined;
-    if (
-      !keywordForHybrid &&
-      index.backend === 'sq8' &&
-      vectorGeneration !== null &&
-      scansOnThread(fts.count, config, fts.ranksFromPostings)
-    ) {
+    // (`scansOnThread` holds only where the keyword ranking does not go to a thread: never both.)
+    if (index.backend === 'sq8' && vectorGeneration !== null && scansOnThread(fts.count, config, fts.ranksFromPostings)) {
       const own = prestartedScan?.file === files.file ? prestartedScan : undefined;
       if (prestartedScan && !own) void prestartedScan.close();
       const thread = (own ?? (await import('../indexing/vector-scan-thread.js')).prestartVectorScanThread(files)).start(

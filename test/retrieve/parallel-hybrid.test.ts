@@ -109,7 +109,7 @@ describe('a keyword ranking thread started without waiting', () => {
       assert.ok(thread);
       for (const q of QUERIES) {
         const terms = fts.queryTerms(q);
-        const rows = await thread.rank(terms, fts.rankDepth(5));
+        const rows = await thread.request({ terms, k: fts.rankDepth(5) });
         assert.deepEqual(fts.hitsFor(q, rows, 5), fts.search(q, 5), q);
       }
       const missing = startFtsRankThread(path.join(fx.root, 'none.db'), fts.rankerOptions);
@@ -136,11 +136,11 @@ describe('a keyword ranking thread started without waiting', () => {
     try {
       assert.equal(started.current(), null);
       // Posted at once, while the thread still loads: answered from its queue, as this thread ranks them.
-      const queued = QUERIES.map((q) => started.rank(fts.queryTerms(q), fts.rankDepth(5)));
+      const queued = QUERIES.map((q) => started.request({ terms: fts.queryTerms(q), k: fts.rankDepth(5) }));
       assert.equal(started.current(), null);
       const rows = await Promise.all(queued);
       QUERIES.forEach((q, i) => assert.deepEqual(fts.hitsFor(q, rows[i]!, 5), fts.search(q, 5), q));
-      await assert.rejects(missing.rank(fts.queryTerms(QUERIES[0]!), 5), /none\.db/);
+      await assert.rejects(missing.request({ terms: fts.queryTerms(QUERIES[0]!), k: 5 }), /none\.db/);
       const searcher = new ThreadedKeywordSearcher(fts, missing);
       for (const q of QUERIES) {
         assert.deepEqual(
@@ -165,7 +165,7 @@ describe('a keyword ranking thread closed before it is ready', () => {
     const fts = openFtsIndex(projectPaths(fx.root).ftsDb, analyzerFromConfig(fx.root, fx.config).analyzer);
     try {
       const thread = startFtsRankThread(fts.file, fts.rankerOptions);
-      const taken = assert.rejects(thread.rank(fts.queryTerms(QUERIES[0]!), 5), /closed/);
+      const taken = assert.rejects(thread.request({ terms: fts.queryTerms(QUERIES[0]!), k: 5 }), /closed/);
       await thread.close();
       await taken;
       assert.equal(await thread.settled, false);
@@ -263,7 +263,7 @@ describe('a keyword ranking thread started before the index is opened', () => {
     try {
       assert.equal(await current.settled, true);
       assert.equal(await replaced.settled, false);
-      await assert.rejects(replaced.rank(fts.queryTerms(QUERIES[0]!), 5), /replaced/);
+      await assert.rejects(replaced.request({ terms: fts.queryTerms(QUERIES[0]!), k: 5 }), /replaced/);
       const searcher = new ThreadedKeywordSearcher(fts, replaced);
       for (const q of QUERIES) {
         assert.deepEqual(
