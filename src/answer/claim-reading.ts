@@ -83,6 +83,11 @@ export interface ClaimReading {
    * holds only the words the options share does not single this one out. Empty for multi-select and statements.
    */
   distinct: readonly string[];
+  /**
+   * Words every option holds (认购 of 认购数量, 认购份额 and 认购金额), where the options are alternatives: what they
+   * name together, so a clause holding only this one's own part (基金份额 for 认购份额) does not name it.
+   */
+  common: readonly string[];
   /** Values the stem itself states: a clause repeating them states no other value. */
   stemValues: ReadonlySet<string>;
   /** The amount and period the stem gives as its case (申购…300万元): a band of a schedule stated for others says nothing of it. */

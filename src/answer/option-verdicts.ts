@@ -2,6 +2,7 @@ import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict } from './answer-types.js';
+import { refersToOthers } from './parse-question.js';
 import {
   aliasesOf,
   askingClause,
@@ -199,6 +200,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     // What sets the option apart may be a word the stem names too (以外文文本为准 against 以中文文本为准, for a stem that
     // names both 中文 and 外文).
     const distinct = alternatives ? (fullWords[i] ?? []).filter((w) => fullWords.every((other, j) => j === i || !other.includes(w))) : [];
+    // Shared by the options that name something: 全部以上选项 beside 认购数量, 认购份额 and 认购金额 names nothing.
+    const naming = fullWords.filter((_, j) => !refersToOthers(input.claims[j]?.text ?? ''));
+    const common = alternatives && naming.length > 1 ? (fullWords[i] ?? []).filter((w) => naming.every((other) => other.includes(w))) : [];
     // A statement that is a bare name (Ⅲ.政策风险 under 哪些属于系统性风险) fills the stem as an option does: it is
     // found by its name where the stem's words are, not by its pieces (政策 and 风险 in 贯彻落实…政策…健全风险防控体系).
     const fills = input.fillsStem || (claim.target === 'statement' && BARE_NAME.test(claim.text.trim()) && !PREDICATE.test(claim.text));
@@ -222,6 +226,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       // A value's own words are its number and unit (30天): what else it says must stand where the value does.
       words: words.filter((t) => !values.some((v) => v.includes(t)) && !(values.length > 0 && UNIT_WORD.test(t))),
       distinct,
+      common,
       parts: claimParts(claim.text, analyzer),
       inStem: exacts[i]?.some((a) => exactForm(input.stem).includes(a)) ?? false,
       stemValues,
@@ -604,6 +609,7 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
           (!formula &&
             words.length > 0 &&
             words.every((w) => holds(clause, w)) &&
+            c.common.every((w) => holds(clause, w)) &&
             (c.distinct.length === 0 || c.distinct.some((w) => holds(clause, w)))));
       const others = othersNamed(form, c);
       // The names a reason may give as what the book states there: not one it names only to set aside (而不是标准差).

@@ -164,6 +164,18 @@ function splitStatements(stem: string): { stem: string; statements: Statement[] 
   return { stem, statements: [] };
 }
 
+/**
+ * An option that speaks of the others rather than naming a thing of its own: 以上都是, 全部以上选项, 这些全部都是, 以上均不正确.
+ * Only such words, and at least one of all / none (全部, 都, 均, 所有): 全部基金财产 names a thing.
+ */
+export function refersToOthers(option: string): boolean {
+  const bare = removeInvisible(option).replace(/[\s，,。.、！!]/gu, '');
+  return (
+    /全部|都|均|所有|皆/u.test(bare) &&
+    bare.replace(/以上|上述|这些|前述|选项|各项|说法|表述|全部|所有|都|均|皆|的|是|不|正确|错误|对|错|符合|成立|有/gu, '') === ''
+  );
+}
+
 /** The statement labels an option names (`Ⅰ、Ⅲ` → [Ⅰ, Ⅲ]; `①②④符合` → [①, ②, ④]; `以上都是` → all). */
 export function statementsInOption(option: string, statements: readonly Statement[]): string[] {
   const labels = statements.map((s) => s.label);
