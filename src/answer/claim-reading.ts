@@ -84,10 +84,11 @@ export interface ClaimReading {
    */
   distinct: readonly string[];
   /**
-   * Words every option holds (认购 of 认购数量, 认购份额 and 认购金额), where the options are alternatives: what they
-   * name together, so a clause holding only this one's own part (基金份额 for 认购份额) does not name it.
+   * Words a clause must hold besides `words` to name the claim by its words: those every option holds (认购 of 认购数量,
+   * 认购份额 and 认购金额, where the options are alternatives), so 基金份额 does not name 认购份额; and those the stem holds
+   * only inside a longer word of its own (管理 of 基金管理人), so 投资人 does not name 投资管理.
    */
-  common: readonly string[];
+  requiredWords: readonly string[];
   /** Values the stem itself states: a clause repeating them states no other value. */
   stemValues: ReadonlySet<string>;
   /** The amount and period the stem gives as its case (申购…300万元): a band of a schedule stated for others says nothing of it. */

@@ -183,6 +183,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const passageTexts = [...new Set(units.map((unit) => unit.chunk.text))];
   const exacts = input.claims.map((c) => [...aliasesOf(c.text), ...spelledOut(c.text, passageTexts).map(exactForm)]);
   const stemSet = new Set(stemTokens);
+  const wholeStem = new Set(stemTokens.filter((t) => !stemTokens.some((other) => other !== t && other.includes(t))));
   const fullWords = input.claims.map((claim) => ownWords(claim.text, analyzer));
   const claimWords = fullWords.map((words) => words.filter((t) => !stemSet.has(t)));
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
@@ -202,7 +203,11 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     const distinct = alternatives ? (fullWords[i] ?? []).filter((w) => fullWords.every((other, j) => j === i || !other.includes(w))) : [];
     // Shared by the options that name something: 全部以上选项 beside 认购数量, 认购份额 and 认购金额 names nothing.
     const naming = fullWords.filter((_, j) => !refersToOthers(input.claims[j]?.text ?? ''));
-    const common = alternatives && naming.length > 1 ? (fullWords[i] ?? []).filter((w) => naming.every((other) => other.includes(w))) : [];
+    const shared = alternatives && naming.length > 1 ? (fullWords[i] ?? []).filter((w) => naming.every((other) => other.includes(w))) : [];
+    // And the words the stem holds only inside a longer word of its own (管理 of 基金管理人): 投资管理 is not half stated
+    // by a stem about 基金管理人.
+    const pieces = (fullWords[i] ?? []).filter((w) => stemSet.has(w) && !wholeStem.has(w) && !shared.includes(w));
+    const requiredWords = [...shared, ...pieces];
     // A statement that is a bare name (Ⅲ.政策风险 under 哪些属于系统性风险) fills the stem as an option does: it is
     // found by its name where the stem's words are, not by its pieces (政策 and 风险 in 贯彻落实…政策…健全风险防控体系).
     const fills = input.fillsStem || (claim.target === 'statement' && BARE_NAME.test(claim.text.trim()) && !PREDICATE.test(claim.text));
@@ -226,7 +231,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       // A value's own words are its number and unit (30天): what else it says must stand where the value does.
       words: words.filter((t) => !values.some((v) => v.includes(t)) && !(values.length > 0 && UNIT_WORD.test(t))),
       distinct,
-      common,
+      requiredWords,
       parts: claimParts(claim.text, analyzer),
       inStem: exacts[i]?.some((a) => exactForm(input.stem).includes(a)) ?? false,
       stemValues,
@@ -609,7 +614,7 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
           (!formula &&
             words.length > 0 &&
             words.every((w) => holds(clause, w)) &&
-            c.common.every((w) => holds(clause, w)) &&
+            c.requiredWords.every((w) => holds(clause, w)) &&
             (c.distinct.length === 0 || c.distinct.some((w) => holds(clause, w)))));
       const others = othersNamed(form, c);
       // The names a reason may give as what the book states there: not one it names only to set aside (而不是标准差).
