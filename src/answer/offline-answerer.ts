@@ -3,6 +3,7 @@ import type { CalibrationFeatures } from './calibration.js';
 import { calibratedConfidence } from './calibration.js';
 import { noSupport, Solver, type OfflineContext } from './claim-support.js';
 import { optionVerdicts } from './option-verdicts.js';
+import { decidingKinds } from './covering-options.js';
 import { questionVerdicts, verdictStanding } from './question-verdicts.js';
 import { shownEvidence } from './shown-evidence.js';
 import type { Chunk } from '../types.js';
@@ -110,7 +111,9 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     analyzer: ctx.analyzer,
     stats: ctx.stats,
   });
-  const kinds = claimVerdicts.map((v) => v.verdict);
+  const verdicts = questionVerdicts(question, claimVerdicts);
+  // The letter is chosen from the claims' verdicts, an option speaking of the others (以上都是) read off theirs.
+  const kinds = combination || judge ? claimVerdicts.map((v) => v.verdict) : decidingKinds(question, verdicts);
   const best = Math.max(0, ...supports.map((s) => s.score));
   const verdict = evidenceVerdict({ vocabulary: vocab, passages: solver.pool.length, support: best }, weights);
   const decision = judge
@@ -120,7 +123,6 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
       : question.kind === 'multi'
         ? multiDecision(question, supports, weights, kinds)
         : singleDecision(question, supports, weights, kinds);
-  const verdicts = questionVerdicts(question, claimVerdicts);
   shown.verdicts = verdicts;
   const chance = 1 / Math.max(2, question.options.length);
   // The clauses settle the question on their own: the chosen option stated, every other ruled out by its own clause

@@ -1,4 +1,5 @@
 import type { OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
+import { decidingKinds, withCoveringVerdicts } from './covering-options.js';
 import { statementsInOption } from './parse-question.js';
 
 const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/iu;
@@ -7,7 +8,8 @@ const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/iu;
  * The verdicts shown for a question: one per option, in order, and for a combination question first one per
  * statement. An option of a combination question is `supported` when every statement it names is supported and every
  * other one contradicted, `contradicted` when it names a contradicted statement or leaves out a supported one, with
- * the clause of that statement; a true/false question's 正确 takes the statement's verdict and 错误 its opposite.
+ * the clause of that statement; a true/false question's 正确 takes the statement's verdict and 错误 its opposite. An
+ * option speaking of the others (以上都是) takes its verdict from theirs ({@link withCoveringVerdicts}).
  */
 export function questionVerdicts(question: ParsedQuestion, claims: readonly OptionVerdict[]): OptionVerdict[] {
   if (question.kind === 'combination') {
@@ -41,7 +43,7 @@ export function questionVerdicts(question: ParsedQuestion, claims: readonly Opti
       return { ...base, verdict, evidence: statement.evidence, ...(statement.reason ? { reason: statement.reason } : {}) };
     });
   }
-  return [...claims];
+  return withCoveringVerdicts(question, claims);
 }
 
 /** How the verdicts of the chosen letters stand: for the confidence, and to say when letter and evidence disagree. */
@@ -64,8 +66,11 @@ export function verdictStanding(question: ParsedQuestion, verdicts: readonly Opt
   const wanted: VerdictKind = question.negated ? 'contradicted' : 'supported';
   const ruledOut: VerdictKind = question.negated ? 'supported' : 'contradicted';
   const options = verdicts.filter((v) => v.target === 'option');
-  const chosen = options.filter((v) => answer.includes(v.label));
-  const others = options.filter((v) => !answer.includes(v.label));
+  // Chosen as the verdicts choose: options a supported 以上都是 covers are part of it, not its rivals.
+  const deciding = options.length === question.options.length ? decidingKinds(question, options) : options.map((v) => v.verdict);
+  const kinds = options.map((v, i) => ({ label: v.label, verdict: answer.includes(v.label) ? v.verdict : (deciding[i] ?? v.verdict) }));
+  const chosen = kinds.filter((v) => answer.includes(v.label));
+  const others = kinds.filter((v) => !answer.includes(v.label));
   return {
     agrees: chosen.length > 0 && chosen.every((v) => v.verdict === wanted) ? 1 : 0,
     rivals: others.filter((v) => v.verdict === wanted).length,

@@ -1,0 +1,66 @@
+import type { OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
+import { refersToOthers } from './parse-question.js';
+
+/**
+ * Options that speak of the other options instead of naming a thing (以上都是, 以上都不是): no clause states them, so
+ * their verdict is read off the verdicts of the options they cover. Only for a single-choice question whose stem is not
+ * negated: under 不属于…的是, whether 以上都是 means "all of them are not" or "all of them are" is the writer's guess.
+ */
+
+/** What a covering option says of the others: all of them hold, or none does. */
+export type Covering = 'all' | 'none';
+
+/** `all` for 以上都是 / 全部以上选项, `none` for 以上都不是 / 以上均不正确, null for an option that names something. */
+export function coveringOf(text: string): Covering | null {
+  if (!refersToOthers(text)) return null;
+  return /不|错误|错/u.test(text) ? 'none' : 'all';
+}
+
+/** The one covering option of a question that reads it (its index), or -1. */
+function coveringIndex(question: ParsedQuestion): number {
+  if (question.kind !== 'single' || question.negated) return -1;
+  const found = question.options.flatMap((o, i) => (coveringOf(o.text) ? [i] : []));
+  return found.length === 1 ? (found[0] ?? -1) : -1;
+}
+
+/**
+ * The verdicts with the covering option's read off the others'. 以上都是 is supported when every other option is (the
+ * first one's clause quoted) and contradicted when one is (that one's clause); 以上都不是 is contradicted when one
+ * is supported and supported when every other is contradicted. Otherwise it keeps its own verdict. A verdict so read
+ * always carries the clause of an option it covers: never a verdict without a passage.
+ */
+export function withCoveringVerdicts(question: ParsedQuestion, verdicts: readonly OptionVerdict[]): OptionVerdict[] {
+  const at = coveringIndex(question);
+  const own = verdicts[at];
+  if (at < 0 || !own || verdicts.length !== question.options.length) return [...verdicts];
+  const others = verdicts.filter((_, i) => i !== at);
+  const kind = coveringOf(own.text);
+  const holds: VerdictKind = kind === 'all' ? 'supported' : 'contradicted';
+  const fails: VerdictKind = kind === 'all' ? 'contradicted' : 'supported';
+  const failing = others.find((v) => v.verdict === fails && v.evidence);
+  const base = { label: own.label, target: own.target, text: own.text };
+  let read: OptionVerdict | null = null;
+  if (failing?.evidence) {
+    const reason = kind === 'all' ? `${failing.label} 与教材不符` : `${failing.label} 有教材依据`;
+    read = { ...base, verdict: 'contradicted', evidence: failing.evidence, reason };
+  } else if (others.length > 0 && others.every((v) => v.verdict === holds && v.evidence)) {
+    const labels = others.map((v) => v.label).join('、');
+    const reason = kind === 'all' ? `${labels} 均有教材依据` : `${labels} 均与教材不符`;
+    const evidence = others[0]?.evidence;
+    if (evidence) read = { ...base, verdict: 'supported', evidence, reason };
+  }
+  // Otherwise not found: a clause read for it as for a name only sets the options it covers in its place (教材此处为：
+  // 基金年度报告、基金中期报告…), which says nothing against 以上都是.
+  return verdicts.map((v, i) => (i === at ? (read ?? { ...base, verdict: 'not_found' }) : v));
+}
+
+/**
+ * The verdicts as the letter is chosen from them: where a covering option is supported, the options it covers are part
+ * of it rather than rivals (以上都是 supported because A, B and C are), so they weigh as not found.
+ */
+export function decidingKinds(question: ParsedQuestion, verdicts: readonly OptionVerdict[]): VerdictKind[] {
+  const at = coveringIndex(question);
+  const kinds = verdicts.map((v) => v.verdict);
+  if (at < 0 || kinds[at] !== 'supported') return kinds;
+  return kinds.map((k, i) => (i === at ? k : 'not_found'));
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { coveringOf } from '../../src/answer/covering-options.js';
+import { notesBook, verdictOf } from '../helpers/notes-book.js';
+
+// Options that speak of the others (以上都是, 以上都不是) are stated by no clause: their verdict is read off the
+// verdicts of the options they cover, with the clause of one of those, and the letter follows it.
+const BOOK = `# 第九章 基金的信息披露
+
+## 9.3 定期报告
+
+基金管理人应当在每年结束之日起三个月内，编制完成基金年度报告。
+
+基金管理人应当在上半年结束之日起两个月内，编制完成基金中期报告。
+
+基金管理人应当在每个季度结束之日起十五个工作日内，编制完成基金季度报告。
+
+基金年度报告、基金中期报告和基金季度报告统称为基金定期报告。
+
+## 9.4 临时报告
+
+发生重大事件时，基金管理人应当编制临时报告书，并予公告。
+`;
+
+const book = notesBook({ 'rawdoc/信息披露.md': BOOK });
+const STEM = '以下哪项是主要的基金定期报告？';
+const LISTED = '基金年度报告、基金中期报告和基金季度报告统称为基金定期报告。';
+
+void test('all of the above, none of the above, and options that name something', () => {
+  assert.equal(coveringOf('以上都是'), 'all');
+  assert.equal(coveringOf('全部以上选项'), 'all');
+  assert.equal(coveringOf('以上都不是'), 'none');
+  assert.equal(coveringOf('以上均不正确'), 'none');
+  assert.equal(coveringOf('基金年度报告'), null);
+});
+
+void test('以上都是 is supported when every other option is, and is then the answer', async () => {
+  const result = await book.ask(`${STEM}A.以上都是 B.基金年度报告 C.基金中期报告 D.基金季度报告`);
+  const all = verdictOf(result, 'A');
+  assert.equal(all.verdict, 'supported');
+  assert.equal(all.reason, 'B、C、D 均有教材依据');
+  assert.equal(all.evidence?.quote, LISTED);
+  // Before, the list naming B, C and D "stood in its place" and ruled it out, and the letter went to B.
+  assert.equal(result.answer, 'A');
+});
+
+void test('以上都是 is contradicted by the clause of an option the book rules out', async () => {
+  const result = await book.ask(`${STEM}A.以上都是 B.基金年度报告 C.基金中期报告 D.临时报告书`);
+  assert.equal(verdictOf(result, 'D').verdict, 'contradicted');
+  const all = verdictOf(result, 'A');
+  assert.equal(all.verdict, 'contradicted');
+  assert.equal(all.reason, 'D 与教材不符');
+  assert.equal(all.evidence?.quote, verdictOf(result, 'D').evidence?.quote);
+  assert.notEqual(result.answer, 'A');
+});
+
+void test('以上都不是 is contradicted by an option the book supports', async () => {
+  const result = await book.ask(`${STEM}A.基金年度报告 B.临时报告书 C.重大事件公告 D.以上都不是`);
+  assert.equal(verdictOf(result, 'A').verdict, 'supported');
+  assert.equal(verdictOf(result, 'D').verdict, 'contradicted');
+  assert.equal(verdictOf(result, 'D').reason, 'A 有教材依据');
+  assert.equal(result.answer, 'A');
+});
