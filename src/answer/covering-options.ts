@@ -55,12 +55,13 @@ export function withCoveringVerdicts(question: ParsedQuestion, verdicts: readonl
 }
 
 /**
- * The verdicts as the letter is chosen from them: where a covering option is supported, the options it covers are part
- * of it rather than rivals (以上都是 supported because A, B and C are), so they weigh as not found.
+ * The verdicts as the letter is chosen from them: where 以上都是 is supported, the options it covers are part of it
+ * rather than rivals (supported because B, C and D are), so they weigh as not found. A supported 以上都不是 needs no
+ * such reading: the options it covers are contradicted, which rules them out as it should.
  */
 export function decidingKinds(question: ParsedQuestion, verdicts: readonly OptionVerdict[]): VerdictKind[] {
   const at = coveringIndex(question);
   const kinds = verdicts.map((v) => v.verdict);
-  if (at < 0 || kinds[at] !== 'supported') return kinds;
+  if (at < 0 || kinds[at] !== 'supported' || coveringOf(verdicts[at]?.text ?? '') !== 'all') return kinds;
   return kinds.map((k, i) => (i === at ? k : 'not_found'));
 }
