@@ -462,8 +462,10 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   const bearing = bandReading(sentence, unit.chunk.text, c.quantities);
   if (bearing && !bearing.holds) return null;
   const band = bearing?.tier ?? null;
-  // A number asked for the question's case is not read in a worked example of another (以101500元申购… for 300万元).
-  if (!band && c.values.length > 0 && otherCase(sentence, c.quantities)) return null;
+  // A sentence stating the stem's kind of amount or period, never the stem's own, speaks of another case: a number asked
+  // for the question's case is not read in a worked example of another (以101500元申购… for 300万元), nor a name in a
+  // rule for another period (上半年结束之日起两个月内…中期报告 for 每年结束之日起三个月内编制完成的是).
+  if (!band && otherCase(sentence, c.quantities)) return null;
   // A rule stated for another threshold (达到…百分之零点二五时 for a stem's 偏差达到…0.5%时) is another case's rule.
   if (!band && otherThreshold(sentence, c.stem)) return null;
   const read = readClauses(unit, c, rows, band);

@@ -4,7 +4,8 @@ import { coveringOf } from '../../src/answer/covering-options.js';
 import { notesBook, verdictOf } from '../helpers/notes-book.js';
 
 // Options that speak of the others (以上都是, 以上都不是) are stated by no clause: their verdict is read off the
-// verdicts of the options they cover, with the clause of one of those, and the letter follows it.
+// verdicts of the options they cover, with the clause of one of those, and the letter follows it. The same book has a
+// rule per period (三个月, 两个月, 十五个工作日): a rule for another period than the stem's states none of its names.
 const BOOK = `# 第九章 基金的信息披露
 
 ## 9.3 定期报告
@@ -60,4 +61,14 @@ void test('以上都不是 is contradicted by an option the book supports', asyn
   assert.equal(verdictOf(result, 'D').verdict, 'contradicted');
   assert.equal(verdictOf(result, 'D').reason, 'A 有教材依据');
   assert.equal(result.answer, 'A');
+});
+
+void test("a name in a rule for another period than the stem's is not stated for it", async () => {
+  // 上半年结束之日起两个月内…基金中期报告 is the rule for another period than 三个月: it does not make 中期报告 the answer.
+  const result = await book.ask(
+    '基金管理人应当在每年结束之日起三个月内编制完成的是？A.基金中期报告 B.临时报告书 C.基金年度报告 D.以上都不是',
+  );
+  assert.equal(verdictOf(result, 'A').verdict, 'not_found');
+  assert.equal(verdictOf(result, 'C').verdict, 'supported');
+  assert.equal(result.answer, 'C');
 });
