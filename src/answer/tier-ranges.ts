@@ -240,12 +240,18 @@ export function bandReading(sentence: string, passage: string, quantities: reado
  */
 export function otherCase(sentence: string, quantities: readonly Quantity[]): boolean {
   if (quantities.length === 0) return false;
-  const stated = valuesOf(sentence).flatMap((v) => quantityOf(v) ?? []);
+  const values = valuesOf(sentence);
+  const stated = values.flatMap((v) => quantityOf(v) ?? []);
   const relevant = stated.filter((s) => quantities.some((q) => q.dimension === s.dimension));
-  return (
-    relevant.length > 0 && !relevant.some((s) => quantities.some((q) => q.dimension === s.dimension && Math.abs(q.size - s.size) < 1e-6))
-  );
+  if (relevant.some((s) => quantities.some((q) => q.dimension === s.dimension && Math.abs(q.size - s.size) < 1e-6))) return false;
+  // A period in working or trading days is no period of calendar days, so never the stem's own (十五个工作日 for a stem's
+  // 两个月): it is another period, though it has no length in days to compare.
+  const otherDays = values.some((v) => BUSINESS_DAYS.test(v)) && quantities.some((q) => q.dimension === 'period');
+  return relevant.length > 0 || otherDays;
 }
+
+/** A normal-form period in working or trading days (15工作日, 3个交易日 → 3交易日). */
+const BUSINESS_DAYS = /^\d+(?:\.\d+)?(?:个)?(?:工作日|交易日)$/u;
 
 /** The values a text states in its conditions: the clauses ending in 时 (…偏差达到基金份额净值的0.5%时). */
 function conditionValues(text: string): string[] {

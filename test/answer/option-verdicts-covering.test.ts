@@ -72,3 +72,15 @@ void test("a name in a rule for another period than the stem's is not stated for
   assert.equal(verdictOf(result, 'C').verdict, 'supported');
   assert.equal(result.answer, 'C');
 });
+
+void test('a rule in working days is another period than one in months', async () => {
+  // 每个季度结束之日起十五个工作日内…基金季度报告 is no rule for 两个月: it does not make 季度报告 the answer.
+  const result = await book.ask('基金管理人应当在上半年结束之日起两个月内编制完成的是？A.基金年度报告 B.基金季度报告 C.以上都不是');
+  assert.equal(verdictOf(result, 'B').verdict, 'not_found');
+  // The rule in working days still states its own period's report.
+  const own = await book.ask(
+    '基金管理人应当在每个季度结束之日起十五个工作日内编制完成的是？A.基金年度报告 B.基金中期报告 C.基金季度报告 D.临时报告书',
+  );
+  assert.equal(verdictOf(own, 'C').verdict, 'supported');
+  assert.equal(own.answer, 'C');
+});
