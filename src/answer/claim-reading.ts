@@ -177,6 +177,14 @@ export function ownWords(text: string, analyzer: Analyzer): string[] {
   return [...new Set(analyzer.tokens(text))].filter((t) => !/^[\d.%]+$/u.test(t) && !FRAME.has(t));
 }
 
+/**
+ * The tokens that are not pieces of another token: the analyzer gives a word with its pieces (基金托管人 → 基金, 托管,
+ * 托管人), and only 基金托管人 is a word of the text.
+ */
+export function wholeWords(tokens: readonly string[]): string[] {
+  return tokens.filter((t) => !tokens.some((other) => other !== t && other.includes(t)));
+}
+
 /** The clauses of a claim written with commas, each with its words; none for a one-clause claim. */
 export function claimParts(text: string, analyzer: Analyzer): ClaimPart[] {
   const parts = text
@@ -184,10 +192,9 @@ export function claimParts(text: string, analyzer: Analyzer): ClaimPart[] {
     .map((part) => part.trim())
     .filter((part) => part !== '')
     .map((part) => {
-      const tokens = ownWords(part, analyzer);
-      // Whole words only: the analyzer also gives a word's pieces (基金托管人 → 基金, 托管, 托管人), which would let a
-      // clause naming 基金托管人 hold five of the six words of 由基金托管人计算 without 计算.
-      return { text: part, words: tokens.filter((t) => !tokens.some((o) => o !== t && o.includes(t))) };
+      // Whole words only: a clause naming 基金托管人 would otherwise hold five of the six words of 由基金托管人计算
+      // without 计算.
+      return { text: part, words: wholeWords(ownWords(part, analyzer)) };
     });
   return parts.length >= 2 && parts.every((p) => p.words.length > 0) ? parts : [];
 }

@@ -1,20 +1,11 @@
 import type { OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
-import { refersToOthers } from './parse-question.js';
+import { coveringOf } from './parse-question.js';
 
 /**
  * Options that speak of the other options instead of naming a thing (以上都是, 以上都不是): no clause states them, so
  * their verdict is read off the verdicts of the options they cover. Only for a single-choice question whose stem is not
  * negated: under 不属于…的是, whether 以上都是 means "all of them are not" or "all of them are" is the writer's guess.
  */
-
-/** What a covering option says of the others: all of them hold, or none does. */
-export type Covering = 'all' | 'none';
-
-/** `all` for 以上都是 / 全部以上选项, `none` for 以上都不是 / 以上均不正确, null for an option that names something. */
-export function coveringOf(text: string): Covering | null {
-  if (!refersToOthers(text)) return null;
-  return /不|错误|错/u.test(text) ? 'none' : 'all';
-}
 
 /** The one covering option of a question that reads it (its index), or -1. */
 function coveringIndex(question: ParsedQuestion): number {

@@ -2,7 +2,7 @@ import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict } from './answer-types.js';
-import { refersToOthers } from './parse-question.js';
+import { coveringOf } from './parse-question.js';
 import {
   aliasesOf,
   askingClause,
@@ -46,6 +46,7 @@ import {
   namesClaim,
   othersNamed,
   ownWords,
+  wholeWords,
   topicOf,
   unitCoverage,
   type ClaimPart,
@@ -183,7 +184,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   const passageTexts = [...new Set(units.map((unit) => unit.chunk.text))];
   const exacts = input.claims.map((c) => [...aliasesOf(c.text), ...spelledOut(c.text, passageTexts).map(exactForm)]);
   const stemSet = new Set(stemTokens);
-  const wholeStem = new Set(stemTokens.filter((t) => !stemTokens.some((other) => other !== t && other.includes(t))));
+  const wholeStem = new Set(wholeWords(stemTokens));
   const fullWords = input.claims.map((claim) => ownWords(claim.text, analyzer));
   const claimWords = fullWords.map((words) => words.filter((t) => !stemSet.has(t)));
   const alternatives = input.exclusive !== false && input.claims.every((c) => c.target === 'option');
@@ -202,7 +203,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     // names both 中文 and 外文).
     const distinct = alternatives ? (fullWords[i] ?? []).filter((w) => fullWords.every((other, j) => j === i || !other.includes(w))) : [];
     // Shared by the options that name something: 全部以上选项 beside 认购数量, 认购份额 and 认购金额 names nothing.
-    const naming = fullWords.filter((_, j) => !refersToOthers(input.claims[j]?.text ?? ''));
+    const naming = fullWords.filter((_, j) => coveringOf(input.claims[j]?.text ?? '') === null);
     const shared = alternatives && naming.length > 1 ? (fullWords[i] ?? []).filter((w) => naming.every((other) => other.includes(w))) : [];
     // And the words the stem holds only inside a longer word of its own (管理 of 基金管理人): 投资管理 is not half stated
     // by a stem about 基金管理人.
@@ -728,7 +729,7 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     // The share in whole words must hold too: the analyzer also gives a word's pieces (基金托管人 → 托管, 管人, 托管人),
     // which let one name the clause holds outweigh the act it leaves out (基金财产独立于基金托管人的固有财产 does not
     // state 基金托管人可以挪用基金财产).
-    const whole = c.words.filter((w) => !c.words.some((other) => other !== w && other.includes(w)));
+    const whole = wholeWords(c.words);
     if (!exact && !narrower && tokenShare(withOpposites(top.clause, c.text), whole) < STATED_SHARE) return null;
     const share = top.share;
     // Said of the other case than the stem's (价格低于净值时，则可以… for a stem asking what to do when it is 高于).

@@ -164,23 +164,30 @@ function splitStatements(stem: string): { stem: string; statements: Statement[] 
   return { stem, statements: [] };
 }
 
+/** What an option that speaks of the others says of them: all of them hold (以上都是), or none does (以上都不是). */
+export type Covering = 'all' | 'none';
+
 /**
- * An option that speaks of the others rather than naming a thing of its own: 以上都是, 全部以上选项, 这些全部都是, 以上均不正确.
- * Only such words, and at least one of all / none (全部, 都, 均, 所有): 全部基金财产 names a thing.
+ * `all` for 以上都是 / 全部以上选项 / 这些全部都是 / all of the above, `none` for 以上都不是 / 以上均不正确 / none of the above,
+ * null for an option that names something of its own. Only such words, with at least one of all / none (全部, 都, 均,
+ * 所有): 全部基金财产 names a thing.
  */
-export function refersToOthers(option: string): boolean {
+export function coveringOf(option: string): Covering | null {
   const bare = removeInvisible(option).replace(/[\s，,。.、！!]/gu, '');
-  return (
+  const english = /^(all|none)oftheabove$/iu.exec(bare);
+  if (english) return english[1]?.toLowerCase() === 'none' ? 'none' : 'all';
+  const covering =
     /全部|都|均|所有|皆/u.test(bare) &&
-    bare.replace(/以上|上述|这些|前述|选项|各项|说法|表述|全部|所有|都|均|皆|的|是|不|正确|错误|对|错|符合|成立|有/gu, '') === ''
-  );
+    bare.replace(/以上|上述|这些|前述|选项|各项|说法|表述|全部|所有|都|均|皆|的|是|不|正确|错误|对|错|符合|成立|有/gu, '') === '';
+  if (!covering) return null;
+  return /不|错误|错/u.test(bare) ? 'none' : 'all';
 }
 
 /** The statement labels an option names (`Ⅰ、Ⅲ` → [Ⅰ, Ⅲ]; `①②④符合` → [①, ②, ④]; `以上都是` → all). */
 export function statementsInOption(option: string, statements: readonly Statement[]): string[] {
   const labels = statements.map((s) => s.label);
   if (labels.length === 0) return [];
-  if (/以上(都|均|全部)|全部|都符合|均正确|all of the above/i.test(option) && !/[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ①②③④⑤⑥⑦⑧⑨⑩]/.test(option)) return [...labels];
+  if (coveringOf(option) === 'all') return [...labels];
   const ascii = ASCII_ROMAN.includes(labels[0] ?? '');
   const found: string[] = [];
   if (ascii) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { coveringOf } from '../../src/answer/covering-options.js';
+import { coveringOf } from '../../src/answer/parse-question.js';
 import { notesBook, verdictOf } from '../helpers/notes-book.js';
 
 // Options that speak of the others (以上都是, 以上都不是) are stated by no clause: their verdict is read off the
@@ -32,6 +32,7 @@ void test('all of the above, none of the above, and options that name something'
   assert.equal(coveringOf('全部以上选项'), 'all');
   assert.equal(coveringOf('以上都不是'), 'none');
   assert.equal(coveringOf('以上均不正确'), 'none');
+  assert.equal(coveringOf('All of the above'), 'all');
   assert.equal(coveringOf('基金年度报告'), null);
 });
 
