@@ -4,7 +4,7 @@ import { calibratedConfidence } from './calibration.js';
 import { noSupport, Solver, type OfflineContext } from './claim-support.js';
 import { optionVerdicts } from './option-verdicts.js';
 import { decidingKinds } from './covering-options.js';
-import { questionVerdicts, verdictStanding } from './question-verdicts.js';
+import { questionVerdicts, rivalLetters, verdictStanding } from './question-verdicts.js';
 import { shownEvidence } from './shown-evidence.js';
 import type { Chunk } from '../types.js';
 import {
@@ -176,13 +176,23 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   // (`verdictConflictFactor`), not to chance: the clause reading is itself wrong on some questions.
   const conflict = features.against === 1;
   const calibrated = round(Math.min(weights.confidenceCap, calibratedConfidence(features, weights.calibration)));
-  const confidence = conflict ? round(calibrated * weights.verdictConflictFactor) : calibrated;
+  // A single-choice question has one right option. When clauses state others as they state the chosen one, the
+  // verdicts do not tell those apart and the letter is only the better supported of them: its confidence is at most
+  // its share among them. No question of the fitted sets has such rivals, so the model's terms for them are an
+  // extrapolation (it stated 0.98 for one of two options a list of the book names alike).
+  const tied = question.kind === 'single' && !conflict && features.agrees === 1 && (features.rivals ?? 0) > 0;
+  const confidence = conflict
+    ? round(calibrated * weights.verdictConflictFactor)
+    : tied
+      ? round(Math.min(calibrated, 1 / (1 + (features.rivals ?? 0))))
+      : calibrated;
   // What settles the letter is shown first: its own clause, or the clauses that rule out the others.
   if (!conflict) decision.evidence = shownEvidence(question, verdicts, decision.answer, decision.evidence, weights.evidenceShown);
   if (conflict) {
     const against = verdicts.find((v) => v.target === 'option' && decision.answer.includes(v.label));
     decision.message = `答案与其证据不一致：${against?.reason ?? '教材原文与该选项不符'}（The letter disagrees with its own evidence）`;
   }
+  if (tied) decision.message = tiedMessage(question, verdicts, decision.answer);
   const abstainBelow = ctx.abstainBelow ?? weights.abstainBelow;
   // Decided on the confidence as it is shown (two decimals), so the value a student reads and the threshold agree.
   if (Math.round(confidence * 100) / 100 < abstainBelow) {
@@ -204,4 +214,14 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     optionScores: decision.optionScores,
     calibration: features,
   });
+}
+
+/**
+ * What a student reads when clauses state several options of a single-choice question alike: which others have the
+ * chosen one's verdict, and that the letter is the better supported of them, not one the book singles out.
+ */
+function tiedMessage(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): string {
+  const others = rivalLetters(question, verdicts, answer);
+  const stated = question.negated ? '与教材不符' : '有教材依据';
+  return `${others.join('、')} 同样${stated}：教材未能区分，按支持度选 ${answer}（The clauses fit ${others.length + 1} options alike; the letter is the better supported of them）`;
 }

@@ -61,19 +61,38 @@ export interface VerdictStanding {
   ruledOut: number;
 }
 
+/**
+ * The option verdicts as they decide a letter: the chosen options' own, and for the others what the verdicts choose
+ * by (options a supported 以上都是 covers are part of it, not its rivals).
+ */
+function decidingVerdicts(
+  question: ParsedQuestion,
+  verdicts: readonly OptionVerdict[],
+  answer: string,
+): { label: string; verdict: VerdictKind }[] {
+  const options = verdicts.filter((v) => v.target === 'option');
+  const deciding = options.length === question.options.length ? decidingKinds(question, options) : options.map((v) => v.verdict);
+  return options.map((v, i) => ({ label: v.label, verdict: answer.includes(v.label) ? v.verdict : (deciding[i] ?? v.verdict) }));
+}
+
+/** The letters not chosen whose verdict is the one a right answer has: the rivals the clauses do not rule out. */
+export function rivalLetters(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): string[] {
+  const wanted: VerdictKind = question.negated ? 'contradicted' : 'supported';
+  return decidingVerdicts(question, verdicts, answer)
+    .filter((v) => !answer.includes(v.label) && v.verdict === wanted)
+    .map((v) => v.label);
+}
+
 /** Where the chosen letters stand among the option verdicts. */
 export function verdictStanding(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): VerdictStanding {
   const wanted: VerdictKind = question.negated ? 'contradicted' : 'supported';
   const ruledOut: VerdictKind = question.negated ? 'supported' : 'contradicted';
-  const options = verdicts.filter((v) => v.target === 'option');
-  // Chosen as the verdicts choose: options a supported 以上都是 covers are part of it, not its rivals.
-  const deciding = options.length === question.options.length ? decidingKinds(question, options) : options.map((v) => v.verdict);
-  const kinds = options.map((v, i) => ({ label: v.label, verdict: answer.includes(v.label) ? v.verdict : (deciding[i] ?? v.verdict) }));
+  const kinds = decidingVerdicts(question, verdicts, answer);
   const chosen = kinds.filter((v) => answer.includes(v.label));
   const others = kinds.filter((v) => !answer.includes(v.label));
   return {
     agrees: chosen.length > 0 && chosen.every((v) => v.verdict === wanted) ? 1 : 0,
-    rivals: others.filter((v) => v.verdict === wanted).length,
+    rivals: rivalLetters(question, verdicts, answer).length,
     against: chosen.some((v) => v.verdict === ruledOut) ? 1 : 0,
     ruledOut: others.length > 0 ? others.filter((v) => v.verdict === ruledOut).length / others.length : 0,
   };
