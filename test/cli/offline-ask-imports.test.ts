@@ -10,8 +10,8 @@ import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 const QUESTION = '基金财产由（　）负责保管。A.基金托管人 B.基金管理人 C.基金销售机构 D.基金份额登记机构';
 
-// One offline answer is a whole process per question, so what it loads is its cost: the LLM path, the prompts and
-// the keyword search thread (for large indexes only) must stay out of it.
+// One offline answer is a whole process per question, so what it loads is its cost: the LLM path, the prompts,
+// the LSA fit (ingest's) and the keyword search thread (for large indexes only) must stay out of it.
 describe('an offline ask loads only what answering offline needs', () => {
   let fx: FixtureIndex;
   before(async () => {
@@ -19,7 +19,7 @@ describe('an offline ask loads only what answering offline needs', () => {
   });
   after(() => fx.cleanup());
 
-  it('answers without loading the LLM path, the prompts, the LLM client, the search thread or the stdin reader', () => {
+  it('answers without loading the LLM path, the prompts, the LLM client, the LSA fit, the search thread or the stdin reader', () => {
     const trace = path.join(fx.root, 'imports.txt');
     writeFileSync(trace, '');
     const r = spawnSync(
@@ -57,6 +57,8 @@ describe('an offline ask loads only what answering offline needs', () => {
       '/dist/src/indexing/vector-scan-thread.js',
       '/dist/src/start-worker.js',
       '/dist/src/cli/ask-input.js',
+      '/dist/src/indexing/embedders/lsa-fit.js',
+      '/dist/src/indexing/embedders/randomized-svd.js',
       '/node_modules/openai/',
     ]) {
       assert.ok(!loaded.includes(lazy), `an offline ask loaded ${lazy}`);

@@ -4,7 +4,7 @@ import { NotReadyError } from '../../errors.js';
 import { projectPaths } from '../../paths.js';
 import type { Analyzer } from '../../text/analyzer.js';
 import type { Embedder } from '../../types.js';
-import { fitLsa, lsaCorpusHash, type LsaFitOptions } from './lsa-fit.js';
+import type { LsaFitOptions } from './lsa-fit.js';
 import { loadLsa, saveLsa, savedLsaCorpusHash } from './lsa-store.js';
 
 /** Where a fitted embedder keeps its state inside an index folder. */
@@ -49,6 +49,8 @@ export async function createEmbedder(config: ExamCopilotConfig, options: CreateE
     case 'lsa': {
       const dir = embedderStateDir(options.indexDir);
       if (!options.textsForFit) return { embedder: loadLsa(dir, options.analyzer), reused: false };
+      // The fit (SVD, dense kernels) is ingest's: a query loads the saved state only, without importing it.
+      const { fitLsa, lsaCorpusHash } = await import('./lsa-fit.js');
       const fitOptions: LsaFitOptions = { dimension: e.dimension };
       if (options.previousIndexDir) {
         const previousDir = embedderStateDir(options.previousIndexDir);
