@@ -80,7 +80,7 @@ export function evidenceJson(e: EvidenceItem): Record<string, unknown> {
   };
 }
 
-/** One option's verdict as JSON (`label`, `target`, `text`, `verdict`, and `reason` / `evidence` where set). */
+/** One option's verdict as JSON (`label`, `target`, `text`, `verdict`, and `reason` / `inferred` / `evidence` where set). */
 export function verdictJson(v: OptionVerdict): Record<string, unknown> {
   return {
     label: v.label,
@@ -88,6 +88,7 @@ export function verdictJson(v: OptionVerdict): Record<string, unknown> {
     text: v.text,
     verdict: v.verdict,
     ...(v.reason ? { reason: v.reason } : {}),
+    ...(v.inferred ? { inferred: true } : {}),
     ...(v.evidence ? { evidence: evidenceJson(v.evidence) } : {}),
   };
 }

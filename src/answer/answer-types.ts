@@ -73,6 +73,17 @@ export interface OptionVerdict {
   evidence?: EvidenceItem;
   /** Why, in a few words (`数字不同：三十日 ≠ 60日`, `主体不同：基金托管人`, `否定`), where the quote alone does not say it. */
   reason?: string;
+  /**
+   * Ruled out by the clause that states another option in the stem's place, not by a clause about this option's own
+   * words (`教材此处为：…`, single-choice only). Explains why the option is wrong; the letter and its confidence weigh it
+   * as `not_found`, since it adds nothing to what the stated option's clause already says.
+   */
+  inferred?: true;
+}
+
+/** The verdict an option's own clauses give it: an `inferred` one weighs as `not_found` in the letter and its confidence. */
+export function ownVerdict(v: OptionVerdict): VerdictKind {
+  return v.inferred ? 'not_found' : v.verdict;
 }
 
 /**

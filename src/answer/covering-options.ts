@@ -1,4 +1,4 @@
-import type { OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
+import { ownVerdict, type OptionVerdict, type ParsedQuestion, type VerdictKind } from './answer-types.js';
 import { coveringOf } from './parse-question.js';
 
 /**
@@ -28,13 +28,14 @@ export function withCoveringVerdicts(question: ParsedQuestion, verdicts: readonl
   const kind = coveringOf(own.text);
   const holds: VerdictKind = kind === 'all' ? 'supported' : 'contradicted';
   const fails: VerdictKind = kind === 'all' ? 'contradicted' : 'supported';
-  const failing = others.find((v) => v.verdict === fails && v.evidence);
+  // Read off the options' own verdicts: one ruled out only because another is stated in its place says no more.
+  const failing = others.find((v) => ownVerdict(v) === fails && v.evidence);
   const base = { label: own.label, target: own.target, text: own.text };
   let read: OptionVerdict | null = null;
   if (failing?.evidence) {
     const reason = kind === 'all' ? `${failing.label} 与教材不符` : `${failing.label} 有教材依据`;
     read = { ...base, verdict: 'contradicted', evidence: failing.evidence, reason };
-  } else if (others.length > 0 && others.every((v) => v.verdict === holds && v.evidence)) {
+  } else if (others.length > 0 && others.every((v) => ownVerdict(v) === holds && v.evidence)) {
     const labels = others.map((v) => v.label).join('、');
     const reason = kind === 'all' ? `${labels} 均有教材依据` : `${labels} 均与教材不符`;
     const evidence = others[0]?.evidence;
@@ -52,7 +53,7 @@ export function withCoveringVerdicts(question: ParsedQuestion, verdicts: readonl
  */
 export function decidingKinds(question: ParsedQuestion, verdicts: readonly OptionVerdict[]): VerdictKind[] {
   const at = coveringIndex(question);
-  const kinds = verdicts.map((v) => v.verdict);
+  const kinds = verdicts.map(ownVerdict);
   if (at < 0 || kinds[at] !== 'supported' || coveringOf(verdicts[at]?.text ?? '') !== 'all') return kinds;
   return kinds.map((k, i) => (i === at ? k : 'not_found'));
 }

@@ -61,6 +61,7 @@ import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './p
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
 import { quotedReading } from './quoted-reading.js';
+import { statedInPlace } from './stated-in-place.js';
 import { betterReading, ON_QUESTION, type Reading } from './reading-order.js';
 import { bandReading, otherCase, otherThreshold, questionQuantities, type Tier } from './tier-ranges.js';
 
@@ -196,6 +197,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   (input.stemPassages ?? []).forEach((chunk, i) => {
     if (!stemRank.has(chunk.chunk_id)) stemRank.set(chunk.chunk_id, i);
   });
+  // Whether each claim fills the stem as a name or value (for statedInPlace).
+  const fillsAsName: boolean[] = [];
   const bests = input.claims.map((claim, i): Reading | null => {
     const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
@@ -217,6 +220,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     const statement =
       !FORMULA.test(claim.text) &&
       (!fills || ([...claim.text].length >= 12 && !NAME_WITH_ALIAS.test(claim.text.trim())) || PREDICATE.test(claim.text));
+    fillsAsName[i] = fills && !statement && coveringOf(claim.text) === null;
     // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
     const topic = topicOf(fills ? stemTokens : words, stats, fills ? input.stem : claim.text);
     const reading: ClaimReading = {
@@ -283,9 +287,12 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
         [...units, ...stemUnits],
       )
     : null;
-  return input.claims.map((claim, i) => {
+  const deciding = input.claims.map((_, i) => {
     const own = bests[i] ?? null;
-    const best = meant?.readings[i] ?? (meant?.silent(i, own) ? null : own) ?? listed[i] ?? null;
+    return meant?.readings[i] ?? (meant?.silent(i, own) ? null : own) ?? listed[i] ?? null;
+  });
+  const verdicts = input.claims.map((claim, i): OptionVerdict => {
+    const best = deciding[i];
     if (!best) return { label: claim.label, target: claim.target, text: claim.text, verdict: 'not_found' as const };
     return {
       label: claim.label,
@@ -296,6 +303,12 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       ...(best.reason ? { reason: best.reason } : {}),
     };
   });
+  // One option fills a single-choice blank: the clause stating one in the stem's place rules out the others.
+  if (input.exclusive !== true || input.negated === true || !input.fillsStem || !alternatives) return verdicts;
+  return statedInPlace(
+    verdicts,
+    input.claims.map((_, i) => ({ reading: deciding[i] ?? null, fills: fillsAsName[i] === true, forms: exacts[i] ?? [] })),
+  );
 }
 
 /**

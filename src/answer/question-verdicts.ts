@@ -1,4 +1,4 @@
-import type { OptionVerdict, ParsedQuestion, VerdictKind } from './answer-types.js';
+import { ownVerdict, type OptionVerdict, type ParsedQuestion, type VerdictKind } from './answer-types.js';
 import { decidingKinds, withCoveringVerdicts } from './covering-options.js';
 import { statementsInOption } from './parse-question.js';
 
@@ -71,8 +71,8 @@ function decidingVerdicts(
   answer: string,
 ): { label: string; verdict: VerdictKind }[] {
   const options = verdicts.filter((v) => v.target === 'option');
-  const deciding = options.length === question.options.length ? decidingKinds(question, options) : options.map((v) => v.verdict);
-  return options.map((v, i) => ({ label: v.label, verdict: answer.includes(v.label) ? v.verdict : (deciding[i] ?? v.verdict) }));
+  const deciding = options.length === question.options.length ? decidingKinds(question, options) : options.map(ownVerdict);
+  return options.map((v, i) => ({ label: v.label, verdict: answer.includes(v.label) ? ownVerdict(v) : (deciding[i] ?? ownVerdict(v)) }));
 }
 
 /** The letters not chosen whose verdict is the one a right answer has: the rivals the clauses do not rule out. */

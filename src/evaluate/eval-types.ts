@@ -77,6 +77,8 @@ export interface RecordVerdict {
   verdict: VerdictKind;
   /** Why, in a few words, where the quote alone does not say it. */
   reason?: string;
+  /** Ruled out by the clause stating another option in the stem's place (`OptionVerdict.inferred`). */
+  inferred?: true;
   /** The settling clause, verbatim from the passage, and its citation (`book | headings | p.N`). */
   quote?: string;
   citation?: string;

@@ -12,6 +12,7 @@ export function recordVerdict(v: OptionVerdict): RecordVerdict {
     ...(v.target === 'statement' ? { target: 'statement' as const, text: v.text } : {}),
     verdict: v.verdict,
     ...(v.reason ? { reason: v.reason } : {}),
+    ...(v.inferred ? { inferred: true as const } : {}),
     ...(v.evidence ? { quote: v.evidence.quote, citation: formatCitation(v.evidence), chunk_id: v.evidence.chunk_id } : {}),
   };
 }

@@ -46,7 +46,12 @@ void test("a rule stated for another threshold (百分之零点二五时) says n
   );
   assert.equal(r.answer, 'D');
   assert.match(verdictOf(r, 'D').evidence?.quote ?? '', /百分之零点五时，基金管理人应当公告/u);
-  assert.equal(verdictOf(r, 'B').verdict, 'not_found');
+  // B is ruled out by the stem's own rule, which states D in its place, not by the 0.25% rule.
+  const b = verdictOf(r, 'B');
+  assert.equal(b.verdict, 'contradicted');
+  assert.equal(b.inferred, true);
+  assert.equal(b.reason, '教材此处为：公告，并报监管机构备案');
+  assert.match(b.evidence?.quote ?? '', /百分之零点五时，基金管理人应当公告/u);
   assertVerbatim(r);
 });
 

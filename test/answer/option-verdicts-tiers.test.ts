@@ -139,6 +139,9 @@ void test('a worked example of the question’s own case supports the amount it 
     (c.evidence?.highlights ?? []).map(([from, to]) => quote.slice(from, to)),
     ['八万份'],
   );
-  // Only equality crosses scales: the other amounts are not read against 八万份.
-  assert.equal(verdictOf(result, 'A').verdict, 'not_found');
+  // Only equality crosses scales: the other amounts are not read against 八万份 as numbers of their own; they are ruled
+  // out only as options in the place the example gives 八万份.
+  const a = verdictOf(result, 'A');
+  assert.deepEqual([a.verdict, a.inferred, a.reason], ['contradicted', true, '教材此处为：80000份']);
+  assert.equal(a.evidence?.quote, quote);
 });

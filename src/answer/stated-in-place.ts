@@ -1,0 +1,64 @@
+import type { OptionVerdict } from './answer-types.js';
+import { exactForm } from './claim-forms.js';
+import { ON_QUESTION, type Reading } from './reading-order.js';
+
+/** What {@link statedInPlace} knows of each option besides its verdict. */
+export interface PlaceCandidate {
+  /** The reading its verdict came from (null when not found). */
+  reading: Reading | null;
+  /** Whether the option fills the stem's blank as a name or value (not a statement of its own, not 以上都是). */
+  fills: boolean;
+  /** The option's exact forms (its text and aliases), to tell whether a clause names it. */
+  forms: readonly string[];
+}
+
+/**
+ * One option fills a single-choice blank, so the clause that states one option where the question's words are answers
+ * the question for every option: each other option no clause settles is ruled out by it (`教材此处为：每个开放日的次日`
+ * for 每周最后一个工作日), quoted as that clause and marked `inferred`. Only when exactly one option is supported, by a
+ * clause holding at least half of the stem's weighted words (it is about what is asked, not a clause that happens to
+ * name the option), and only for options the clause does not name and that neither hold the stated option nor are
+ * held by it (基金管理人和基金托管人 beside 基金管理人 is not ruled out by a clause naming 基金管理人). A non-negated
+ * stem only: the caller passes single-choice, non-negated questions whose options fill the stem.
+ */
+export function statedInPlace(verdicts: readonly OptionVerdict[], candidates: readonly PlaceCandidate[]): OptionVerdict[] {
+  const supported = verdicts.flatMap((v, i) => (v.verdict === 'supported' ? [i] : []));
+  if (supported.length !== 1) return [...verdicts];
+  const at = supported[0] as number;
+  const stated = verdicts[at];
+  const source = candidates[at];
+  if (!stated?.evidence || !source?.fills || !source.reading || source.reading.coverage < ON_QUESTION) return [...verdicts];
+  const clause = exactForm(stated.evidence.quote);
+  const statedForm = exactForm(stated.text);
+  // A clause listing the stated option among other things (可以投资于现金、中央银行票据和同业存单) places it without
+  // saying the list is whole: it rules nothing out.
+  if (inList(clause, statedForm)) return [...verdicts];
+  return verdicts.map((v, i) => {
+    const c = candidates[i];
+    if (i === at || v.verdict !== 'not_found' || !c?.fills || c.forms.length === 0) return v;
+    const own = exactForm(v.text);
+    if (own === '' || own.includes(statedForm) || statedForm.includes(own)) return v;
+    if (c.forms.some((form) => form !== '' && clause.includes(form))) return v;
+    return {
+      ...v,
+      verdict: 'contradicted' as const,
+      evidence: stated.evidence,
+      reason: `教材此处为：${stated.text}`,
+      inferred: true as const,
+    };
+  });
+}
+
+/** Words that join the items of a list (、 和 及 或 与) and 等 that ends one. */
+const LIST_JOINERS = new Set([...'、和及或与等']);
+
+/** Whether `form` stands in `clause` as an item of a list: joined to a neighbour on either side, wherever it occurs. */
+function inList(clause: string, form: string): boolean {
+  if (form === '') return false;
+  for (let at = clause.indexOf(form); at >= 0; at = clause.indexOf(form, at + 1)) {
+    const before = clause[at - 1] ?? '';
+    const after = clause[at + form.length] ?? '';
+    if (LIST_JOINERS.has(before) || LIST_JOINERS.has(after)) return true;
+  }
+  return false;
+}
