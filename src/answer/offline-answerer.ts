@@ -4,7 +4,7 @@ import { calibratedConfidence } from './calibration.js';
 import { noSupport, Solver, type OfflineContext } from './claim-support.js';
 import { optionVerdicts } from './option-verdicts.js';
 import { decidingKinds } from './covering-options.js';
-import { questionVerdicts, rivalLetters, verdictStanding } from './question-verdicts.js';
+import { questionVerdicts, tiedMessage, tiedShare, verdictStanding } from './question-verdicts.js';
 import { shownEvidence } from './shown-evidence.js';
 import type { Chunk } from '../types.js';
 import {
@@ -184,7 +184,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   const confidence = conflict
     ? round(calibrated * weights.verdictConflictFactor)
     : tied
-      ? round(Math.min(calibrated, 1 / (1 + (features.rivals ?? 0))))
+      ? round(Math.min(calibrated, tiedShare(features.rivals ?? 0)))
       : calibrated;
   // What settles the letter is shown first: its own clause, or the clauses that rule out the others.
   if (!conflict) decision.evidence = shownEvidence(question, verdicts, decision.answer, decision.evidence, weights.evidenceShown);
@@ -214,14 +214,4 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     optionScores: decision.optionScores,
     calibration: features,
   });
-}
-
-/**
- * What a student reads when clauses state several options of a single-choice question alike: which others have the
- * chosen one's verdict, and that the letter is the better supported of them, not one the book singles out.
- */
-function tiedMessage(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): string {
-  const others = rivalLetters(question, verdicts, answer);
-  const stated = question.negated ? '与教材不符' : '有教材依据';
-  return `${others.join('、')} 同样${stated}：教材未能区分，按支持度选 ${answer}（The clauses fit ${others.length + 1} options alike; the letter is the better supported of them）`;
 }

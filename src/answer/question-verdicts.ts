@@ -97,3 +97,21 @@ export function verdictStanding(question: ParsedQuestion, verdicts: readonly Opt
     ruledOut: others.length > 0 ? others.filter((v) => v.verdict === ruledOut).length / others.length : 0,
   };
 }
+
+/**
+ * What a student reads when clauses state several options of a single-choice question alike: which others have the
+ * chosen one's verdict, and that the letter is the better supported of them, not one the book singles out.
+ */
+export function tiedMessage(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): string {
+  const others = rivalLetters(question, verdicts, answer);
+  const stated = question.negated ? '与教材不符' : '有教材依据';
+  return `${others.join('、')} 同样${stated}：教材未能区分，按支持度选 ${answer}（The clauses fit ${others.length + 1} options alike; the letter is the better supported of them）`;
+}
+
+/**
+ * The most a single-choice letter can claim when its verdicts state `rivals` other options as they state it: its share
+ * among them. 1 when there are none.
+ */
+export function tiedShare(rivals: number): number {
+  return 1 / (1 + Math.max(0, rivals));
+}

@@ -3,7 +3,7 @@ import type { Chunk } from '../types.js';
 import type { AnswerResult } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { optionVerdicts } from './option-verdicts.js';
-import { questionVerdicts, verdictStanding } from './question-verdicts.js';
+import { questionVerdicts, tiedMessage, tiedShare, verdictStanding } from './question-verdicts.js';
 import { DEFAULT_WEIGHTS } from './solver-weights.js';
 
 /**
@@ -33,14 +33,36 @@ export function checkAgainstClauses(result: AnswerResult, corpus: { analyzer: An
     stats: corpus.stats,
   });
   const standing = verdictStanding(q, questionVerdicts(q, read), result.answer);
-  if (standing.against !== 1) return result;
+  if (standing.against !== 1) return withTiedVerdicts(result);
   const against = questionVerdicts(q, read).find((v) => v.target === 'option' && result.answer.includes(v.label));
   const why = against?.reason ?? (q.negated ? '教材原文支持该选项' : '教材原文与该选项不符');
   const note = `答案与其所引证据不一致：${why}（the letter disagrees with the passages it cites${against?.evidence ? `: "${against.evidence.quote}"` : ''}）`;
-  return {
+  return withTiedVerdicts({
     ...result,
     confidence: Math.round(result.confidence * DEFAULT_WEIGHTS.verdictConflictFactor * 1000) / 1000,
     verdictConflict: true,
+    message: result.message ? `${result.message}；${note}` : note,
+    warnings: [...(result.warnings ?? []), note],
+  });
+}
+
+/**
+ * A single-choice LLM answer whose own verdicts state other options as they state the chosen one (B and C both
+ * supported, answer B) contradicts itself: its confidence is capped at its share among them and the note says which,
+ * as the offline answerer's is.
+ */
+function withTiedVerdicts(result: AnswerResult): AnswerResult {
+  const q = result.question;
+  const verdicts = result.verdicts ?? [];
+  if (q.kind !== 'single' || verdicts.length === 0) return result;
+  const standing = verdictStanding(q, verdicts, result.answer);
+  if (standing.agrees !== 1 || standing.rivals === 0) return result;
+  const cap = tiedShare(standing.rivals);
+  if (result.confidence <= cap) return result;
+  const note = tiedMessage(q, verdicts, result.answer);
+  return {
+    ...result,
+    confidence: Math.round(cap * 1000) / 1000,
     message: result.message ? `${result.message}；${note}` : note,
     warnings: [...(result.warnings ?? []), note],
   };

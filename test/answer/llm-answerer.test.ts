@@ -384,6 +384,36 @@ void test('verdicts: an invented id and a paraphrased quote are dropped to not_f
   assert.ok(schema?.required?.includes('verdicts'));
 });
 
+void test('verdicts: a model whose own verdicts support two options of a single-choice question claims at most half', async () => {
+  reset();
+  server.setHandler((req) => {
+    const user = chatMessages(req).find((m) => m.role === 'user')?.content ?? '';
+    const c1 = evidenceNumber(user, '基金财产由基金托管人负责保管');
+    const quote = '基金财产由基金托管人负责保管，由基金管理人负责投资运作。';
+    return chatReply(
+      JSON.stringify({
+        answer: 'B',
+        confidence: 0.9,
+        evidence_ids: [c1],
+        status: 'answered',
+        explanation: '',
+        verdicts: [
+          { label: 'A', verdict: 'supported', evidence_id: c1, quote, reason: '' },
+          { label: 'B', verdict: 'supported', evidence_id: c1, quote, reason: '' },
+          { label: 'C', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
+          { label: 'D', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
+        ],
+      }),
+    );
+  });
+  const { llm } = client();
+  const r = await answerQuestion(parseQuestion(QUESTION), deps(llm));
+  assert.equal(r.answer, 'B');
+  assert.equal(r.confidence, 0.5);
+  assert.match(r.message ?? '', /A 同样有教材依据：教材未能区分，按支持度选 B/);
+  assert.ok(r.warnings?.some((w) => w.startsWith('A 同样有教材依据')));
+});
+
 void test('an obeying model: the answer a planted passage dictates, citing it, is flagged and its confidence capped low', async () => {
   reset();
   const planted = [
