@@ -321,37 +321,38 @@ function evidenceNumber(user: string, start: string): number {
   return Number(m[1]);
 }
 
-void test('verdicts: an invented id and a paraphrased quote are dropped to not_found and warned; a verbatim one is kept as cited evidence', async () => {
-  reset();
+/**
+ * Scripts the server to answer B at 0.9 citing the custody passage, with the verdicts `verdicts` makes of the numbers
+ * the prompt gave the custody passage (c1) and the management one (c2).
+ */
+function answerBWith(verdicts: (c1: number, c2: number) => unknown[]): void {
   server.setHandler((req) => {
     const user = chatMessages(req).find((m) => m.role === 'user')?.content ?? '';
     const c1 = evidenceNumber(user, '基金财产由基金托管人负责保管');
     const c2 = evidenceNumber(user, '基金管理人负责基金的投资管理');
     return chatReply(
-      JSON.stringify({
-        answer: 'B',
-        confidence: 0.9,
-        evidence_ids: [c1],
-        status: 'answered',
-        explanation: '',
-        verdicts: [
-          // Verbatim, with the quote's spacing and width changed (compared after NFKC, whitespace aside).
-          {
-            label: 'B',
-            verdict: 'supported',
-            evidence_id: c1,
-            quote: '基金财产由基金托管人负责保管， 由基金管理人负责投资运作。',
-            reason: '',
-          },
-          // A paraphrase of c2: not verbatim.
-          { label: 'A', verdict: 'contradicted', evidence_id: c2, quote: '基金管理人管理基金的投资。', reason: '主体不同' },
-          // An id that was never shown.
-          { label: 'C', verdict: 'contradicted', evidence_id: 9, quote: '基金销售机构不保管基金财产。', reason: '' },
-          { label: 'D', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
-        ],
-      }),
+      JSON.stringify({ answer: 'B', confidence: 0.9, evidence_ids: [c1], status: 'answered', explanation: '', verdicts: verdicts(c1, c2) }),
     );
   });
+}
+
+void test('verdicts: an invented id and a paraphrased quote are dropped to not_found and warned; a verbatim one is kept as cited evidence', async () => {
+  reset();
+  answerBWith((c1, c2) => [
+    // Verbatim, with the quote's spacing and width changed (compared after NFKC, whitespace aside).
+    {
+      label: 'B',
+      verdict: 'supported',
+      evidence_id: c1,
+      quote: '基金财产由基金托管人负责保管， 由基金管理人负责投资运作。',
+      reason: '',
+    },
+    // A paraphrase of c2: not verbatim.
+    { label: 'A', verdict: 'contradicted', evidence_id: c2, quote: '基金管理人管理基金的投资。', reason: '主体不同' },
+    // An id that was never shown.
+    { label: 'C', verdict: 'contradicted', evidence_id: 9, quote: '基金销售机构不保管基金财产。', reason: '' },
+    { label: 'D', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
+  ]);
   const { llm } = client();
   const r = await answerQuestion(parseQuestion(QUESTION), deps(llm));
   assert.equal(r.answer, 'B');
@@ -386,26 +387,13 @@ void test('verdicts: an invented id and a paraphrased quote are dropped to not_f
 
 void test('verdicts: a model whose own verdicts support two options of a single-choice question claims at most half', async () => {
   reset();
-  server.setHandler((req) => {
-    const user = chatMessages(req).find((m) => m.role === 'user')?.content ?? '';
-    const c1 = evidenceNumber(user, '基金财产由基金托管人负责保管');
-    const quote = '基金财产由基金托管人负责保管，由基金管理人负责投资运作。';
-    return chatReply(
-      JSON.stringify({
-        answer: 'B',
-        confidence: 0.9,
-        evidence_ids: [c1],
-        status: 'answered',
-        explanation: '',
-        verdicts: [
-          { label: 'A', verdict: 'supported', evidence_id: c1, quote, reason: '' },
-          { label: 'B', verdict: 'supported', evidence_id: c1, quote, reason: '' },
-          { label: 'C', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
-          { label: 'D', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
-        ],
-      }),
-    );
-  });
+  const quote = '基金财产由基金托管人负责保管，由基金管理人负责投资运作。';
+  answerBWith((c1) => [
+    { label: 'A', verdict: 'supported', evidence_id: c1, quote, reason: '' },
+    { label: 'B', verdict: 'supported', evidence_id: c1, quote, reason: '' },
+    { label: 'C', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
+    { label: 'D', verdict: 'not_found', evidence_id: null, quote: '', reason: '' },
+  ]);
   const { llm } = client();
   const r = await answerQuestion(parseQuestion(QUESTION), deps(llm));
   assert.equal(r.answer, 'B');
