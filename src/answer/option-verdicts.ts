@@ -62,6 +62,7 @@ import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf
 import { inAnotherDocument, titlesOf } from './document-titles.js';
 import { quotedReading } from './quoted-reading.js';
 import { statedInPlace } from './stated-in-place.js';
+import { swappedParts } from './swapped-parts.js';
 import { betterReading, ON_QUESTION, type Reading } from './reading-order.js';
 import { bandReading, otherCase, otherThreshold, questionQuantities, type Tier } from './tier-ranges.js';
 
@@ -388,7 +389,10 @@ function readParts(unit: Unit, clauses: readonly string[], parts: readonly Claim
     if (against) return { verdict: 'contradicted', unit, coverage, ...against };
     marks.push(...part.words.filter((w) => holds(best.clause, w)));
   }
-  return stated ? { verdict: 'supported', unit, coverage, marks: [...new Set(marks)] } : null;
+  if (stated) return { verdict: 'supported', unit, coverage, marks: [...new Set(marks)] };
+  // Not stated as it is, but written the other way round: who does what, exchanged.
+  const swap = swappedParts(clauses, parts);
+  return swap ? { verdict: 'contradicted', unit, coverage, marks: [...swap.words], reason: swap.reason } : null;
 }
 
 const passageTerms = new WeakMap<Chunk, string[]>();

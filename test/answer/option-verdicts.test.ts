@@ -299,8 +299,13 @@ void test('a claim of two clauses is read clause by clause: who computes and who
   );
   assert.equal(r.answer, 'B');
   assert.equal(verdictOf(r, 'B').verdict, 'supported');
-  // The same sentence names both parties and both acts, but the other way round.
-  assert.notEqual(verdictOf(r, 'A').verdict, 'supported');
+  // The same sentence names both parties and both acts, but the other way round: that sentence rules A out.
+  const swapped = verdictOf(r, 'A');
+  assert.equal(swapped.verdict, 'contradicted');
+  assert.equal(swapped.reason, '二者互换：基金托管人 ↔ 基金管理人');
+  assert.match(swapped.evidence?.quote ?? '', /由基金管理人负责计算，由基金托管人进行复核/u);
+  // Another party in one part is no exchange: not read as one.
+  assert.doesNotMatch(verdictOf(r, 'C').reason ?? '', /互换/u);
   assertVerbatim(r);
   const negated = await ask(
     '关于基金管理人，下列说法错误的是（ ）。A.基金管理人参与基金收益的分配，并收取管理费 B.基金份额净值由基金管理人负责计算 C.基金份额净值由基金托管人进行复核 D.风险价值是投资组合可能遭受的最大损失',
