@@ -200,6 +200,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   });
   // Whether each claim fills the stem as a name or value (for statedInPlace).
   const fillsAsName: boolean[] = [];
+  const topics: Topic[] = [];
   const bests = input.claims.map((claim, i): Reading | null => {
     const values = optionValues[i] ?? [];
     const words = claimWords[i] ?? [];
@@ -224,6 +225,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     fillsAsName[i] = fills && !statement && coveringOf(claim.text) === null;
     // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
     const topic = topicOf(fills ? stemTokens : words, stats, fills ? input.stem : claim.text);
+    topics[i] = topic;
     const reading: ClaimReading = {
       text: claim.text,
       aliases: exacts[i] ?? [],
@@ -308,7 +310,12 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   if (input.exclusive !== true || input.negated === true || !input.fillsStem || !alternatives) return verdicts;
   return statedInPlace(
     verdicts,
-    input.claims.map((_, i) => ({ reading: deciding[i] ?? null, fills: fillsAsName[i] === true, forms: exacts[i] ?? [] })),
+    input.claims.map((_, i) => {
+      const reading = deciding[i];
+      const topic = topics[i];
+      const about = reading && topic ? coverageOf(`${headingsOf(reading.unit.chunk)} ${reading.unit.text}`, topic) : null;
+      return { coverage: about, fills: fillsAsName[i] === true, forms: exacts[i] ?? [] };
+    }),
   );
 }
 

@@ -1,11 +1,14 @@
 import type { OptionVerdict } from './answer-types.js';
 import { exactForm } from './claim-forms.js';
-import { ON_QUESTION, type Reading } from './reading-order.js';
+import { ON_QUESTION } from './reading-order.js';
 
 /** What {@link statedInPlace} knows of each option besides its verdict. */
 export interface PlaceCandidate {
-  /** The reading its verdict came from (null when not found). */
-  reading: Reading | null;
+  /**
+   * How much of the stem's weighted words the clause its verdict came from holds with its passage's headings (a note's
+   * line states its heading's subject: 投资期限：通常3-7年 under 私募股权投资基金), 0–1; null when not found.
+   */
+  coverage: number | null;
   /** Whether the option fills the stem's blank as a name or value (not a statement of its own, not 以上都是). */
   fills: boolean;
   /** The option's exact forms (its text and aliases), to tell whether a clause names it. */
@@ -16,8 +19,8 @@ export interface PlaceCandidate {
  * One option fills a single-choice blank, so the clause that states one option where the question's words are answers
  * the question for every option: each other option no clause settles is ruled out by it (`教材此处为：每个开放日的次日`
  * for 每周最后一个工作日), quoted as that clause and marked `inferred`. Only when exactly one option is supported, by a
- * clause holding at least half of the stem's weighted words (it is about what is asked, not a clause that happens to
- * name the option), and only for options the clause does not name and that neither hold the stated option nor are
+ * clause holding at least half of the stem's weighted words with its headings (it is about what is asked, not a clause
+ * that happens to name the option), and only for options the clause does not name and that neither hold the stated option nor are
  * held by it (基金管理人和基金托管人 beside 基金管理人 is not ruled out by a clause naming 基金管理人). A non-negated
  * stem only: the caller passes single-choice, non-negated questions whose options fill the stem.
  */
@@ -27,7 +30,7 @@ export function statedInPlace(verdicts: readonly OptionVerdict[], candidates: re
   const at = supported[0] as number;
   const stated = verdicts[at];
   const source = candidates[at];
-  if (!stated?.evidence || !source?.fills || !source.reading || source.reading.coverage < ON_QUESTION) return [...verdicts];
+  if (!stated?.evidence || !source?.fills || source.coverage === null || source.coverage < ON_QUESTION) return [...verdicts];
   const clause = exactForm(stated.evidence.quote);
   const statedForm = exactForm(stated.text);
   // A clause listing the stated option among other things (可以投资于现金、中央银行票据和同业存单) places it without

@@ -18,7 +18,16 @@ const BOOK = `# 第五章 基金的信息披露
 货币市场基金可以投资于现金、中央银行票据和同业存单。
 `;
 
-const book = notesBook({ 'rawdoc/信息披露.md': BOOK });
+// A note's line states its heading's subject: 投资期限：通常3-7年 under 私募股权投资基金 answers the question about it.
+const NOTES = `# 第一章 股权投资基金概述
+
+## 私募股权投资基金的特点
+
+- 投资期限：通常3-7年
+- 流动性：较差
+`;
+
+const book = notesBook({ 'rawdoc/信息披露.md': BOOK, 'rawdoc/股权投资笔记.md': NOTES });
 
 void test('options the book never names are ruled out by the clause stating another in their place', async () => {
   const r = await book.ask(
@@ -50,6 +59,15 @@ void test('every other option inferred: the answer and its confidence are what t
   }
   assert.equal(r.calibration?.ruledOut, 0);
   assert.equal(r.calibration?.against, 0);
+});
+
+void test("a note's line is read with its heading: the subject it leaves to the heading is the question's", async () => {
+  const r = await book.ask('私募股权投资基金的投资期限通常为（ ）。A.1-2年 B.3-7年 C.8-10年 D.10年以上');
+  assert.equal(r.answer, 'B');
+  for (const label of ['A', 'C', 'D']) {
+    const v = verdictOf(r, label);
+    assert.deepEqual([v.verdict, v.inferred, v.reason], ['contradicted', true, '教材此处为：3-7年'], label);
+  }
 });
 
 void test('a clause listing the stated option among others rules nothing out', async () => {
