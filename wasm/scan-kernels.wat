@@ -4,7 +4,9 @@
 ;; A quantized vector index (quantized-vector-index.ts) keeps each vector as one byte per dimension (FAISS's 8-bit
 ;; scalar quantizer) and a query as one 16-bit weight per dimension; a vector's approximate score is then an integer
 ;; dot product, which WebAssembly's i32x4.dot_i16x8_s forms eight dimensions at a time. The sums are exact integers,
-;; so the order they are formed in does not matter.
+;; so the order they are formed in does not matter. The other exports pick each query's best rows from its scores
+;; (scoreRange, countScores, rowsFrom): plain loops that run compiled from their first call, where the same loops in
+;; JavaScript run interpreted in a one-shot ask.
 (module
   (memory (export "memory") 1)
 
@@ -63,4 +65,56 @@
         (local.set $codes (i32.add (local.get $codes) (local.get $d)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (br $vector))))
+
+  ;; The smallest and largest of the n ≥ 1 i32 scores at $scores, stored as two i32 at $out (smallest first).
+  (func (export "scoreRange") (param $scores i32) (param $n i32) (param $out i32)
+    (local $end i32) (local $s i32) (local $lo i32) (local $hi i32)
+    (local.set $end (i32.add (local.get $scores) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $lo (i32.load (local.get $scores)))
+    (local.set $hi (local.get $lo))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $scores) (local.get $end)))
+        (local.set $s (i32.load (local.get $scores)))
+        (if (i32.lt_s (local.get $s) (local.get $lo)) (then (local.set $lo (local.get $s))))
+        (if (i32.gt_s (local.get $s) (local.get $hi)) (then (local.set $hi (local.get $s))))
+        (local.set $scores (i32.add (local.get $scores) (i32.const 4)))
+        (br $next)))
+    (i32.store (local.get $out) (local.get $lo))
+    (i32.store offset=4 (local.get $out) (local.get $hi)))
+
+  ;; counts[(s − lo) >> shift] += 1 (i32 counts at $counts) for each of the n i32 scores at $scores with lo ≤ s ≤ hi.
+  ;; The caller zeroes the counts and picks shift so that (hi − lo) >> shift indexes one of them; s − lo is read
+  ;; unsigned, so a range wider than 2³¹ still counts right.
+  (func (export "countScores") (param $scores i32) (param $n i32) (param $lo i32) (param $hi i32) (param $shift i32)
+    (param $counts i32)
+    (local $end i32) (local $s i32) (local $at i32)
+    (local.set $end (i32.add (local.get $scores) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $scores) (local.get $end)))
+        (local.set $s (i32.load (local.get $scores)))
+        (if (i32.and (i32.ge_s (local.get $s) (local.get $lo)) (i32.le_s (local.get $s) (local.get $hi)))
+          (then
+            (local.set $at
+              (i32.add (local.get $counts)
+                (i32.shl (i32.shr_u (i32.sub (local.get $s) (local.get $lo)) (local.get $shift)) (i32.const 2))))
+            (i32.store (local.get $at) (i32.add (i32.load (local.get $at)) (i32.const 1)))))
+        (local.set $scores (i32.add (local.get $scores) (i32.const 4)))
+        (br $next))))
+
+  ;; Writes the index of every one of the n i32 scores at $scores that is ≥ $floor to $rows (i32 each), in index order,
+  ;; and returns how many it wrote.
+  (func (export "rowsFrom") (param $scores i32) (param $n i32) (param $floor i32) (param $rows i32) (result i32)
+    (local $v i32) (local $written i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $v) (local.get $n)))
+        (if (i32.ge_s (i32.load (i32.add (local.get $scores) (i32.shl (local.get $v) (i32.const 2)))) (local.get $floor))
+          (then
+            (i32.store (i32.add (local.get $rows) (i32.shl (local.get $written) (i32.const 2))) (local.get $v))
+            (local.set $written (i32.add (local.get $written) (i32.const 1)))))
+        (local.set $v (i32.add (local.get $v) (i32.const 1)))
+        (br $next)))
+    (local.get $written))
 )

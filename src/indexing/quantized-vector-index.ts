@@ -126,21 +126,7 @@ export class QuantizedVectorIndex implements VectorIndex {
       for (let j = 0; j < d; j++) weights[t * d + j] = Math.round((w[j] as number) * scale);
     });
     this.workspace.scan(queries.length);
-    const scores = this.workspace.scores;
-    return queries.map((_, t) => {
-      const offset = t * this.size;
-      const best = new BestRows(depth);
-      // Rows come in ascending order, so one scoring only equal to the worst kept never displaces it.
-      let floor = best.floor;
-      for (let row = 0; row < this.size; row++) {
-        const s = scores[offset + row] as number;
-        if (s > floor) {
-          best.offer(row, s);
-          floor = best.floor;
-        }
-      }
-      return best.sorted().rows;
-    });
+    return queries.map((_, t) => this.workspace.best(t, depth));
   }
 
   /** The exact vectors of `rows` (ascending), one after the other, read from the flat file. */

@@ -21,6 +21,11 @@ export interface ScanWorkspace {
   readonly scores: Int32Array;
   /** scores[t · count + v] = Σ_j codes[v][j] · weights[t · dimension + j], for every vector and the first `queries`. */
   scan(queries?: number): void;
+  /**
+   * The vectors of the `depth` best scores of query `query` in the last scan, best first (higher score, then lower
+   * vector): what offering every vector to a `BestRows(depth)` returns.
+   */
+  best(query: number, depth: number): number[];
 }
 
 const PAGE = 65536;
@@ -46,31 +51,53 @@ export function loadScanKernels(file: string = scanKernelsFile()): WebAssembly.M
   return module;
 }
 
-/** The kernel's export: (codes, n, d, weights, queries, out, stride). */
-type ScanCodesMany = (codes: number, n: number, d: number, weights: number, queries: number, out: number, stride: number) => void;
-
-/** The kernel's one export, or a `UserError` naming the file. */
-function scanFunction(exports: Record<string, unknown>, file: string): ScanCodesMany {
-  const raw = exports.scanCodesMany;
-  if (typeof raw !== 'function') throw new UserError(`${file} has no scanCodesMany: rebuild it with node scripts/build-wasm.mjs`);
-  return raw as ScanCodesMany;
+/** The kernel's exports. */
+interface ScanKernels {
+  /** (codes, n, d, weights, queries, out, stride): the scores of every vector for each query. */
+  scanCodesMany: (codes: number, n: number, d: number, weights: number, queries: number, out: number, stride: number) => void;
+  /** (scores, n, out): the smallest and largest of n scores, stored at out. */
+  scoreRange: (scores: number, n: number, out: number) => void;
+  /** (scores, n, lo, hi, shift, counts): each score in [lo, hi] counted in bucket (score − lo) >> shift. */
+  countScores: (scores: number, n: number, lo: number, hi: number, shift: number, counts: number) => void;
+  /** (scores, n, floor, rows): the indexes of the scores ≥ floor written to rows; returns how many. */
+  rowsFrom: (scores: number, n: number, floor: number, rows: number) => number;
 }
+
+const KERNEL_NAMES = ['scanCodesMany', 'scoreRange', 'countScores', 'rowsFrom'] as const;
+
+/** The kernel's exports, or a `UserError` naming the file when one is missing. */
+function scanFunction(exports: Record<string, unknown>, file: string): ScanKernels {
+  for (const name of KERNEL_NAMES) {
+    if (typeof exports[name] !== 'function') throw new UserError(`${file} has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
+  }
+  return exports as unknown as ScanKernels;
+}
+
+/** Buckets of one counting pass of the best-rows selection. */
+const SELECT_BUCKETS = 1024;
 
 /** A workspace for `count` vectors of `dimension` bytes. */
 export function scanWorkspace(count: number, dimension: number, file: string = scanKernelsFile()): ScanWorkspace {
   const instance = new WebAssembly.Instance(loadScanKernels(file));
   const memory = instance.exports.memory as WebAssembly.Memory;
-  const scanCodes = scanFunction(instance.exports, file);
+  const kernels = scanFunction(instance.exports, file);
   const align = (n: number): number => Math.ceil(n / 16) * 16;
   const codesAt = memory.buffer.byteLength;
   const weightsAt = codesAt + align(count * dimension);
   const scoresAt = weightsAt + align(2 * dimension * SCAN_QUERIES);
-  const end = scoresAt + 4 * count * SCAN_QUERIES;
+  // The selection's own space: the bucket counts, the score range, and the rows it keeps.
+  const countsAt = scoresAt + align(4 * count * SCAN_QUERIES);
+  const rangeAt = countsAt + 4 * SELECT_BUCKETS;
+  const rowsAt = rangeAt + 16;
+  const end = rowsAt + 4 * count;
   if (end > 2 ** 32) throw new UserError(`a quantized vector index of ${count}×${dimension} is over the scan's 4 GiB`);
   memory.grow(Math.ceil(end / PAGE) - memory.buffer.byteLength / PAGE);
   const codes = new Uint8Array(memory.buffer, codesAt, count * dimension);
   const weights = new Int16Array(memory.buffer, weightsAt, dimension * SCAN_QUERIES);
   const scores = new Int32Array(memory.buffer, scoresAt, count * SCAN_QUERIES);
+  const counts = new Int32Array(memory.buffer, countsAt, SELECT_BUCKETS);
+  const range = new Int32Array(memory.buffer, rangeAt, 2);
+  const rows = new Int32Array(memory.buffer, rowsAt, count);
   return {
     codes,
     weights,
@@ -81,8 +108,42 @@ export function scanWorkspace(count: number, dimension: number, file: string = s
       }
       for (let from = 0; from < count; from += SLICE_VECTORS) {
         const n = Math.min(SLICE_VECTORS, count - from);
-        scanCodes(codesAt + from * dimension, n, dimension, weightsAt, queries, scoresAt + 4 * from, 4 * count);
+        kernels.scanCodesMany(codesAt + from * dimension, n, dimension, weightsAt, queries, scoresAt + 4 * from, 4 * count);
       }
+    },
+    best(query, depth) {
+      const take = Math.min(depth, count);
+      if (take <= 0) return [];
+      const at = scoresAt + 4 * count * query;
+      kernels.scoreRange(at, count, rangeAt);
+      let lo = range[0] as number;
+      let hi = range[1] as number;
+      // Narrow [lo, hi] to the bucket holding the take-th best score, until few rows are left in it; the rows above
+      // hi (`above` of them) are all kept.
+      let above = 0;
+      while (hi > lo) {
+        let shift = 0;
+        while ((hi - lo) / 2 ** shift >= SELECT_BUCKETS) shift++;
+        counts.fill(0);
+        kernels.countScores(at, count, lo, hi, shift, countsAt);
+        let bucket = Math.floor((hi - lo) / 2 ** shift);
+        let reached = above + (counts[bucket] as number);
+        while (reached < take && bucket > 0) {
+          bucket--;
+          reached += counts[bucket] as number;
+        }
+        const inBucket = counts[bucket] as number;
+        above = reached - inBucket;
+        const bucketLo = lo + bucket * 2 ** shift;
+        hi = Math.min(hi, bucketLo + 2 ** shift - 1);
+        lo = bucketLo;
+        if (inBucket <= 4 * take || shift === 0) break;
+      }
+      const kept = kernels.rowsFrom(at, count, lo, rowsAt);
+      const found = Array.from(rows.subarray(0, kept));
+      const s = scores.subarray(count * query, count * (query + 1));
+      found.sort((a, b) => (s[b] as number) - (s[a] as number) || a - b);
+      return found.slice(0, take);
     },
   };
 }

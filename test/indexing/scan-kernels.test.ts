@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { BestRows } from '../../src/indexing/best-rows.js';
 import { SCAN_QUERIES, scanWorkspace } from '../../src/indexing/scan-kernels.js';
 
 /** A reproducible stream of integers in [0, bound). */
@@ -38,6 +39,44 @@ describe('the vector scan kernel', () => {
             }
           }
         }
+      }
+    }
+  });
+
+  it("picks each query's best rows as a heap over every row does: higher score, then lower row, whatever the spread", () => {
+    const count = 5000;
+    const scan = scanWorkspace(count, 8);
+    const spreads: Array<[string, (next: (bound: number) => number, v: number) => number]> = [
+      ['wide, both signs', (next) => next(2 ** 31) - 2 ** 30],
+      [
+        'the extremes of 32 bits',
+        (next) => (next(2) === 0 ? -(2 ** 31) : 2 ** 31 - 1) + (next(2) === 0 ? 0 : next(3) * (next(2) ? 1 : -1)),
+      ],
+      ['few values, many ties', (next) => next(7)],
+      ['all equal', () => 42],
+      ['a long tail under a few high scores', (next, v) => (v % 997 === 0 ? 10 ** 6 + next(1000) : next(1000))],
+      ['ascending', (_, v) => v],
+    ];
+    for (const [name, score] of spreads) {
+      const next = numbers(name.length * 31 + 7);
+      for (let t = 0; t < SCAN_QUERIES; t++) {
+        for (let v = 0; v < count; v++) {
+          const x = score(next, v);
+          scan.scores[t * count + v] = Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, x));
+        }
+      }
+      for (const [t, depth] of [
+        [0, 1],
+        [1, 10],
+        [2, 160],
+        [3, 4999],
+        [4, 5000],
+        [5, 9000],
+        [6, 0],
+      ] as const) {
+        const heap = new BestRows(Math.min(depth, count));
+        for (let v = 0; v < count; v++) heap.offer(v, scan.scores[t * count + v]!);
+        assert.deepEqual(scan.best(t, depth), heap.sorted().rows, `${name}, depth ${depth}`);
       }
     }
   });
