@@ -20,9 +20,9 @@ export interface PlaceCandidate {
  * the question for every option: each other option no clause settles is ruled out by it (`教材此处为：每个开放日的次日`
  * for 每周最后一个工作日), quoted as that clause and marked `inferred`. Only when exactly one option is supported, by a
  * clause holding at least half of the stem's weighted words with its headings (it is about what is asked, not a clause
- * that happens to name the option), and only for options the clause does not name and that neither hold the stated option nor are
- * held by it (基金管理人和基金托管人 beside 基金管理人 is not ruled out by a clause naming 基金管理人). A non-negated
- * stem only: the caller passes single-choice, non-negated questions whose options fill the stem.
+ * that happens to name the option), and only for options the clause does not name and that neither hold the stated
+ * option nor are held by it (基金管理人和基金托管人 beside 基金管理人 is not ruled out by a clause naming 基金管理人).
+ * A non-negated stem only: the caller passes single-choice, non-negated questions whose options fill the stem.
  */
 export function statedInPlace(verdicts: readonly OptionVerdict[], candidates: readonly PlaceCandidate[]): OptionVerdict[] {
   const supported = verdicts.flatMap((v, i) => (v.verdict === 'supported' ? [i] : []));
