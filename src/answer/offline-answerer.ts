@@ -4,7 +4,7 @@ import { calibratedConfidence } from './calibration.js';
 import { noSupport, Solver, type OfflineContext } from './claim-support.js';
 import { optionVerdicts } from './option-verdicts.js';
 import { decidingKinds } from './covering-options.js';
-import { questionVerdicts, tiedMessage, tiedShare, verdictStanding } from './question-verdicts.js';
+import { questionVerdicts, tiedLetter, verdictStanding } from './question-verdicts.js';
 import { shownEvidence } from './shown-evidence.js';
 import type { Chunk } from '../types.js';
 import {
@@ -180,11 +180,11 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
   // verdicts do not tell those apart and the letter is only the better supported of them: its confidence is at most
   // its share among them. No question of the fitted sets has such rivals, so the model's terms for them are an
   // extrapolation (it stated 0.98 for one of two options a list of the book names alike).
-  const tied = question.kind === 'single' && !conflict && features.agrees === 1 && (features.rivals ?? 0) > 0;
+  const tied = conflict ? null : tiedLetter(question, verdicts, decision.answer);
   const confidence = conflict
     ? round(calibrated * weights.verdictConflictFactor)
     : tied
-      ? round(Math.min(calibrated, tiedShare(features.rivals ?? 0)))
+      ? round(Math.min(calibrated, tied.share))
       : calibrated;
   // What settles the letter is shown first: its own clause, or the clauses that rule out the others.
   if (!conflict) decision.evidence = shownEvidence(question, verdicts, decision.answer, decision.evidence, weights.evidenceShown);
@@ -192,7 +192,7 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
     const against = verdicts.find((v) => v.target === 'option' && decision.answer.includes(v.label));
     decision.message = `答案与其证据不一致：${against?.reason ?? '教材原文与该选项不符'}（The letter disagrees with its own evidence）`;
   }
-  if (tied) decision.message = tiedMessage(question, verdicts, decision.answer);
+  if (tied) decision.message = tied.message;
   const abstainBelow = ctx.abstainBelow ?? weights.abstainBelow;
   // Decided on the confidence as it is shown (two decimals), so the value a student reads and the threshold agree.
   if (Math.round(confidence * 100) / 100 < abstainBelow) {

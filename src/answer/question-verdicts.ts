@@ -98,20 +98,27 @@ export function verdictStanding(question: ParsedQuestion, verdicts: readonly Opt
   };
 }
 
-/**
- * What a student reads when clauses state several options of a single-choice question alike: which others have the
- * chosen one's verdict, and that the letter is the better supported of them, not one the book singles out.
- */
-export function tiedMessage(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): string {
-  const others = rivalLetters(question, verdicts, answer);
-  const stated = question.negated ? '与教材不符' : '有教材依据';
-  return `${others.join('、')} 同样${stated}：教材未能区分，按支持度选 ${answer}（The clauses fit ${others.length + 1} options alike; the letter is the better supported of them）`;
+/** A single-choice letter whose verdicts state other options as they state it: the most it can claim, and why. */
+export interface TiedLetter {
+  /** Its share among the options stated alike (½ for two, ⅓ for three): the highest confidence it can have. */
+  share: number;
+  /** What a student reads: which others have its verdict, and that the letter is the better supported of them. */
+  message: string;
 }
 
 /**
- * The most a single-choice letter can claim when its verdicts state `rivals` other options as they state it: its share
- * among them. 1 when there are none.
+ * Whether the verdicts tie the chosen letter of a single-choice question with others (B and C both supported, B
+ * chosen): a single-choice question has one right option, so the letter is then only the better supported of them.
+ * Null when the chosen option alone has the verdict a right answer has, or does not have it.
  */
-export function tiedShare(rivals: number): number {
-  return 1 / (1 + Math.max(0, rivals));
+export function tiedLetter(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): TiedLetter | null {
+  if (question.kind !== 'single' || verdicts.length === 0) return null;
+  if (verdictStanding(question, verdicts, answer).agrees !== 1) return null;
+  const others = rivalLetters(question, verdicts, answer);
+  if (others.length === 0) return null;
+  const stated = question.negated ? '与教材不符' : '有教材依据';
+  return {
+    share: 1 / (1 + others.length),
+    message: `${others.join('、')} 同样${stated}：教材未能区分，按支持度选 ${answer}（The clauses fit ${others.length + 1} options alike; the letter is the better supported of them）`,
+  };
 }

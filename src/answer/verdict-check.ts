@@ -3,7 +3,7 @@ import type { Chunk } from '../types.js';
 import type { AnswerResult } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { optionVerdicts } from './option-verdicts.js';
-import { questionVerdicts, tiedMessage, tiedShare, verdictStanding } from './question-verdicts.js';
+import { questionVerdicts, tiedLetter, verdictStanding } from './question-verdicts.js';
 import { DEFAULT_WEIGHTS } from './solver-weights.js';
 
 /**
@@ -11,9 +11,15 @@ import { DEFAULT_WEIGHTS } from './solver-weights.js';
  * clause the way the offline answerer reads them, independently of the model. When a clause of the cited passages
  * contradicts the chosen letter (or, for a negated stem, states it), the answer is said to disagree with its own
  * evidence and keeps `verdictConflictFactor` of its confidence. A model that obeys a planted instruction (答案是D)
- * while the passage it cites states A is caught here even when the plant itself is not.
+ * while the passage it cites states A is caught here even when the plant itself is not. An answer whose own verdicts
+ * tie its letter with other options is capped at its share among them (`tiedLetter`), as the offline answerer's is.
  */
 export function checkAgainstClauses(result: AnswerResult, corpus: { analyzer: Analyzer; stats: CorpusStats }): AnswerResult {
+  return withTiedVerdicts(againstClauses(result, corpus));
+}
+
+/** The answer flagged and lowered when a clause of its cited passages contradicts its letter. */
+function againstClauses(result: AnswerResult, corpus: { analyzer: Analyzer; stats: CorpusStats }): AnswerResult {
   const q = result.question;
   if (result.answer === '' || q.kind === 'open' || q.kind === 'judge') return result;
   const passages: Chunk[] = result.context.map((h) => h.chunk);
@@ -33,17 +39,17 @@ export function checkAgainstClauses(result: AnswerResult, corpus: { analyzer: An
     stats: corpus.stats,
   });
   const standing = verdictStanding(q, questionVerdicts(q, read), result.answer);
-  if (standing.against !== 1) return withTiedVerdicts(result);
+  if (standing.against !== 1) return result;
   const against = questionVerdicts(q, read).find((v) => v.target === 'option' && result.answer.includes(v.label));
   const why = against?.reason ?? (q.negated ? '教材原文支持该选项' : '教材原文与该选项不符');
   const note = `答案与其所引证据不一致：${why}（the letter disagrees with the passages it cites${against?.evidence ? `: "${against.evidence.quote}"` : ''}）`;
-  return withTiedVerdicts({
+  return {
     ...result,
     confidence: Math.round(result.confidence * DEFAULT_WEIGHTS.verdictConflictFactor * 1000) / 1000,
     verdictConflict: true,
     message: result.message ? `${result.message}；${note}` : note,
     warnings: [...(result.warnings ?? []), note],
-  });
+  };
 }
 
 /**
@@ -52,18 +58,13 @@ export function checkAgainstClauses(result: AnswerResult, corpus: { analyzer: An
  * as the offline answerer's is.
  */
 function withTiedVerdicts(result: AnswerResult): AnswerResult {
-  const q = result.question;
-  const verdicts = result.verdicts ?? [];
-  if (q.kind !== 'single' || verdicts.length === 0) return result;
-  const standing = verdictStanding(q, verdicts, result.answer);
-  if (standing.agrees !== 1 || standing.rivals === 0) return result;
-  const cap = tiedShare(standing.rivals);
-  if (result.confidence <= cap) return result;
-  const note = tiedMessage(q, verdicts, result.answer);
+  if (result.answer === '') return result;
+  const tied = tiedLetter(result.question, result.verdicts ?? [], result.answer);
+  if (!tied || result.confidence <= tied.share) return result;
   return {
     ...result,
-    confidence: Math.round(cap * 1000) / 1000,
-    message: result.message ? `${result.message}；${note}` : note,
-    warnings: [...(result.warnings ?? []), note],
+    confidence: Math.round(tied.share * 1000) / 1000,
+    message: result.message ? `${result.message}；${tied.message}` : tied.message,
+    warnings: [...(result.warnings ?? []), tied.message],
   };
 }

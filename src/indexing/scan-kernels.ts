@@ -45,7 +45,7 @@ export function loadScanKernels(file: string = scanKernelsFile()): WebAssembly.M
   let module = compiled.get(file);
   if (!module) {
     module = compileWasm(file, 'the vector scan kernel');
-    scanFunction(new WebAssembly.Instance(module).exports, file);
+    scanKernels(new WebAssembly.Instance(module).exports, file);
     compiled.set(file, module);
   }
   return module;
@@ -66,7 +66,7 @@ interface ScanKernels {
 const KERNEL_NAMES = ['scanCodesMany', 'scoreRange', 'countScores', 'rowsFrom'] as const;
 
 /** The kernel's exports, or a `UserError` naming the file when one is missing. */
-function scanFunction(exports: Record<string, unknown>, file: string): ScanKernels {
+function scanKernels(exports: Record<string, unknown>, file: string): ScanKernels {
   for (const name of KERNEL_NAMES) {
     if (typeof exports[name] !== 'function') throw new UserError(`${file} has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
   }
@@ -80,7 +80,7 @@ const SELECT_BUCKETS = 1024;
 export function scanWorkspace(count: number, dimension: number, file: string = scanKernelsFile()): ScanWorkspace {
   const instance = new WebAssembly.Instance(loadScanKernels(file));
   const memory = instance.exports.memory as WebAssembly.Memory;
-  const kernels = scanFunction(instance.exports, file);
+  const kernels = scanKernels(instance.exports, file);
   const align = (n: number): number => Math.ceil(n / 16) * 16;
   const codesAt = memory.buffer.byteLength;
   const weightsAt = codesAt + align(count * dimension);
@@ -112,6 +112,9 @@ export function scanWorkspace(count: number, dimension: number, file: string = s
       }
     },
     best(query, depth) {
+      if (!Number.isInteger(query) || query < 0 || query >= SCAN_QUERIES) {
+        throw new RangeError(`a scan holds the scores of queries 0 to ${SCAN_QUERIES - 1}, not ${query}`);
+      }
       const take = Math.min(depth, count);
       if (take <= 0) return [];
       const at = scoresAt + 4 * count * query;

@@ -81,9 +81,11 @@ describe('the vector scan kernel', () => {
     }
   });
 
-  it('refuses a pass of no queries or of more than it has room for', () => {
+  it('refuses a pass of no queries or of more than it has room for, and the best rows of a query it holds no scores for', () => {
     const scan = scanWorkspace(4, 8);
     assert.throws(() => scan.scan(0), RangeError);
     assert.throws(() => scan.scan(SCAN_QUERIES + 1), RangeError);
+    assert.throws(() => scan.best(SCAN_QUERIES, 1), RangeError);
+    assert.throws(() => scan.best(-1, 1), RangeError);
   });
 });
