@@ -26,6 +26,8 @@ const SUB_LEAD = /^[^：:；;]*?——/u;
 /** A lead that runs into its first item in one sentence (`…应当履行下列职责：（一）依法募集资金…；`). */
 const LEAD_OPENING = /^(.*[：:])\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．])/u;
 
+const ARTICLE_START = /^第[一二三四五六七八九十百零\d]+条/u;
+
 const WRAP = /(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu;
 
 /** One sentence (or list item read with its lead) of a passage: its own run for the quote, and its clauses. */
@@ -103,9 +105,39 @@ export function unitsOf(chunk: Chunk, rank: number): Unit[] {
     if (!item) continue;
     const lead = w.text.slice(0, w.text.length - item.length);
     if (!/[：:]\s*$/u.test(lead)) continue;
+    // The plan's lead is its last line; a lead a PDF wrapped (…其他全国性证券交易\n场所交易的公司，应当…：) starts where
+    // its sentence does, lines above.
+    const at = chunk.text.indexOf(w.span);
+    const from = at < 0 ? at : wrappedFrom(chunk.text, at);
+    if (from >= 0 && from < at) {
+      const above = chunk.text
+        .slice(from, at)
+        .replace(WRAP, '')
+        .replace(/\s*\n\s*$/u, '');
+      const span = chunk.text.slice(from, at + w.span.length);
+      out.push({ chunk, text: `${above}${w.text}`, span, lead: `${above}${lead}`, item, rank });
+      continue;
+    }
     out.push({ chunk, text: w.text, span: w.span, lead, item, rank });
   }
   return out;
+}
+
+/**
+ * Where the sentence holding `at` starts, when lines a PDF wrapped between two Han characters lead to it (the line
+ * above does not end a sentence, a lead or an item): `at` itself otherwise.
+ */
+function wrappedFrom(text: string, at: number): number {
+  let start = at;
+  // An article's first line starts its sentence: 第七十九条 is never the tail of the line above.
+  for (let lines = 0; lines < 3 && start > 0 && text[start - 1] === '\n' && !ARTICLE_START.test(text.slice(start, start + 12)); lines++) {
+    const lineStart = text.lastIndexOf('\n', start - 2) + 1;
+    const line = text.slice(lineStart, start - 1);
+    const next = text[start] ?? '';
+    if (!/\p{Script=Han}$/u.test(line) || !/\p{Script=Han}/u.test(next) || LIST_ITEM.test(line)) break;
+    start = lineStart;
+  }
+  return start;
 }
 
 /** Clauses of a unit at `，；` (a `：` binds a label to its value, and `、` lists, so neither cuts). */
