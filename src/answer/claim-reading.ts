@@ -47,6 +47,18 @@ export const FRAME = new Set([
 ]);
 
 /**
+ * Phrases a stem asks with, not what it asks about: the 内容 of 以下哪项内容 and the part of …的一部分 / …的组成部分 name
+ * no thing a passage would state. Left in, they weigh in a clause's coverage of the question as much as its subject
+ * does, and the rarest of them becomes the word every clause must hold.
+ */
+const ASKING_PHRASES = /(?<=哪一?项|哪些|下列|以下)内容|的(?:一|组成)部分/gu;
+
+/** A stem without the phrases it asks with ({@link ASKING_PHRASES}), for the words its topic is made of. */
+export function withoutAskingPhrases(stem: string): string {
+  return stem.replace(ASKING_PHRASES, ' ');
+}
+
+/**
  * The share of a statement's words a clause must hold to state it (or one of its clauses): most of them, so a clause
  * that shares the statement's subject but says something else of it does not.
  */

@@ -39,6 +39,7 @@ import {
   claimParts,
   coverageOf,
   FRAME,
+  withoutAskingPhrases,
   headingsOf,
   holds,
   STATED_SHARE,
@@ -118,6 +119,19 @@ const NAME_WITH_ALIAS = /^\p{Script=Han}{2,12}[（(][^（）()，,；;]{1,20}[�
 /** A statement that only names something (政策风险, 基金托管人): a few Han characters, nothing else. */
 const BARE_NAME = /^\p{Script=Han}{2,8}$/u;
 
+/** A list item's marker and closing mark, around what it names: （一）基金年度报告； */
+const ITEM_MARKS = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)?\s*|[\s；;。，,]+$/gu;
+
+/** Whether the unit is an item of a list under a lead, and the item only names a thing (a bare name, no predicate). */
+function listMember(unit: Unit): boolean {
+  const lead = unit.lead ?? unit.listLead;
+  if (lead === undefined) return false;
+  // A lead's own sentence may run into its first item (基金定期报告包括：（一）基金年度报告；).
+  const item = unit.lead !== undefined ? (unit.item ?? '') : unit.text.startsWith(lead) ? unit.text.slice(lead.length) : unit.text;
+  const name = item.replace(ITEM_MARKS, '');
+  return BARE_NAME.test(name) && !PREDICATE.test(name);
+}
+
 /** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
 const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
 
@@ -177,7 +191,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     }
   }
   const stemTokens =
-    input.stem.trim() === '' ? [] : [...new Set(analyzer.tokens(input.stem).filter((t) => !FRAME.has(t) && !/^[\d.]+$/u.test(t)))];
+    input.stem.trim() === ''
+      ? []
+      : [...new Set(analyzer.tokens(withoutAskingPhrases(input.stem)).filter((t) => !FRAME.has(t) && !/^[\d.]+$/u.test(t)))];
   const stemValues = new Set(valuesOf(input.stem));
   const quantities = questionQuantities(input.stem);
   const stemCase = quantities.length > 0 ? input.stem.replace(askingClause(input.stem), ' ') : '';
@@ -224,14 +240,16 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       (!fills || ([...claim.text].length >= 12 && !NAME_WITH_ALIAS.test(claim.text.trim())) || PREDICATE.test(claim.text));
     fillsAsName[i] = fills && !statement && coveringOf(claim.text) === null;
     // A claim that fills the stem is about the stem's words; a statement about its own (and the stem's topic).
-    const topic = topicOf(fills ? stemTokens : words, stats, fills ? input.stem : claim.text);
+    const topic = topicOf(fills ? stemTokens : words, stats, fills ? withoutAskingPhrases(input.stem) : claim.text);
     topics[i] = topic;
     const reading: ClaimReading = {
       text: claim.text,
       aliases: exacts[i] ?? [],
       others: input.exclusive === false ? [] : exacts.filter((_, j) => j !== i),
       otherTexts: input.exclusive === false ? [] : input.claims.filter((_, j) => j !== i).map((o) => o.text),
-      placeTaken: input.negated !== true,
+      // 以上都是 among the options says several may fill the blank: none stands in another's place (以上都不是 says
+      // nothing of the kind).
+      placeTaken: input.negated !== true && !input.claims.some((other) => coveringOf(other.text) === 'all'),
       values,
       valueUnits: new Set(
         [...values, ...(input.exclusive === false ? [] : optionValues.filter((_, j) => j !== i).flat())].map(unitOfValue),
@@ -314,7 +332,14 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       const reading = deciding[i];
       const topic = topics[i];
       const about = reading && topic ? coverageOf(`${headingsOf(reading.unit.chunk)} ${reading.unit.text}`, topic) : null;
-      return { coverage: about, fills: fillsAsName[i] === true, forms: exacts[i] ?? [] };
+      return {
+        coverage: about,
+        fills: fillsAsName[i] === true,
+        forms: exacts[i] ?? [],
+        covers: coveringOf(input.claims[i]?.text ?? '') === 'all',
+        // A schedule's band (100万元≤M＜500万元的，申购费率为1.00%) is the one item the question's amount falls in.
+        listItem: reading ? (reading.unit.lead ?? reading.unit.listLead) !== undefined && reading.band !== true : false,
+      };
     }),
   );
 }
@@ -701,6 +726,10 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     // name 业务、财务、法律尽职调查 rules out 税务尽职调查, a row naming 法律法规合规 in a comparison of two notions does
     // not rule out 行业规范合规.
     const listed = c.placeTaken ? [] : listedWithout(unit.chunk, c);
+    // An item of a list that only names a thing (基金定期报告包括：（一）基金年度报告；) is one of the list's things, and
+    // another item may name this option in other words (（二）基金中期报告 for 半年度报告): it takes no option's place.
+    // An item that states something of its own (零息债券的麦考利久期等于其剩余期限；) is read as any clause is.
+    if (c.placeTaken && listMember(unit)) return null;
     if (clauseCoverage(top.clause) >= ON_QUESTION / 2 && (top.others > 1 || (!listing && (c.placeTaken || listed.length > 1)))) {
       // One other option where the question's words are: it stands in this one's place. Several: a list without it.
       if (listed.length > top.names.length) {

@@ -13,6 +13,13 @@ export interface PlaceCandidate {
   fills: boolean;
   /** The option's exact forms (its text and aliases), to tell whether a clause names it. */
   forms: readonly string[];
+  /** The option says all the others hold (以上都是, 全部以上选项): the question allows more than one of them to. */
+  covers: boolean;
+  /**
+   * The clause its verdict came from is one item of a list under a lead (（一）…年度报告 beside （二）…中期报告), other
+   * than the band of a schedule the question's amount or period falls in.
+   */
+  listItem: boolean;
 }
 
 /**
@@ -22,15 +29,20 @@ export interface PlaceCandidate {
  * clause holding at least half of the stem's weighted words with its headings (it is about what is asked, not a clause
  * that happens to name the option), and only for options the clause does not name and that neither hold the stated
  * option nor are held by it (基金管理人和基金托管人 beside 基金管理人 is not ruled out by a clause naming 基金管理人).
- * A non-negated stem only: the caller passes single-choice, non-negated questions whose options fill the stem.
+ * Never where an option covers the others (以上都是), nor from an item of a list. A non-negated stem only: the caller passes single-choice, non-negated questions whose options fill the stem.
  */
 export function statedInPlace(verdicts: readonly OptionVerdict[], candidates: readonly PlaceCandidate[]): OptionVerdict[] {
+  // 以上都是 among the options says several may fill the blank: one stated says nothing of the others.
+  if (candidates.some((c) => c.covers)) return [...verdicts];
   const supported = verdicts.flatMap((v, i) => (v.verdict === 'supported' ? [i] : []));
   if (supported.length !== 1) return [...verdicts];
   const at = supported[0] as number;
   const stated = verdicts[at];
   const source = candidates[at];
   if (!stated?.evidence || !source?.fills || source.coverage === null || source.coverage < ON_QUESTION) return [...verdicts];
+  // An item of a list states one of its items, and the other items may state the other options: the list's other
+  // items are not read here, so the item rules nothing out.
+  if (source.listItem) return [...verdicts];
   const clause = exactForm(stated.evidence.quote);
   const statedForm = exactForm(stated.text);
   // A clause listing the stated option among other things (可以投资于现金、中央银行票据和同业存单) places it without
