@@ -39,7 +39,6 @@ import {
   claimParts,
   coverageOf,
   FRAME,
-  withoutAskingPhrases,
   headingsOf,
   holds,
   STATED_SHARE,
@@ -50,6 +49,7 @@ import {
   wholeWords,
   topicOf,
   unitCoverage,
+  withoutAskingPhrases,
   type ClaimPart,
   type ClaimReading,
   type Topic,
@@ -119,6 +119,9 @@ const NAME_WITH_ALIAS = /^\p{Script=Han}{2,12}[（(][^（）()，,；;]{1,20}[�
 /** A statement that only names something (政策风险, 基金托管人): a few Han characters, nothing else. */
 const BARE_NAME = /^\p{Script=Han}{2,8}$/u;
 
+/** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
+const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
+
 /** A list item's marker and closing mark, around what it names: （一）基金年度报告； */
 const ITEM_MARKS = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)?\s*|[\s；;。，,]+$/gu;
 
@@ -131,9 +134,6 @@ function listMember(unit: Unit): boolean {
   const name = item.replace(ITEM_MARKS, '');
   return BARE_NAME.test(name) && !PREDICATE.test(name);
 }
-
-/** An option that asserts something (可以投资于股票) rather than names it (基金托管人, 36个月, P = D1 / (k - g)). */
-const PREDICATE = /可以|应当|不得|不能|不可|必须|属于|包括|采用|实行|进行|负责|能够|允许|禁止|只能|仅能/u;
 
 /**
  * A clause that states one word in the claim's place (`主体不同：基金托管人`, `否定：并不`): the word is marked where the

@@ -29,7 +29,8 @@ export interface PlaceCandidate {
  * clause holding at least half of the stem's weighted words with its headings (it is about what is asked, not a clause
  * that happens to name the option), and only for options the clause does not name and that neither hold the stated
  * option nor are held by it (基金管理人和基金托管人 beside 基金管理人 is not ruled out by a clause naming 基金管理人).
- * Never where an option covers the others (以上都是), nor from an item of a list. A non-negated stem only: the caller passes single-choice, non-negated questions whose options fill the stem.
+ * Never where an option covers the others (以上都是), nor from an item of a list. A non-negated stem only: the caller
+ * passes single-choice, non-negated questions whose options fill the stem.
  */
 export function statedInPlace(verdicts: readonly OptionVerdict[], candidates: readonly PlaceCandidate[]): OptionVerdict[] {
   // 以上都是 among the options says several may fill the blank: one stated says nothing of the others.
