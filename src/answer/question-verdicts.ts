@@ -1,6 +1,6 @@
 import { ownVerdict, type OptionVerdict, type ParsedQuestion, type VerdictKind } from './answer-types.js';
 import { decidingKinds, withCoveringVerdicts } from './covering-options.js';
-import { statementsInOption } from './parse-question.js';
+import { coveringOf, statementsInOption } from './parse-question.js';
 
 const JUDGE_TRUE = /^(正确|对|是|√|✓|true|t)$/iu;
 
@@ -109,16 +109,42 @@ export interface TiedLetter {
 /**
  * Whether the verdicts tie the chosen letter of a single-choice question with others (B and C both supported, B
  * chosen): a single-choice question has one right option, so the letter is then only the better supported of them.
+ * A 以上都是 the clauses leave open ties with it too: D stated and B, C not found may as well be all of them.
  * Null when the chosen option alone has the verdict a right answer has, or does not have it.
  */
 export function tiedLetter(question: ParsedQuestion, verdicts: readonly OptionVerdict[], answer: string): TiedLetter | null {
   if (question.kind !== 'single' || verdicts.length === 0) return null;
   if (verdictStanding(question, verdicts, answer).agrees !== 1) return null;
   const others = rivalLetters(question, verdicts, answer);
-  if (others.length === 0) return null;
+  const open = question.negated ? null : openCovering(question, verdicts, answer);
+  if (others.length === 0 && open === null) return null;
+  const alike = others.length + (open ? 1 : 0) + 1;
+  if (others.length === 0 && open) {
+    return {
+      share: 1 / alike,
+      message: `${open.label} ${open.text} 未能排除：教材未说明 ${open.unsettled.join('、')}，无法区分 ${answer} 与 ${open.label}（The book states ${answer} and says nothing of ${open.unsettled.join(', ')}, so it cannot tell ${answer} from ${open.label}）`,
+    };
+  }
   const stated = question.negated ? '与教材不符' : '有教材依据';
   return {
-    share: 1 / (1 + others.length),
-    message: `${others.join('、')} 同样${stated}：教材未能区分，按支持度选 ${answer}（The clauses fit ${others.length + 1} options alike; the letter is the better supported of them）`,
+    share: 1 / alike,
+    message: `${[...others, ...(open ? [open.label] : [])].join('、')} 同样${stated}：教材未能区分，按支持度选 ${answer}（The clauses fit ${alike} options alike; the letter is the better supported of them）`,
   };
+}
+
+/**
+ * A 以上都是 the letter is not, which the verdicts neither state nor rule out: the book states the chosen option and
+ * says nothing of some others, so whether all of them hold (and 以上都是 is the answer) is open. Null otherwise.
+ */
+function openCovering(
+  question: ParsedQuestion,
+  verdicts: readonly OptionVerdict[],
+  answer: string,
+): { label: string; text: string; unsettled: string[] } | null {
+  const all = verdicts.find((v) => v.target === 'option' && !answer.includes(v.label) && coveringOf(v.text) === 'all');
+  if (!all) return null;
+  const deciding = decidingVerdicts(question, verdicts, answer);
+  if (deciding.find((v) => v.label === all.label)?.verdict !== 'not_found') return null;
+  const unsettled = deciding.filter((v) => v.label !== all.label && !answer.includes(v.label) && v.verdict === 'not_found');
+  return unsettled.length > 0 ? { label: all.label, text: all.text, unsettled: unsettled.map((v) => v.label) } : null;
 }

@@ -27,11 +27,15 @@ void test('an item of a list rules out no option its other items might state', a
   for (const label of ['B', 'C', 'D']) assert.equal(verdictOf(r, label).verdict, 'not_found', label);
 });
 
-void test('with 以上都是 among the options, one option stated rules out none of the others', async () => {
+void test('with 以上都是 among the options, one option stated rules out none of the others, and ties with 以上都是', async () => {
   const r = await book.ask('基金管理人在每年结束之日起三个月内编制完成的是（ ）。A.基金年度报告 B.基金季度报告 C.基金月度报告 D.以上都是');
   assert.equal(verdictOf(r, 'A').verdict, 'supported');
   for (const label of ['B', 'C', 'D']) {
     assert.equal(verdictOf(r, label).verdict, 'not_found', label);
     assert.equal(verdictOf(r, label).inferred, undefined, label);
   }
+  // The book states A and says nothing of B and C: A alone or all of them, it cannot tell.
+  assert.equal(r.answer, 'A');
+  assert.ok(r.confidence <= 0.5, String(r.confidence));
+  assert.match(r.message ?? '', /^D 以上都是 未能排除：教材未说明 B、C，无法区分 A 与 D/u);
 });
