@@ -63,6 +63,7 @@ import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf
 import { inAnotherDocument, titlesOf } from './document-titles.js';
 import { quotedReading } from './quoted-reading.js';
 import { statedInPlace } from './stated-in-place.js';
+import { formulaOf, inSymbols, legendOf, sameFormula } from './formula-legend.js';
 import { swappedParts } from './swapped-parts.js';
 import { betterReading, ON_QUESTION, type Reading } from './reading-order.js';
 import { bandReading, otherCase, otherThreshold, questionQuantities, type Tier } from './tier-ranges.js';
@@ -533,6 +534,32 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
 }
 
 /**
+ * A formula claim written in words, read against the formula the unit states in symbols, through the legend its
+ * passage gives (其中：Rf = 无风险利率…): written back in those symbols, the claim is that formula (supported) or another
+ * (公式不同). Only a formula whose left side stands for what the question asks (资产i的期望收益率 for 资产的期望收益率,
+ * with the passage's headings), and only a claim every word of which the legend gives.
+ */
+function legendReading(unit: Unit, c: ClaimReading): Reading | null {
+  const stated = formulaOf(unit.item ?? unit.text);
+  if (!stated) return null;
+  const legend = legendOf(unit.chunk.text);
+  const asked = [...legend].find(([, symbol]) => symbol === stated.lhs)?.[0];
+  if (asked === undefined || coverageOf(`${headingsOf(unit.chunk)} ${asked}`, c.topic) < ON_QUESTION) return null;
+  const written = inSymbols(c.text, legend);
+  if (!written) return null;
+  const coverage = unitCoverage(unit.text, unit.chunk, c.topic);
+  const key = `其中：${written.used.map((meaning) => `${legend.get(meaning) ?? ''} = ${meaning}`).join('，')}`;
+  if (sameFormula(written.text, stated.rhs)) return { verdict: 'supported', unit, coverage, marks: [stated.rhs], reason: key };
+  return {
+    verdict: 'contradicted',
+    unit,
+    coverage,
+    marks: [stated.rhs],
+    reason: `公式不同：教材为 ${stated.lhs} = ${stated.rhs}（${key}）`,
+  };
+}
+
+/**
  * The values a clause states in the options' units, other than the stem's own; an amount written at another scale that
  * equals this claim's (八万份 for 80000份) counts as the claim's.
  */
@@ -567,6 +594,10 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     const read = row && column ? readRow(unit, row, column, c, asked === 'this') : null;
     if (read) return read;
   }
+  // A formula written in the words of the passage's legend (无风险利率 + β × 市场风险溢价) is read in its symbols; the
+  // formula speaks of the question when its left side, read in the legend's words, does (Sp: 夏普比率).
+  const legendRead = FORMULA.test(c.text) ? legendReading(unit, c) : null;
+  if (legendRead) return legendRead;
   // The unit speaks of the question: most of its words (the passage's headings count), and its most specific one. A
   // band that holds the question's amount or period (1年≤Y＜2年 for 持有18个月后赎回) states the question's case, as
   // if it wrote it: the rest, what the question asks of that case, it must hold itself.
