@@ -1,15 +1,17 @@
 // Writes docs/benchmarks.md from the benchmark scripts' own output, so the page is re-measured rather than
 // re-edited: for each chosen benchmark, a short intro (what it measures, the command), its printed output verbatim,
-// and the date and git commit it was measured at. Benchmarks not run in this generation are listed with their command.
+// and the date and git commit it was measured at. A benchmark not run keeps the section the page has for it; one the
+// page has none for is listed with its command.
 //
 // Usage: npm run build && node scripts/bench/write-benchmarks-page.mjs [bench-dir] [--only name,name] [--all] [--list]
 //          [--out docs/benchmarks.md] [--timeout-min 60]
 //   bench-dir  the public benchmark data (default ../shared/bench relative to the repository, when it exists)
-//   --only     run these benchmarks (names from --list); default: the fast set
+//   --only     run these benchmarks (names from --list); default: the fast set. The page keeps the sections it
+//              already has for the others, each with the commit it was measured at.
 //   --all      run every benchmark (hours)
 // A benchmark that fails or times out is listed with its exit status and the end of its output; the page is still written.
 import { spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -216,9 +218,14 @@ function main() {
   const dirty = git(['status', '--porcelain', '--untracked-files=no', '--', 'src', 'scripts', 'prompts', 'dict']) !== '';
   const sections = [];
   const notRun = [];
+  // A benchmark not run now keeps the section the page already has for it, with the commit it was measured at.
+  const out = path.resolve(repo, options.out);
+  const previous = previousSections(out);
   for (const benchmark of BENCHMARKS) {
     if (!chosen.includes(benchmark)) {
-      notRun.push(benchmark);
+      const kept = previous.get(benchmark.name);
+      if (kept === undefined) notRun.push(benchmark);
+      else sections.push({ benchmark, kept });
       continue;
     }
     if (benchmark.needsBench && !haveBench) {
@@ -242,8 +249,22 @@ function main() {
     if (status !== 'ok') output += `\n--- stderr (last lines) ---\n${run.stderr.trimEnd().split('\n').slice(-20).join('\n')}`;
     sections.push({ benchmark, output, status, seconds, date: new Date(started).toISOString().slice(0, 16).replace('T', ' ') });
   }
-  writeFileSync(path.resolve(repo, options.out), page({ sections, notRun, commit, dirty }));
+  writeFileSync(out, page({ sections, notRun, commit, dirty }));
   console.error(`wrote ${options.out}`);
+}
+
+/** The sections an existing page holds, by benchmark name: from its `## title` line to the next heading. */
+function previousSections(file) {
+  const sections = new Map();
+  if (!existsSync(file)) return sections;
+  const text = readFileSync(file, 'utf8');
+  for (const b of BENCHMARKS) {
+    const start = text.indexOf(`\n## ${b.title}\n`);
+    if (start < 0) continue;
+    const next = text.indexOf('\n## ', start + 1);
+    sections.set(b.name, text.slice(start + 1, next < 0 ? text.length : next).trimEnd());
+  }
+  return sections;
 }
 
 function page({ sections, notRun, commit, dirty }) {
@@ -262,7 +283,11 @@ function page({ sections, notRun, commit, dirty }) {
       '(names from `--list`) or `--all`.',
     '',
   ];
-  for (const { benchmark, output, status, seconds, date } of sections) {
+  for (const { benchmark, output, status, seconds, date, kept } of sections) {
+    if (kept !== undefined) {
+      lines.push(kept, '');
+      continue;
+    }
     lines.push(`## ${benchmark.title}`, '', benchmark.about, '', `\`${shown(benchmark)}\``, '');
     lines.push(
       `Measured ${date} UTC at commit \`${commit}\`${dirty ? ' (with uncommitted changes)' : ''}, ${seconds} s` +
