@@ -172,9 +172,12 @@ export function readCsvTable(text: string, file: string): RawTable {
 
 async function readXlsxTable(file: string): Promise<RawTable> {
   const { default: ExcelJS } = await import('exceljs');
+  // Read through readInputFile so a missing workbook is reported like a missing CSV, not as a broken workbook.
+  const bytes = await readInputFile(file, 'the question set');
   const workbook = new ExcelJS.Workbook();
   try {
-    await workbook.xlsx.readFile(file);
+    // The same Node Buffer at run time; exceljs's typings pin an older Buffer type.
+    await workbook.xlsx.load(bytes as unknown as Parameters<typeof workbook.xlsx.load>[0]);
   } catch (error) {
     throw new UserError(`${file}: not a readable XLSX workbook (${(error as Error).message}); re-save it from Excel or export CSV`);
   }
@@ -230,7 +233,7 @@ async function readTable(file: string): Promise<{ table: RawTable; encoding: str
   const ext = path.extname(file).toLowerCase();
   if (ext === '.xlsx' || ext === '.xlsm') return { table: await readXlsxTable(file), encoding: 'xlsx', format: 'xlsx' };
   if (ext === '.xls') throw new UserError(`${file}: old-style .xls is not supported; save it as .xlsx or CSV`);
-  const bytes = await readInputFile(file, 'the validation set');
+  const bytes = await readInputFile(file, 'the question set');
   if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b) {
     throw new UserError(`${file}: looks like an XLSX workbook; give it the .xlsx extension`);
   }

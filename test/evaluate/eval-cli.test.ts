@@ -221,7 +221,7 @@ void describe('eval CLI', () => {
 
     const missing = cli(['eval', path.join(root, 'nope.csv')]);
     assert.equal(missing.status, 1);
-    assert.match(missing.stderr, /nope\.csv: cannot read the validation set \(no such file\); check the path/);
+    assert.match(missing.stderr, /nope\.csv: cannot read the question set \(no such file\); check the path/);
     assert.doesNotMatch(missing.stderr, /\n\s+at /, 'no stack trace');
     const badCompare = cli([...gateArgs, '--compare', path.join(root, 'rawdoc', 'validation.csv')]);
     assert.equal(badCompare.status, 1);

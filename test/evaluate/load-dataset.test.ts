@@ -158,7 +158,10 @@ void describe('loadDataset', () => {
       return true;
     });
     const missing = path.join(tmp.root, 'nope.csv');
-    await assert.rejects(loadDataset(missing), /nope\.csv: cannot read the validation set \(no such file\)/);
+    await assert.rejects(loadDataset(missing), /nope\.csv: cannot read the question set \(no such file\)/);
+    // A missing workbook is a missing file, not a broken workbook to re-save.
+    const missingXlsx = path.join(tmp.root, 'nope.xlsx');
+    await assert.rejects(loadDataset(missingXlsx), /nope\.xlsx: cannot read the question set \(no such file\); check the path/);
   });
 });
 
