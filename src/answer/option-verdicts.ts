@@ -56,6 +56,8 @@ import {
 } from './claim-reading.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { closedListReadings } from './closed-list.js';
+import { labelReading } from './label-lists.js';
+import { headingReading, siblingSections } from './sibling-sections.js';
 import { anotherSubject, leadAgainst, listedWithout, listSpan } from './list-reading.js';
 import { meaningReadings } from './meaning-reading.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
@@ -116,6 +118,9 @@ const PASSAGES_PER_CLAIM = 4;
 
 /** A name followed by another name of it in brackets (执行事务合伙人（委派代表）, 首次公开发行（IPO）). */
 const NAME_WITH_ALIAS = /^\p{Script=Han}{2,12}[（(][^（）()，,；;]{1,20}[）)]$/u;
+
+/** An enumeration closed by 等 (…、企业年金等): its items are examples. */
+const OPEN_LIST = /[、，,][^、，,。；;]*?等{1,2}(?=$|[\s，,。；;：:）)」”"*])/u;
 
 /** A statement that only names something (政策风险, 基金托管人): a few Han characters, nothing else. */
 const BARE_NAME = /^\p{Script=Han}{2,8}$/u;
@@ -191,6 +196,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       units.push(...unitsOf(chunk, rank));
     }
   }
+  // A section beside the one the stem names (开放式基金 beside 封闭式基金) speaks of its own class.
+  const apart = input.stem.trim() === '' ? new Set<string>() : siblingSections([...new Set(units.map((u) => u.chunk))], input.stem);
+  if (apart.size > 0) units.splice(0, units.length, ...units.filter((u) => !apart.has(u.chunk.chunk_id)));
   const stemTokens =
     input.stem.trim() === ''
       ? []
@@ -602,6 +610,9 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   // band that holds the question's amount or period (1年≤Y＜2年 for 持有18个月后赎回) states the question's case, as
   // if it wrote it: the rest, what the question asks of that case, it must hold itself.
   const own = band ? `${unit.text} ${c.stemCase}` : unit.text;
+  // An item listed under one of several labels, the stem naming one of them, belongs to its label's class.
+  const labelled = labelReading(unit, c, unitCoverage(`${unit.lead ?? unit.listLead ?? ''} ${own}`, unit.chunk, c.topic));
+  if (labelled) return labelled;
   const framed = `${headingsOf(unit.chunk)} ${own}`;
   const gate = coverageOf(framed, c.topic);
   if (gate < ON_QUESTION_ALONE && !(gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key))) return null;
@@ -682,6 +693,10 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     return statesInstead(unit, coverage, '数字不同', raw);
   }
 
+  // A sentence naming no option, under a section named after one (3.4.2 伞形基金): the section is its subject.
+  const underHeading = headingReading(unit, c, coverage);
+  if (underHeading) return underHeading;
+
   // Forms (names, formulas): of the clauses that state this option or another, the one that speaks most of the
   // question decides (美国通常称之为共同基金，英国…称之为单位信托基金).
   const formula = FORMULA.test(c.text);
@@ -757,6 +772,9 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     // name 业务、财务、法律尽职调查 rules out 税务尽职调查, a row naming 法律法规合规 in a comparison of two notions does
     // not rule out 行业规范合规.
     const listed = c.placeTaken ? [] : listedWithout(unit.chunk, c);
+    // A list ending in 等 (社保基金、保险资金、企业年金等) gives examples of its class, not the whole of it: where the
+    // others are all right (a negated stem, several to choose), leaving this option out does not rule it out.
+    if (!c.placeTaken && OPEN_LIST.test(top.clause)) return null;
     // An item of a list that only names a thing (基金定期报告包括：（一）基金年度报告；) is one of the list's things, and
     // another item may name this option in other words (（二）基金中期报告 for 半年度报告): it takes no option's place.
     // An item that states something of its own (零息债券的麦考利久期等于其剩余期限；) is read as any clause is.

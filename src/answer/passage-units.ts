@@ -81,7 +81,8 @@ export function unitsOf(chunk: Chunk, rank: number): Unit[] {
       // A schedule's own lead within the list (…；赎回费按持有期限Y分档——Y＜7日的，…；) leads the items after it.
       lead = subLead;
     } else if (!clauseItem) {
-      lead = opening ?? (marked ? lead : /[：:]$/u.test(text) ? text : undefined);
+      // A note's lead may be set in bold, its colon inside (**投资管理职责：**).
+      lead = opening ?? (marked ? lead : /[：:][*_]*$/u.test(text) ? text : undefined);
       clauses = lead !== undefined && !marked;
     }
     const item = (marked || clauseItem || clauseOpening !== undefined) && lead !== undefined;
