@@ -28,6 +28,40 @@ export function anotherSubject(subject: string, stem: string): boolean {
   );
 }
 
+/** A line that opens with what it states, up to its colon (中国证监会性质：, **性质：**). */
+const STATED_HEAD = /^[\s*_\-•·]*(\p{Script=Han}{2,24})[*_]*[：:]/u;
+
+/**
+ * The party a line states an attribute of, when that is another party than the one the stem asks it of: 中国证监会 in
+ * 中国证监会性质：国务院直属事业单位, for a stem asking 中国证券投资基金业协会的性质是. The attribute is the end of the line's
+ * head that the stem also writes (性质); the parties are the words before it, in the line and in the stem, and they are
+ * another when they differ but share their head (会), as {@link anotherSubject} reads a lead's. Null otherwise.
+ */
+export function attributeOfAnother(line: string, stem: string): string | null {
+  const head = STATED_HEAD.exec(exactForm(line))?.[1];
+  if (head === undefined) return null;
+  const asked = exactForm(stem);
+  const chars = [...head];
+  for (let k = 1; k < chars.length - 1; k++) {
+    const attribute = chars.slice(k).join('');
+    if ([...attribute].length < 2) break;
+    const at = asked.indexOf(attribute);
+    if (at < 0) continue;
+    const party = chars.slice(0, k).join('').replace(/的$/u, '');
+    const own = (
+      asked
+        .slice(0, at)
+        .replace(/的$/u, '')
+        .split(/[，,。；;:：()（）]/u)
+        .at(-1) ?? ''
+    ).replace(/^(?:下列|关于)+/u, '');
+    const last = (x: string): string => [...x].at(-1) ?? '';
+    if ([...party].length < 2 || [...own].length < 2) return null;
+    return party !== own && !own.includes(party) && !party.includes(own) && last(party) === last(own) ? party : null;
+  }
+  return null;
+}
+
 /** The words by which a list's lead affirms what it lists (应当通过…审议决定, 可以投资于). */
 export const AFFIRMING = /应当|必须|需要|须|可以|可|属于|包括/u;
 

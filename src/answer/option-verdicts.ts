@@ -58,7 +58,7 @@ import type { CorpusStats } from './corpus-stats.js';
 import { closedListReadings } from './closed-list.js';
 import { labelReading } from './label-lists.js';
 import { headingReading, siblingSections } from './sibling-sections.js';
-import { anotherSubject, leadAgainst, listedWithout, listSpan } from './list-reading.js';
+import { anotherSubject, attributeOfAnother, leadAgainst, listedWithout, listSpan } from './list-reading.js';
 import { meaningReadings } from './meaning-reading.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
@@ -628,6 +628,8 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     const subject = exactForm(leadSubject(listLead));
     if (!namesClaim(subject, c) && othersNamed(subject, c).length === 0 && anotherSubject(subject, c.stem)) return null;
   }
+  // A line stating the asked attribute of another party (中国证监会性质：… for 基金业协会的性质是) says nothing of the claim.
+  if (attributeOfAnother(unit.text, c.stem) !== null) return null;
   // Units are ranked by their own words: the headings they share say nothing of which sentence decides.
   const coverage = unitCoverage(own, unit.chunk, c.topic);
   // A list whose lead says the opposite of what the stem asks of its items (下列事项应当通过召开持有人大会审议决定：

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { labelOf } from '../../src/answer/label-lists.js';
+import { attributeOfAnother } from '../../src/answer/list-reading.js';
 import { siblingSections } from '../../src/answer/sibling-sections.js';
 import { chunk } from '../retrieve/make-chunk.js';
 import { assertVerbatim, notesBook, verdictOf } from '../helpers/notes-book.js';
@@ -45,6 +46,20 @@ const BOOK = `# 第一章 股权投资基金概述
 **退出管理职责：**
 - 选择退出方式
 - 安排退出时机
+
+## 2.6 监管机构
+
+### 2.6.2 中国证券投资基金业协会
+
+**性质：** 基金行业的自律性组织，社会团体法人
+
+## 考点速记
+
+::: warning 数字考点
+- 监管首要目标：**保护投资者利益**
+- 中国证监会性质：**国务院直属事业单位**
+- 基金业协会性质：**社会团体法人**
+:::
 `;
 
 // Sections of one kind side by side, each a list of its class's traits under its heading.
@@ -171,4 +186,20 @@ void test('a passage is set apart when the stem names a sibling of its section a
     under('treynor', '三、特雷诺比率', '第二节'),
   ];
   assert.deepEqual([...siblingSections(kinds, '特雷诺比率的分母是')], ['ratio']);
+});
+
+void test("a line stating the asked attribute of another party says nothing of the stem's", async () => {
+  const r = await ask('中国证券投资基金业协会的性质是（ ）。A.国务院直属事业单位 B.基金行业的自律性组织 C.政府行政机关 D.营利性企业');
+  assert.equal(r.answer, 'B');
+  assert.equal(verdictOf(r, 'B').verdict, 'supported');
+  // 中国证监会性质：国务院直属事业单位 is the 证监会's: it neither supports A nor takes B's place.
+  assert.notEqual(verdictOf(r, 'A').verdict, 'supported');
+  assert.doesNotMatch(verdictOf(r, 'A').evidence?.quote ?? '', /证监会/u);
+  assertVerbatim(r);
+  assert.equal(attributeOfAnother('- 中国证监会性质：国务院直属事业单位', '中国证券投资基金业协会的性质是（ ）'), '中国证监会');
+  // The stem's own party, one holding the other, and a party of another kind are not another party.
+  assert.equal(attributeOfAnother('中国证券投资基金业协会性质：自律性组织', '中国证券投资基金业协会的性质是'), null);
+  assert.equal(attributeOfAnother('基金业协会职责：自律管理', '中国证券投资基金业协会的职责是'), null);
+  assert.equal(attributeOfAnother('基金托管人职责：保管', '基金管理人的职责是'), '基金托管人');
+  assert.equal(attributeOfAnother('股票基金特点：高风险', '基金管理人的特点是'), null);
 });
