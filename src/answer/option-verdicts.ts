@@ -597,7 +597,9 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     const column = row ? askedColumn(row, c.stem) : null;
     // A row that says nothing in the asked column is read as any sentence is: its subject may stand in a column of
     // its own (| 盈利能力 | 净资产收益率(ROE) | 净利润 / 股东权益 |, asked for ROE's 公式), not in the row's label.
-    const asked = row && column ? askedRow(row, tableRowsOf(unit.chunk), c.stem) : null;
+    // A row of another of the table's labels than the one the stem names (律师事务所 | 出具法律意见书, for a stem about
+    // 会计师事务所) says nothing of the question, whichever column it asks.
+    const asked = row ? askedRow(row, tableRowsOf(unit.chunk), c.stem) : null;
     if (asked === 'another') return null;
     const read = row && column ? readRow(unit, row, column, c, asked === 'this') : null;
     if (read) return read;

@@ -198,3 +198,50 @@ void test('the row the stem names is read in the asked column, and the other row
   const written = await ask('债券基金的风险收益水平为（ ）。A.高 B.中高 C.中低 D.低');
   assertSettled(written, { answer: 'C', supported: 'C', quote: /^债券基金——/u, contradicted: 'D', reason: '教材此处为：中低' });
 });
+
+// A table of parties and what each does, with the same parties' own sections elsewhere.
+const PARTIES = `# 第二章 证券投资基金概述
+
+## 2.2 基金的参与主体
+
+### 2.2.2 基金市场服务机构
+
+| 服务机构 | 主要职责 |
+|---------|---------|
+| 基金销售机构 | 基金份额的发售、申购、赎回等 |
+| 基金销售支付机构 | 基金销售资金的支付结算 |
+| 基金份额登记机构 | 基金份额的登记、存管、过户 |
+| 基金估值核算机构 | 基金资产估值、核算 |
+| 基金投资顾问机构 | 为投资者提供投资建议 |
+| 基金评价机构 | 对基金进行评级和评价 |
+| 律师事务所 | 出具法律意见书 |
+| 会计师事务所 | 审计基金财务报告 |
+
+# 第三章 股权投资基金的参与主体
+
+## 3.5 中介服务机构
+
+### 3.5.1 律师事务所
+
+- 提供法律咨询
+- 出具法律意见书
+
+### 3.5.2 会计师事务所
+
+- 审计财务报表
+- 提供税务咨询
+`;
+
+const parties = notesBook({ 'rawdoc/参与主体.md': PARTIES });
+
+void test('a row of another label than the one the stem names says nothing of it, though the stem names no column', async () => {
+  const r = await parties.ask(
+    '下列属于会计师事务所在股权投资中提供的服务的是（ ）。A.出具法律意见书 B.审计财务报表 C.评估企业价值 D.协助上市',
+  );
+  assert.equal(r.answer, 'B');
+  assert.equal(verdictOf(r, 'B').verdict, 'supported');
+  // 律师事务所's row is not 会计师事务所's: it supports nothing here.
+  assert.notEqual(verdictOf(r, 'A').verdict, 'supported');
+  assert.doesNotMatch(verdictOf(r, 'A').evidence?.quote ?? '', /律师事务所/u);
+  assertVerbatim(r);
+});
