@@ -34,6 +34,8 @@ const JUDGE_OPTION = /^(正确|错误|对|错|是|否|√|×|✓|✗|true|false|
 
 /** Clauses that ask: they name the choice to make (找出, 选出, 下列, 以下, 哪一项 …). */
 const ASKING = /找出|选出|选择|下列|以下|如下|哪[一个项些种]|何者|which/i;
+/** A clause that continues a description: 但, 但是, 且, 并且, 而且 at its start. */
+const DESCRIBING = /^(?:但是?|并且|而且|且)/u;
 /** The asking clause says outright that it wants the right choice. */
 const ASKS_POSITIVE = /(?<!不)(正确|准确|恰当|符合)的(是|有|选项|说法|表述)/;
 
@@ -54,7 +56,10 @@ export function asksForIncorrect(stem: string): boolean {
   // the wrong option.
   const unset = (c: string): string => c.replace('\u0000', '').replace(/而不是|而非/gu, '');
   const plainAsk = unset(ask);
-  if (NEGATION.test(plainAsk)) return true;
+  // A clause that goes on describing what is asked for (…货币市场工具，但投资比例不符合…规定的基金是) negates a property of
+  // it, not the request, unless it names the choice (但下列不属于…的是).
+  const describing = DESCRIBING.test(plainAsk) && !ASKING.test(plainAsk);
+  if (NEGATION.test(plainAsk) && !describing) return true;
   if (ASKS_POSITIVE.test(plainAsk)) return false;
   return clauses.some((c) => c !== ask && ASKING.test(c) && NEGATION.test(unset(c)));
 }

@@ -114,6 +114,9 @@ void test('negation is read from the clause that asks, not from content words el
   assert.equal(asksForIncorrect('以下哪一项不算是尽职调查的必要内容？'), true);
   assert.equal(asksForIncorrect('下列各项中，不视为基金销售行为的是（　）。'), true);
   assert.equal(asksForIncorrect('下列行为中，被视为基金销售行为的是（　）。'), false);
+  // A clause that goes on describing the thing asked for negates a property of it; one naming the choice still asks.
+  assert.equal(asksForIncorrect('同时投资于股票、债券和货币市场工具，但投资比例不符合股票基金或债券基金规定的基金是（　）。'), false);
+  assert.equal(asksForIncorrect('基金可以投资于多种资产，但下列不属于货币市场工具的是（　）。'), true);
   assert.equal(
     parseQuestion('基金份额净值计价错误偏差达到0.5%时，基金管理人应当（　）。A.公告 B.不公告 C.仅内部记录 D.等待季报').negated,
     false,
