@@ -36,12 +36,24 @@ export function labelOf(lead: string): string | null {
   return LABEL.test(label) && !STATING.test(label) ? label : null;
 }
 
+/** How the reader ranks a label reading, and whether a passage under the stem's label speaks of the question. */
+export interface LabelContext {
+  coverage: number;
+  /**
+   * Whether the unit's passage, read with the label the stem names, speaks of the question: every section of a chapter
+   * may list under the same labels (**基本要求：** under 5.2.1 守法合规 and under 5.2.4 客户至上), and only the section
+   * the question is about says which items are its.
+   */
+  onQuestion: (label: string) => boolean;
+}
+
 /**
  * The reading of a list item under a label, where its passage lists under two or more labels and the stem names
- * exactly one of them: an item naming the claim under that label supports it, under another label contradicts it
- * (`类别不同：个人投资者`). Null otherwise, and for statements, which are read by their words.
+ * exactly one of them, in a passage that speaks of the question: an item naming the claim under that label supports
+ * it, under another label contradicts it (`类别不同：个人投资者`). Null otherwise, and for statements, which are read by
+ * their words.
  */
-export function labelReading(unit: Unit, c: ClaimReading, coverage: number): Reading | null {
+export function labelReading(unit: Unit, c: ClaimReading, context: LabelContext): Reading | null {
   const lead = unit.lead ?? unit.listLead;
   if (lead === undefined || c.statement || !ON_ITS_OWN_LINE.test(lead)) return null;
   const label = labelOf(lead);
@@ -56,9 +68,11 @@ export function labelReading(unit: Unit, c: ClaimReading, coverage: number): Rea
   if (labels.size < 2) return null;
   const stem = exactForm(c.stem);
   const asked = [...labels].filter((l) => stem.includes(l));
-  if (asked.length !== 1) return null;
+  const stemLabel = asked[0];
+  if (asked.length !== 1 || stemLabel === undefined || !context.onQuestion(stemLabel)) return null;
+  const { coverage } = context;
   const quoted = withLabel(unit, lead);
-  if (asked[0] === label) return { verdict: 'supported', unit: quoted, coverage, marks: [c.text, label] };
+  if (stemLabel === label) return { verdict: 'supported', unit: quoted, coverage, marks: [c.text, label] };
   return { verdict: 'contradicted', unit: quoted, coverage, marks: [label], reason: `类别不同：${label}` };
 }
 

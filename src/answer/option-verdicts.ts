@@ -514,6 +514,12 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
   return null;
 }
 
+/** Whether a text (with its passage's headings) speaks of the question: see {@link ON_QUESTION_ALONE}. */
+function speaksOfQuestion(framed: string, c: ClaimReading): boolean {
+  const gate = coverageOf(framed, c.topic);
+  return gate >= ON_QUESTION_ALONE || (gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key));
+}
+
 function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   // A band of a schedule (M＜100万元的，申购费率为1.50%) stated for amounts or periods other than the question's says
   // nothing of it; the band it falls in is marked, so the reader sees why that one decides.
@@ -613,11 +619,13 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   // if it wrote it: the rest, what the question asks of that case, it must hold itself.
   const own = band ? `${unit.text} ${c.stemCase}` : unit.text;
   // An item listed under one of several labels, the stem naming one of them, belongs to its label's class.
-  const labelled = labelReading(unit, c, unitCoverage(`${unit.lead ?? unit.listLead ?? ''} ${own}`, unit.chunk, c.topic));
+  const labelled = labelReading(unit, c, {
+    coverage: unitCoverage(`${unit.lead ?? unit.listLead ?? ''} ${own}`, unit.chunk, c.topic),
+    onQuestion: (label) => speaksOfQuestion(`${headingsOf(unit.chunk)} ${label}`, c),
+  });
   if (labelled) return labelled;
   const framed = `${headingsOf(unit.chunk)} ${own}`;
-  const gate = coverageOf(framed, c.topic);
-  if (gate < ON_QUESTION_ALONE && !(gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key))) return null;
+  if (!speaksOfQuestion(framed, c)) return null;
   // A sentence naming another document by its title (1999年…《期货交易管理暂行条例》同时废止), or saying 本办法 of the
   // document it stands in, when neither it nor its headings name the one the question names (《证券投资基金管理暂行办法》
   // 的颁布), speaks of another document.

@@ -92,7 +92,44 @@ const KINDS = `# 第三章 证券投资基金的类型
 - 子基金之间可以相互转换
 `;
 
+// Every section of a chapter lists under the same two labels.
+const ETHICS = `# 第五章 基金职业道德
+
+## 5.2 基金职业道德规范
+
+### 5.2.1 守法合规
+
+**基本要求：**
+- 遵守国家法律法规和行业自律规则
+- 遵守公司内部规章制度
+
+**具体要求：**
+- 不得操纵证券市场价格
+- 不得进行内幕交易
+
+### 5.2.3 专业审慎
+
+**基本要求：**
+- 具备从事基金业务所需的专业知识和技能
+- 持续学习，提高专业能力
+
+**具体要求：**
+- 审慎开展基金业务
+- 合理评估投资风险
+
+### 5.2.4 客户至上
+
+**基本要求：**
+- 将客户利益置于首位
+- 为客户提供专业服务
+
+**具体要求：**
+- 不得挪用客户资金
+- 不得侵占客户资产
+`;
+
 const ask = notesBook({ 'rawdoc/股权投资笔记.md': BOOK }).ask;
+const askEthics = notesBook({ 'rawdoc/职业道德笔记.md': ETHICS }).ask;
 const askKinds = notesBook({ 'rawdoc/基金类型笔记.md': KINDS }).ask;
 
 void test('an item listed under another label than the one the stem names is of that other class', async () => {
@@ -152,6 +189,17 @@ void test('a sentence naming no option, under a section named after one, has the
   // Another option's name is not this section's: the sentence states it of 伞形基金.
   assert.equal(verdictOf(r, 'B').verdict, 'contradicted');
   assert.equal(verdictOf(r, 'B').reason, '主体不同：伞形基金');
+  assertVerbatim(r);
+});
+
+void test('a label read in another section than the one the question is about says nothing of it', async () => {
+  const r = await askEthics(
+    '下列属于守法合规基本要求的是（ ）。A.遵守公司内部规章制度 B.将客户利益置于首位 C.持续学习，提高专业能力 D.不得挪用客户资金',
+  );
+  assert.equal(r.answer, 'A');
+  assert.equal(verdictOf(r, 'A').verdict, 'supported');
+  // 客户至上's and 专业审慎's 基本要求 are theirs, not 守法合规's.
+  for (const label of ['B', 'C']) assert.notEqual(verdictOf(r, label).verdict, 'supported', label);
   assertVerbatim(r);
 });
 
