@@ -5,7 +5,7 @@
  */
 import { type ClaimReading, namesClaim } from './claim-reading.js';
 import { exactForm } from './claim-forms.js';
-import { unitsOf, type Unit } from './passage-units.js';
+import { LEAD_END, LIST_ITEM, unitsOf, withLeadBefore, type Unit } from './passage-units.js';
 import type { Reading } from './reading-order.js';
 
 /**
@@ -20,12 +20,6 @@ const STATING = /应当|可以|不得|必须|包括|如下|以下|下列/u;
 
 /** The marks around a lead or an item: list markers, Markdown emphasis, the closing colon or semicolon. */
 const MARKS = /^\s*(?:[-•·*]\s+|[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．])?[*_\s]*|[*_\s]*[：:；;。，,]?[*_\s]*$/gu;
-
-/** A lead that is a line of its own, ending in its colon (set in bold or not). */
-const ON_ITS_OWN_LINE = /[：:][*_]*\s*$/u;
-
-/** A list item's marker at the start of its line. */
-const MARKED_ITEM = /^\s*(?:[-•·*]\s|[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．])/u;
 
 /** Items longer than this state something of their own and are read as clauses are. */
 const MAX_ITEM_CHARS = 20;
@@ -55,13 +49,13 @@ export interface LabelContext {
  */
 export function labelReading(unit: Unit, c: ClaimReading, context: LabelContext): Reading | null {
   const lead = unit.lead ?? unit.listLead;
-  if (lead === undefined || c.statement || !ON_ITS_OWN_LINE.test(lead)) return null;
+  if (lead === undefined || c.statement || !LEAD_END.test(lead)) return null;
   const label = labelOf(lead);
   if (label === null) return null;
   const written = unit.lead !== undefined ? (unit.item ?? '') : unit.text;
   // Items marked as a list's lines (- 社保基金, （一）…): a line that goes on after its colon (贝塔系数：1.20；) is a
   // name and its value, not a class and its members.
-  if (!MARKED_ITEM.test(written)) return null;
+  if (!LIST_ITEM.test(written)) return null;
   const item = exactForm(written.replace(MARKS, ''));
   if (item === '' || [...item].length > MAX_ITEM_CHARS || !namesClaim(item, c)) return null;
   const labels = labelsOf(unit);
@@ -71,7 +65,8 @@ export function labelReading(unit: Unit, c: ClaimReading, context: LabelContext)
   const stemLabel = asked[0];
   if (asked.length !== 1 || stemLabel === undefined || !context.onQuestion(stemLabel)) return null;
   const { coverage } = context;
-  const quoted = withLabel(unit, lead);
+  // Quoted after its label (`**投后管理职责：**…- 提供增值服务`), so the reader sees which class it is listed in.
+  const quoted = unit.lead !== undefined ? unit : (withLeadBefore(unit, lead, true) ?? unit);
   if (stemLabel === label) return { verdict: 'supported', unit: quoted, coverage, marks: [c.text, label] };
   return { verdict: 'contradicted', unit: quoted, coverage, marks: [label], reason: `类别不同：${label}` };
 }
@@ -90,14 +85,4 @@ function labelsOf(unit: Unit): Set<string> {
     if (label !== null) labels.add(label);
   }
   return labels;
-}
-
-/** The item quoted after its label (`**投后管理职责：**…- 提供增值服务`), so the reader sees which class it is listed in. */
-function withLabel(unit: Unit, lead: string): Unit {
-  if (unit.lead !== undefined) return unit;
-  const text = unit.chunk.text;
-  const at = text.indexOf(unit.span);
-  const from = at > 0 ? text.lastIndexOf(lead, at) : -1;
-  if (from < 0) return unit;
-  return { ...unit, text: `${lead}${unit.span}`, span: text.slice(from, at + unit.span.length), lead, item: unit.span, apart: true };
 }

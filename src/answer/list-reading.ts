@@ -20,12 +20,24 @@ export function anotherSubject(subject: string, stem: string): boolean {
   const own = exactForm(leadSubject(stem))
     .split(/[、和及与或]/u)
     .filter((x) => /^\p{Script=Han}{2,}$/u.test(x));
+  return own.length > 0 && own.every((x) => anotherOfKind(subject, x));
+}
+
+/**
+ * Whether `party` is another one of the same kind as `own`: both two characters or more, neither holding the other,
+ * and the same head, the last character of a Chinese compound (私募基金管理人 and 基金托管人, both 人).
+ */
+function anotherOfKind(party: string, own: string): boolean {
   const head = (x: string): string => [...x].at(-1) ?? '';
-  return (
-    [...subject].length >= 2 &&
-    own.length > 0 &&
-    own.every((x) => !x.includes(subject) && !subject.includes(x) && head(x) === head(subject))
-  );
+  return [...party].length >= 2 && [...own].length >= 2 && !own.includes(party) && !party.includes(own) && head(party) === head(own);
+}
+
+/** An enumeration closed by 等 (…、企业年金等). */
+const OPEN_LIST = /[、，,][^、，,。；;]*?等{1,2}(?=$|[\s，,。；;：:）)」”"*])/u;
+
+/** Whether a clause lists examples of a class (社保基金、保险资金、企业年金等), not the whole of it. */
+export function givesExamples(clause: string): boolean {
+  return OPEN_LIST.test(clause);
 }
 
 /** A line that opens with what it states, up to its colon (中国证监会性质：, **性质：**). */
@@ -35,7 +47,7 @@ const STATED_HEAD = /^[\s*_\-•·]*(\p{Script=Han}{2,24})[*_]*[：:]/u;
  * The party a line states an attribute of, when that is another party than the one the stem asks it of: 中国证监会 in
  * 中国证监会性质：国务院直属事业单位, for a stem asking 中国证券投资基金业协会的性质是. The attribute is the end of the line's
  * head that the stem also writes (性质); the parties are the words before it, in the line and in the stem, and they are
- * another when they differ but share their head (会), as {@link anotherSubject} reads a lead's. Null otherwise.
+ * another as {@link anotherSubject} reads a lead's (`anotherOfKind`: they differ and share their head, 会). Null otherwise.
  */
 export function attributeOfAnother(line: string, stem: string): string | null {
   const head = STATED_HEAD.exec(exactForm(line))?.[1];
@@ -55,9 +67,7 @@ export function attributeOfAnother(line: string, stem: string): string | null {
         .split(/[，,。；;:：()（）]/u)
         .at(-1) ?? ''
     ).replace(/^(?:下列|关于)+/u, '');
-    const last = (x: string): string => [...x].at(-1) ?? '';
-    if ([...party].length < 2 || [...own].length < 2) return null;
-    return party !== own && !own.includes(party) && !party.includes(own) && last(party) === last(own) ? party : null;
+    return anotherOfKind(party, own) ? party : null;
   }
   return null;
 }

@@ -58,9 +58,9 @@ import type { CorpusStats } from './corpus-stats.js';
 import { closedListReadings } from './closed-list.js';
 import { labelReading } from './label-lists.js';
 import { headingReading, siblingSections } from './sibling-sections.js';
-import { anotherSubject, attributeOfAnother, leadAgainst, listedWithout, listSpan } from './list-reading.js';
+import { anotherSubject, attributeOfAnother, givesExamples, leadAgainst, listedWithout, listSpan } from './list-reading.js';
 import { meaningReadings } from './meaning-reading.js';
-import { clausesOf, leadSubject, unitsOf, verdictEvidence, type Unit } from './passage-units.js';
+import { clausesOf, leadSubject, unitsOf, verdictEvidence, withLeadBefore, type Unit } from './passage-units.js';
 import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
 import { quotedReading } from './quoted-reading.js';
@@ -118,9 +118,6 @@ const PASSAGES_PER_CLAIM = 4;
 
 /** A name followed by another name of it in brackets (执行事务合伙人（委派代表）, 首次公开发行（IPO）). */
 const NAME_WITH_ALIAS = /^\p{Script=Han}{2,12}[（(][^（）()，,；;]{1,20}[）)]$/u;
-
-/** An enumeration closed by 等 (…、企业年金等): its items are examples. */
-const OPEN_LIST = /[、，,][^、，,。；;]*?等{1,2}(?=$|[\s，,。；;：:）)」”"*])/u;
 
 /** A statement that only names something (政策风险, 基金托管人): a few Han characters, nothing else. */
 const BARE_NAME = /^\p{Script=Han}{2,8}$/u;
@@ -186,19 +183,25 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   // Every claim is read against the passages of all claims: the clause that contradicts option A is often the one
   // retrieved for option C (控股股东36个月，其他股东12个月).
   const seen = new Set<string>();
-  const units: Unit[] = [];
+  const read: { chunk: Chunk; rank: number }[] = [];
   const lists = input.passages.every((list) => list.length === 0) ? [input.stemPassages ?? []] : input.passages;
   for (let rank = 0; rank < PASSAGES_PER_CLAIM; rank++) {
     for (const list of lists) {
       const chunk = list[rank];
       if (!chunk || seen.has(chunk.chunk_id)) continue;
       seen.add(chunk.chunk_id);
-      units.push(...unitsOf(chunk, rank));
+      read.push({ chunk, rank });
     }
   }
   // A section beside the one the stem names (开放式基金 beside 封闭式基金) speaks of its own class.
-  const apart = input.stem.trim() === '' ? new Set<string>() : siblingSections([...new Set(units.map((u) => u.chunk))], input.stem);
-  if (apart.size > 0) units.splice(0, units.length, ...units.filter((u) => !apart.has(u.chunk.chunk_id)));
+  const apart =
+    input.stem.trim() === ''
+      ? new Set<string>()
+      : siblingSections(
+          read.map((r) => r.chunk),
+          input.stem,
+        );
+  const units = read.filter((r) => !apart.has(r.chunk.chunk_id)).flatMap((r) => unitsOf(r.chunk, r.rank));
   const stemTokens =
     input.stem.trim() === ''
       ? []
@@ -537,7 +540,7 @@ function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
   if (band && read) {
     read.marks = [...read.marks, band.text];
     read.band = true;
-    const quoted = read.quoted || unit.lead || !bearing?.lead ? undefined : withScheduleLead(unit, bearing.lead);
+    const quoted = read.quoted || unit.lead || !bearing?.lead ? undefined : withLeadBefore(unit, bearing.lead);
     if (quoted) read.quoted = quoted;
   }
   if (read?.verdict !== 'supported' || read.column) return read;
@@ -583,18 +586,6 @@ function statedValues(clause: string, c: ClaimReading): string[] {
     const same = c.values.find((own) => sameAmount(v, own));
     return same !== undefined && !c.stemValues.has(same) ? [same] : [];
   });
-}
-
-/**
- * A band quoted after its schedule's lead (赎回费按持有期限Y分档——…1年≤Y＜2年的，…), the bands between left out, so the
- * reader sees what it bands; undefined when the band holds its lead itself, or the passage writes none.
- */
-function withScheduleLead(unit: Unit, lead: string): Unit | undefined {
-  const text = unit.chunk.text;
-  const at = text.indexOf(unit.span);
-  const from = at > 0 ? text.lastIndexOf(lead, at) : -1;
-  if (from < 0) return undefined;
-  return { ...unit, text: `${lead}${unit.span}`, span: text.slice(from, at + unit.span.length), lead, item: unit.span };
 }
 
 function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | null): Reading | null {
@@ -784,9 +775,9 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     // name 业务、财务、法律尽职调查 rules out 税务尽职调查, a row naming 法律法规合规 in a comparison of two notions does
     // not rule out 行业规范合规.
     const listed = c.placeTaken ? [] : listedWithout(unit.chunk, c);
-    // A list ending in 等 (社保基金、保险资金、企业年金等) gives examples of its class, not the whole of it: where the
-    // others are all right (a negated stem, several to choose), leaving this option out does not rule it out.
-    if (!c.placeTaken && OPEN_LIST.test(top.clause)) return null;
+    // Where the others are all right (a negated stem, several to choose), a list of examples leaving this option out
+    // does not rule it out.
+    if (!c.placeTaken && givesExamples(top.clause)) return null;
     // An item of a list that only names a thing (基金定期报告包括：（一）基金年度报告；) is one of the list's things, and
     // another item may name this option in other words (（二）基金中期报告 for 半年度报告): it takes no option's place.
     // An item that states something of its own (零息债券的麦考利久期等于其剩余期限；) is read as any clause is.

@@ -12,7 +12,11 @@ import { evidenceItem, flattenText, readerForm, termRanges } from './evidence.js
 /** The verb that ends a list lead's subject (基金托管人|应当履行下列职责：). */
 const LEAD_VERB = /应当|应|可以|负责|有权|不得|必须|须|享有|承担|履行|有下列|下列|包括|如下|以下|的(?:主要)?(?:职责|义务|权利|职权)/u;
 
-const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
+/** A list item's marker at the start of its line: （一）, 1., - */
+export const LIST_ITEM = /^\s*(?:[（(][一二三四五六七八九十百\d]+[）)]|\d+[.、．]|[-•·*]\s)/u;
+
+/** A line that leads a list: it ends in its colon, which a note may set in bold (**投资管理职责：**). */
+export const LEAD_END = /[：:][*_]*\s*$/u;
 
 /**
  * A lead that runs into its first unmarked item, a clause ending in ； (`基金托管人的主要职责包括：安全保管基金财产；`);
@@ -81,8 +85,7 @@ export function unitsOf(chunk: Chunk, rank: number): Unit[] {
       // A schedule's own lead within the list (…；赎回费按持有期限Y分档——Y＜7日的，…；) leads the items after it.
       lead = subLead;
     } else if (!clauseItem) {
-      // A note's lead may be set in bold, its colon inside (**投资管理职责：**).
-      lead = opening ?? (marked ? lead : /[：:][*_]*$/u.test(text) ? text : undefined);
+      lead = opening ?? (marked ? lead : LEAD_END.test(text) ? text : undefined);
       clauses = lead !== undefined && !marked;
     }
     const item = (marked || clauseItem || clauseOpening !== undefined) && lead !== undefined;
@@ -159,6 +162,20 @@ export function leadSubject(lead: string): string {
       .at(-1) ?? '';
   const m = LEAD_VERB.exec(text);
   return (m ? text.slice(0, m.index) : '').trim();
+}
+
+/**
+ * The unit quoted after a lead written earlier in its passage (`lead…item`, what stands between left out): a band after
+ * its schedule's lead, an item after its label. Undefined when the passage does not write the lead before it. `apart`
+ * quotes the two apart even where they touch (a label's line over its first item).
+ */
+export function withLeadBefore(unit: Unit, lead: string, apart = false): Unit | undefined {
+  const text = unit.chunk.text;
+  const at = text.indexOf(unit.span);
+  const from = at > 0 ? text.lastIndexOf(lead, at) : -1;
+  if (from < 0) return undefined;
+  const span = text.slice(from, at + unit.span.length);
+  return { ...unit, text: `${lead}${unit.span}`, span, lead, item: unit.span, ...(apart ? { apart } : {}) };
 }
 
 /**
