@@ -77,6 +77,11 @@ export interface ClaimReading {
    * the others are all right: there only a passage that lists the others without this one rules it out.
    */
   placeTaken: boolean;
+  /**
+   * The options are statements of their own (下列关于…的说法): a clause naming other options neither stands in this
+   * one's place nor, listing them without it, rules it out.
+   */
+  statementChoice: boolean;
   values: readonly string[];
   /**
    * The units of its values and of the other options' (工作日 and 月 for 15个工作日 / 1个月 / 2个月 / 3个月): a clause

@@ -150,15 +150,22 @@ export function polarityClash(clauses: readonly string[], claim: string, claimTo
       if (claimNegated) return NEGATIVE.exec(claim)?.[0] ?? null;
     }
   }
-  // A bare 不 before the claim's own words (不从基金财产中列支 for 申购费从基金财产中列支) negates them.
+  // A bare 不 before the claim's own words (不从基金财产中列支 for 申购费从基金财产中列支) negates them, and so does one
+  // before a whole word of the claim (份额总额不固定 for 份额总额固定不变, whose 不 negates 变, not 固定).
   const claimForm = exactForm(claim);
   const chars = [...claimForm];
+  const words = claimTokens.filter((t) => [...t].length >= 2 && claimForm.includes(t));
   for (const clause of clauses) {
     const form = exactForm(clause);
     for (let k = 0; k + NEGATED_RUN <= chars.length; k++) {
       const run = chars.slice(k, k + NEGATED_RUN).join('');
       if (form.includes(`不${run}`) && !claimForm.includes(`不${run}`)) return '不';
     }
+    // A word is one piece of the claim: the clause must hold most of the others too (份额总额不固定 holds 份额 and 总额
+    // of 份额总额固定不变; 不固定 alone says nothing of 有固定封闭期).
+    const held = words.filter((w) => form.includes(w)).length;
+    if (held < 2 || held * 2 < words.length) continue;
+    for (const word of words) if (form.includes(`不${word}`) && !claimForm.includes(`不${word}`)) return '不';
   }
   return null;
 }

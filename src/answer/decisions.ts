@@ -101,7 +101,7 @@ export function singleDecision(
     ),
   };
   if (!question.negated && byVerdict < 0) {
-    const conflict = detectConflict(question.options, supports, weights);
+    const conflict = detectConflict(question.options, supports, weights, verdicts);
     if (conflict) {
       decision.fallback = 'conflict';
       decision.message = conflict;
@@ -144,11 +144,21 @@ export function multiDecision(
   };
 }
 
-/** Two options both strongly and almost equally supported by different passages: name both sources. */
-function detectConflict(options: QuestionOption[], supports: Support[], weights: SolverWeights): string | null {
+/**
+ * Two options both strongly and almost equally supported by different passages: name both sources. Not when a clause
+ * rules one of the two out (有固定封闭期 read in the 封闭式基金 column for a stem about 开放式基金): its passage's
+ * support is for another subject, and the verdicts, not the support scores, tell the two apart.
+ */
+function detectConflict(
+  options: QuestionOption[],
+  supports: Support[],
+  weights: SolverWeights,
+  verdicts: readonly VerdictKind[],
+): string | null {
   const order = supports.map((s, i) => ({ s, i })).sort((a, b) => b.s.score - a.s.score);
   const [first, second] = order;
   if (!first || !second || !first.s.chunk || !second.s.chunk) return null;
+  if (verdicts[first.i] === 'contradicted' || verdicts[second.i] === 'contradicted') return null;
   if (
     first.s.score < weights.conflictSupport ||
     second.s.score < weights.conflictSupport ||

@@ -175,6 +175,11 @@ export interface VerdictInput {
    * rules it out.
    */
   negated?: boolean;
+  /**
+   * The stem asks which statement about its subject holds (下列关于开放式基金的说法，正确的是): each option says something
+   * of its own (有固定封闭期, 价格由市场供求决定), so a clause stating one option does not stand in another's place.
+   */
+  statementChoice?: boolean;
 }
 
 /** Reads the passages for every claim and gives each its verdict with the clause that settles it. */
@@ -261,7 +266,9 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       otherTexts: input.exclusive === false ? [] : input.claims.filter((_, j) => j !== i).map((o) => o.text),
       // 以上都是 among the options says several may fill the blank: none stands in another's place (以上都不是 says
       // nothing of the kind).
-      placeTaken: input.negated !== true && !input.claims.some((other) => coveringOf(other.text) === 'all'),
+      placeTaken:
+        input.negated !== true && input.statementChoice !== true && !input.claims.some((other) => coveringOf(other.text) === 'all'),
+      statementChoice: input.statementChoice === true,
       values,
       valueUnits: new Set(
         [...values, ...(input.exclusive === false ? [] : optionValues.filter((_, j) => j !== i).flat())].map(unitOfValue),
@@ -337,7 +344,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     };
   });
   // One option fills a single-choice blank: the clause stating one in the stem's place rules out the others.
-  if (input.exclusive !== true || input.negated === true || !input.fillsStem || !alternatives) return verdicts;
+  if (input.exclusive !== true || input.negated === true || input.statementChoice === true || !input.fillsStem || !alternatives)
+    return verdicts;
   return statedInPlace(
     verdicts,
     input.claims.map((_, i) => {
@@ -504,6 +512,8 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
     return { verdict, unit: whole, coverage: asked.coverage, marks, column: true, ...(reason ? { reason } : {}) };
   }
   // Found only in another column's cell: a name by its written form, a value with its unit, a statement by its words.
+  // A short statement may take a word from the row's label, if the two hold all its words (价格由市场供求决定 in
+  // 价格形成 | 市场供求决定; 有固定封闭期 is not in 份额总额 | 合同期限内固定不变, which holds only 固定).
   for (const other of new Set(row.cells.map((cell) => cell.label))) {
     if (other === column) continue;
     const text = columnText(row, other);
@@ -511,7 +521,8 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
       ? c.words.length > 0 && tokenShare(text, c.words) >= STATED_SHARE
       : c.values.length > 0
         ? c.values.every((v) => valuesOf(text).includes(v))
-        : namesClaim(exactForm(text), c);
+        : namesClaim(exactForm(text), c) ||
+          (c.statementChoice && c.words.length >= 2 && tokenShare(`${row.label} ${columnValue(row, other)}`, c.words) === 1);
     if (found) return statesInstead(whole, coverage, '主体不同', other, true);
   }
   return null;
@@ -769,6 +780,8 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     // Names the sentence forbids where the question asks what is allowed (or allows where it asks what is forbidden)
     // are not what stands in this option's place.
     if (deonticAgainst(normalizeText(unit.text), sentenceEnd(unit.text, top.clause), c.asking)) return null;
+    // Statements about the stem's subject are no alternatives for one place: another one stated is not this one denied.
+    if (c.statementChoice) return null;
     // A clause listing choices (上市、并购或管理层回购) names one of them without ruling out the others.
     const listing = /[、]|或者?|以及|和|及/u.test(top.clause);
     // For a negated stem (尽职调查的类型不包括) the passage must list the others without this one: a table whose rows

@@ -39,6 +39,18 @@ const DESCRIBING = /^(?:但是?|并且|而且|且)/u;
 /** The asking clause says outright that it wants the right choice. */
 const ASKS_POSITIVE = /(?<!不)(正确|准确|恰当|符合)的(是|有|选项|说法|表述)/;
 
+/** A stem asking which statement about its subject holds: 下列关于开放式基金的说法，正确的是 / 以下表述错误的是. */
+const ASKS_FOR_STATEMENT = /(?:下列|以下|如下|关于).*(?:说法|表述|描述|叙述|论述|陈述)/u;
+
+/**
+ * Whether the options are statements of their own (下列关于开放式基金的说法，正确的是: 有固定封闭期, 无固定期限) rather
+ * than names or values filling the stem's blank (组织…考试的机构是: 中国证监会, 基金业协会). A statement is read by its
+ * own words; a clause naming another option is not that option standing in this one's place.
+ */
+export function asksForStatement(stem: string): boolean {
+  return ASKS_FOR_STATEMENT.test(foldWidth(stem));
+}
+
 /**
  * Whether the stem asks for the wrong or excluded choice. Negation is read from the clauses that ask: the one
  * holding the blank (or the last), and every clause naming the choice (找出, 选出, 下列, 以下 …). So

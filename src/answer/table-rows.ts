@@ -131,18 +131,27 @@ export function tableRowOf(chunk: Chunk, text: string): TableRow | null {
 
 /**
  * The column of a row that the question asks about: the one label its asking clause names (公司型基金 in
- * 根据契约型基金与公司型基金的比较，公司型基金的营运依据是（ ）, whose first clause names both). Null when that clause
- * names none of the row's columns or several: then the row is read as any sentence is.
+ * 根据契约型基金与公司型基金的比较，公司型基金的营运依据是（ ）, whose first clause names both). An asking clause that
+ * names none (正确的是) asks of what the rest of the stem names: 下列关于开放式基金的说法，正确的是 asks of the column
+ * 开放式基金, when the stem names that one alone. Null when neither names exactly one of the row's columns: then the
+ * row is read as any sentence is.
  */
 export function askedColumn(row: TableRow, stem: string): string | null {
-  const form = exactForm(askingClause(stem));
   const labels = [...new Set(row.cells.map((cell) => cell.label))];
+  const asking = askingClause(stem);
+  const inClause = namedColumn(labels, exactForm(asking));
+  if (inClause !== undefined || asking === stem) return inClause ?? null;
+  return namedColumn(labels, exactForm(stem)) ?? null;
+}
+
+/** The one label a text names (null: several), or undefined when it names none. */
+function namedColumn(labels: readonly string[], form: string): string | null | undefined {
   const named = labels.filter((label) => form.includes(exactForm(label)));
   if (named.length > 0) return named.length === 1 ? (named[0] ?? null) : null;
   // A stem may word a column's name its own way (常用的业绩比较基准 for 常用业绩比较基准示例): then the one label most of
-  // whose character pairs the asking clause holds.
+  // whose character pairs the text holds.
   const close = labels.filter((label) => pairShare(exactForm(label), form) >= NAMED_PAIRS);
-  return close.length === 1 ? (close[0] ?? null) : null;
+  return close.length === 1 ? (close[0] ?? null) : close.length > 1 ? null : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import { singleDecision } from '../../src/answer/decisions.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
 import { verdictStanding } from '../../src/answer/question-verdicts.js';
 import { DEFAULT_WEIGHTS } from '../../src/answer/solver-weights.js';
+import type { Chunk } from '../../src/types.js';
 
 /** A support of the given score that no passage carries (the decision reads only the scores and the verdicts here). */
 function scored(score: number): Support {
@@ -79,4 +80,36 @@ void test('a negated stem: an option whose strong passage says 并不 where the 
   ];
   const supports = [0.95, 0.6, 0.7, 0.8].map((score, i) => ({ ...scored(score), window: windows[i] ?? '' }));
   assert.equal(singleDecision(negated, supports, DEFAULT_WEIGHTS, []).answer, 'A');
+});
+
+void test('two options alike supported by different passages are a conflict, unless a clause rules one of them out', () => {
+  const chunk = (id: string): Chunk => ({
+    chunk_id: id,
+    book: '教材',
+    headings: [],
+    chapter: '',
+    section: '',
+    subsection: '',
+    articles: [],
+    figure_ref: '',
+    page_start: '1',
+    page_end: '1',
+    pdf_page_start: null,
+    pdf_page_end: null,
+    chunk_type: 'text',
+    exam_priority: 1,
+    source: 'rawdoc/教材.md',
+    char_start: 0,
+    char_end: 0,
+    page_breaks: [],
+    seq: 0,
+    text: '',
+  });
+  const strong = (score: number, id: string): Support => ({ ...scored(score), chunk: chunk(id) });
+  const close = [strong(0.96, 'a'), strong(0.95, 'b'), strong(0.1, 'c'), strong(0.1, 'd')];
+  assert.equal(singleDecision(exits, close, DEFAULT_WEIGHTS, []).fallback, 'conflict');
+  // B's passage speaks of another subject (its clause contradicts it): the verdicts tell the two apart.
+  const settled = singleDecision(exits, close, DEFAULT_WEIGHTS, ['supported', 'contradicted', 'not_found', 'not_found']);
+  assert.equal(settled.answer, 'A');
+  assert.equal(settled.fallback, undefined);
 });
