@@ -3,7 +3,6 @@ import type { CalibrationFeatures } from './calibration.js';
 import { calibratedConfidence } from './calibration.js';
 import { noSupport, Solver, type OfflineContext } from './claim-support.js';
 import { optionVerdicts } from './option-verdicts.js';
-import { asksForStatement } from './parse-question.js';
 import { decidingKinds } from './covering-options.js';
 import { questionVerdicts, tiedLetter, verdictStanding } from './question-verdicts.js';
 import { shownEvidence } from './shown-evidence.js';
@@ -104,7 +103,6 @@ export async function answerOffline(question: ParsedQuestion, ctx: OfflineContex
       text,
     })),
     fillsStem: !combination && !judge,
-    statementChoice: asksForStatement(question.stem),
     // One option fills a single-choice blank, so a clause that names another option in its place rules this one out.
     exclusive: question.kind === 'single',
     negated: question.negated,

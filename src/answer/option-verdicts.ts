@@ -2,7 +2,7 @@ import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
 import type { OptionVerdict } from './answer-types.js';
-import { coveringOf } from './parse-question.js';
+import { asksForStatement, coveringOf } from './parse-question.js';
 import {
   aliasesOf,
   askingClause,
@@ -175,16 +175,14 @@ export interface VerdictInput {
    * rules it out.
    */
   negated?: boolean;
-  /**
-   * The stem asks which statement about its subject holds (下列关于开放式基金的说法，正确的是): each option says something
-   * of its own (有固定封闭期, 价格由市场供求决定), so a clause stating one option does not stand in another's place.
-   */
-  statementChoice?: boolean;
 }
 
 /** Reads the passages for every claim and gives each its verdict with the clause that settles it. */
 export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): OptionVerdict[] {
   const { analyzer, stats } = input;
+  // The stem asks which statement about its subject holds (下列关于开放式基金的说法，正确的是): each option says something
+  // of its own (有固定封闭期, 价格由市场供求决定), so a clause stating one option does not stand in another's place.
+  const statementChoice = asksForStatement(input.stem);
   // Every claim is read against the passages of all claims: the clause that contradicts option A is often the one
   // retrieved for option C (控股股东36个月，其他股东12个月).
   const seen = new Set<string>();
@@ -266,9 +264,8 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       otherTexts: input.exclusive === false ? [] : input.claims.filter((_, j) => j !== i).map((o) => o.text),
       // 以上都是 among the options says several may fill the blank: none stands in another's place (以上都不是 says
       // nothing of the kind).
-      placeTaken:
-        input.negated !== true && input.statementChoice !== true && !input.claims.some((other) => coveringOf(other.text) === 'all'),
-      statementChoice: input.statementChoice === true,
+      placeTaken: input.negated !== true && !statementChoice && !input.claims.some((other) => coveringOf(other.text) === 'all'),
+      statementChoice,
       values,
       valueUnits: new Set(
         [...values, ...(input.exclusive === false ? [] : optionValues.filter((_, j) => j !== i).flat())].map(unitOfValue),
@@ -344,8 +341,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     };
   });
   // One option fills a single-choice blank: the clause stating one in the stem's place rules out the others.
-  if (input.exclusive !== true || input.negated === true || input.statementChoice === true || !input.fillsStem || !alternatives)
-    return verdicts;
+  if (input.exclusive !== true || input.negated === true || statementChoice || !input.fillsStem || !alternatives) return verdicts;
   return statedInPlace(
     verdicts,
     input.claims.map((_, i) => {

@@ -44,8 +44,8 @@ const ASKS_FOR_STATEMENT = /(?:下列|以下|如下|关于).*(?:说法|表述|�
 
 /**
  * Whether the options are statements of their own (下列关于开放式基金的说法，正确的是: 有固定封闭期, 无固定期限) rather
- * than names or values filling the stem's blank (组织…考试的机构是: 中国证监会, 基金业协会). A statement is read by its
- * own words; a clause naming another option is not that option standing in this one's place.
+ * than names or values filling the stem's blank (组织…考试的机构是: 中国证监会, 基金业协会). Each is still read against
+ * the stem's subject, but a clause naming another option is not that option standing in this one's place.
  */
 export function asksForStatement(stem: string): boolean {
   return ASKS_FOR_STATEMENT.test(foldWidth(stem));

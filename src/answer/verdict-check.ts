@@ -3,7 +3,6 @@ import type { Chunk } from '../types.js';
 import type { AnswerResult } from './answer-types.js';
 import type { CorpusStats } from './corpus-stats.js';
 import { optionVerdicts } from './option-verdicts.js';
-import { asksForStatement } from './parse-question.js';
 import { questionVerdicts, tiedLetter, verdictStanding } from './question-verdicts.js';
 import { DEFAULT_WEIGHTS } from './solver-weights.js';
 
@@ -33,7 +32,6 @@ function againstClauses(result: AnswerResult, corpus: { analyzer: Analyzer; stat
     stem: q.stem,
     claims,
     fillsStem: !combination,
-    statementChoice: asksForStatement(q.stem),
     exclusive: q.kind === 'single',
     negated: q.negated,
     passages: claims.map(() => passages),
