@@ -57,7 +57,7 @@ import {
 import type { CorpusStats } from './corpus-stats.js';
 import { closedListReadings } from './closed-list.js';
 import { labelReading } from './label-lists.js';
-import { headingReading, siblingSections } from './sibling-sections.js';
+import { headingClass, headingReading, siblingSections } from './sibling-sections.js';
 import { anotherSubject, attributeOfAnother, givesExamples, leadAgainst, listedWithout, listSpan } from './list-reading.js';
 import { meaningReadings } from './meaning-reading.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, withLeadBefore, type Unit } from './passage-units.js';
@@ -195,6 +195,17 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       seen.add(chunk.chunk_id);
       read.push({ chunk, rank });
     }
+  }
+  // A section named after a claim (7.4.2 误导性陈述: - 信息披露的内容使投资者产生错误判断) speaks of it in sentences that
+  // never write it, so no window of it supports the claim and its own retrieval does not hand it over: among the
+  // passages retrieved for the question, such a section is read too, after the claims' own.
+  const named = input.claims.map((claim) => aliasesOf(claim.text));
+  for (const chunk of input.stemPassages ?? []) {
+    if (seen.has(chunk.chunk_id)) continue;
+    const kind = headingClass(chunk.headings?.at(-1) ?? '');
+    if (!kind?.names.some((name) => named.some((aliases) => aliases.includes(name)))) continue;
+    seen.add(chunk.chunk_id);
+    read.push({ chunk, rank: PASSAGES_PER_CLAIM });
   }
   // A section beside the one the stem names (开放式基金 beside 封闭式基金) speaks of its own class.
   const apart =
