@@ -33,7 +33,7 @@ export interface ProjectPaths {
   starterDictionary: string;
 }
 
-/** The folder holding the packaged `prompts/` (two levels above `dist/src/`). */
+/** The folder holding the packaged `prompts/`: two levels above this module, in `dist/src/` or `dist/bundle/`. */
 const packageRoot = path.resolve(import.meta.dirname, '..', '..');
 
 /** A file the package ships outside `dist/` (`wasm/`, `prompts/`, `dict/`), by its path in the package. */

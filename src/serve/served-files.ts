@@ -2,7 +2,7 @@ import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { readManifest, type SourceKind } from '../store/manifest.js';
-import { projectPaths } from '../paths.js';
+import { packageFile, projectPaths } from '../paths.js';
 
 /** A source document the page may show: its id in URLs is a digest prefix, never a path. */
 export interface ServedSource {
@@ -104,6 +104,5 @@ const WEB_ASSETS: Readonly<Record<string, string>> = {
 export function webAsset(name: string): { file: string; type: string } | null {
   const type = WEB_ASSETS[name];
   if (!type) return null;
-  // dist/src/serve/ → package root, as paths.ts finds prompts/.
-  return { file: path.resolve(import.meta.dirname, '..', '..', '..', 'web', name), type };
+  return { file: packageFile('web', name), type };
 }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempRoot, repoRoot } from '../helpers/temp-root.js';
 import { offlineEnv } from '../helpers/run-cli.js';
+import { tracedModules } from '../helpers/traced-modules.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
 
@@ -35,7 +36,7 @@ describe('cli', () => {
       for (const command of ['ingest', 'search', 'toc', 'ask', 'eval', 'doctor'])
         assert.match(result.stdout, new RegExp(`\\b${command}\\b`));
       assert.match(result.stdout, /Exit codes/);
-      const loaded = readFileSync(trace, 'utf8');
+      const loaded = tracedModules(trace);
       assert.ok(loaded.includes('/dist/src/cli/program.js'), 'the trace hook saw the CLI load');
       // ora (and the chalk it brings) belongs to the reporters and loads only when a spinner is shown.
       for (const heavy of [

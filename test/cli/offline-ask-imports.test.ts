@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { repoRoot } from '../helpers/temp-root.js';
 import { offlineEnv } from '../helpers/run-cli.js';
+import { bundleFresh, tracedModules } from '../helpers/traced-modules.js';
 import { buildFixtureIndex, type FixtureIndex } from '../retrieve/fixture-index.js';
 
 const bin = path.join(repoRoot, 'bin', 'exam-copilot.js');
@@ -43,7 +44,12 @@ describe('an offline ask loads only what answering offline needs', () => {
     );
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /Answer: A/);
-    const loaded = readFileSync(trace, 'utf8');
+    const traced = readFileSync(trace, 'utf8');
+    if (bundleFresh()) {
+      assert.ok(traced.includes('/dist/bundle/main.js'), 'the launcher ran the bundle, built after the compiled code');
+      assert.ok(!traced.includes('/dist/src/'), 'the bundle loaded no module of dist/src/');
+    }
+    const loaded = tracedModules(trace);
     // The trace sees both kinds of loading: the answerer (import) and SQLite (require).
     assert.ok(loaded.includes('/dist/src/answer/offline-answerer.js'), 'the trace saw the offline answerer');
     assert.ok(loaded.includes('/node_modules/better-sqlite3/'), 'the trace saw the modules loaded with require');
