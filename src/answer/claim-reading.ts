@@ -6,6 +6,7 @@
 import type { Analyzer } from '../text/analyzer.js';
 import { normalizeText } from '../text/analyzer.js';
 import type { Chunk } from '../types.js';
+import { FORMULA } from './claim-forms.js';
 import type { CorpusStats } from './corpus-stats.js';
 import type { TableRow } from './table-rows.js';
 import type { CaseQuantity } from './tier-ranges.js';
@@ -219,6 +220,22 @@ export function claimParts(text: string, analyzer: Analyzer): ClaimPart[] {
 /** Whether a text, in its exact form, names the claim by one of its names. */
 export function namesClaim(form: string, c: ClaimReading): boolean {
   return c.aliases.some((a) => form.includes(a));
+}
+
+/**
+ * Whether a text states a name by its own words, not its written form (IPO退出 in 首次公开发行(IPO), 管理费收入 in
+ * 管理人、托管人的管理费、托管费收入): every word of two characters or more the claim has of its own, the words it must
+ * hold, and a word setting it apart from the other options where it has one. Never for a formula, which is its form.
+ */
+export function holdsOwnWords(text: string, c: ClaimReading): boolean {
+  if (FORMULA.test(c.text)) return false;
+  const words = c.words.filter((w) => [...w].length >= 2);
+  return (
+    words.length > 0 &&
+    words.every((w) => holds(text, w)) &&
+    c.requiredWords.every((w) => holds(text, w)) &&
+    (c.distinct.length === 0 || c.distinct.some((w) => holds(text, w)))
+  );
 }
 
 /**

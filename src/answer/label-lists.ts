@@ -3,7 +3,7 @@
  * …; **机构投资者：** - 社保基金 … **个人投资者：** - 高净值个人 …): an item belongs to the class its label names. Study
  * notes write classes this way, and a question asks for one of them by name (下列属于基金管理人投后管理职责的是).
  */
-import { type ClaimReading, namesClaim } from './claim-reading.js';
+import { type ClaimReading, holdsOwnWords, namesClaim } from './claim-reading.js';
 import { exactForm } from './claim-forms.js';
 import { LEAD_END, LIST_ITEM, unitsOf, withLeadBefore, type Unit } from './passage-units.js';
 import type { Reading } from './reading-order.js';
@@ -57,7 +57,9 @@ export function labelReading(unit: Unit, c: ClaimReading, context: LabelContext)
   // name and its value, not a class and its members.
   if (!LIST_ITEM.test(written)) return null;
   const item = exactForm(written.replace(MARKS, ''));
-  if (item === '' || [...item].length > MAX_ITEM_CHARS || !namesClaim(item, c)) return null;
+  // The item names the claim as the name reading finds a name: by its written form or by its own words (管理费收入 in
+  // 基金管理人、托管人的管理费、托管费收入, listed beside 托管费 under **应税项目：**).
+  if (item === '' || [...item].length > MAX_ITEM_CHARS || !(namesClaim(item, c) || holdsOwnWords(written, c))) return null;
   const labels = labelsOf(unit);
   if (labels.size < 2) return null;
   const stem = exactForm(c.stem);

@@ -41,6 +41,7 @@ import {
   FRAME,
   headingsOf,
   holds,
+  holdsOwnWords,
   STATED_SHARE,
   namedForms,
   namesClaim,
@@ -61,7 +62,17 @@ import { headingClass, headingReading, siblingSections } from './sibling-section
 import { anotherSubject, attributeOfAnother, givesExamples, leadAgainst, listedWithout, listSpan } from './list-reading.js';
 import { meaningReadings } from './meaning-reading.js';
 import { clausesOf, leadSubject, unitsOf, verdictEvidence, withLeadBefore, type Unit } from './passage-units.js';
-import { askedColumn, askedRow, columnText, columnValue, stemValueOf, tableRowOf, tableRowsOf, type TableRow } from './table-rows.js';
+import {
+  askedColumn,
+  askedRow,
+  columnText,
+  columnValue,
+  quotedCell,
+  stemValueOf,
+  tableRowOf,
+  tableRowsOf,
+  type TableRow,
+} from './table-rows.js';
 import { inAnotherDocument, titlesOf } from './document-titles.js';
 import { quotedReading } from './quoted-reading.js';
 import { statedInPlace } from './stated-in-place.js';
@@ -470,9 +481,10 @@ function termsOf(chunk: Chunk): string[] {
  * A unit of a table row written out cell by cell, when the question asks for one of the row's columns (公司型基金的营运
  * 依据是): the claim is read in that column's cell with the row's label. Found only in another column's cell, it is that
  * column's, not the one asked (主体不同：契约型基金). Quoted as the whole row, so the reader sees both cells. `named`: the
- * stem names this row's label.
+ * stem names this row's label; `quoted`: the value of the cell the stem quotes, when the column is that cell's (only
+ * the options' own rows are then read in it).
  */
-function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, named: boolean): Reading | null {
+function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, named: boolean, quoted: string | null): Reading | null {
   const plain: Unit = { chunk: unit.chunk, text: row.text, span: row.text, rank: unit.rank };
   // A pipe table's row is quoted under its header line (比较项目 契约型基金 公司型基金…营运依据 基金合同 投资公司章程).
   const whole: Unit = row.head ? { ...plain, span: row.head.run, lead: row.head.line, item: row.text, apart: true } : plain;
@@ -500,8 +512,9 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
     // The rows are the options (股票基金——…风险收益水平：高；): the question gives the asked column's value and asks whose
     // it is (风险收益水平为“中低”的基金类型是). Another option's row says nothing of this one; this one's row states it
     // when its cell holds the value the stem gives, and states otherwise when another row read does.
-    if (!namesClaim(label, c)) return null;
-    const given = stemValueOf(c.stem, column);
+    // The claim's own row: a label naming it, not one naming another option it is part of (止损限价指令 for 限价指令).
+    if (!namesClaim(label, c) || (!c.aliases.includes(label) && othersNamed(label, c).length > 0)) return null;
+    const given = stemValueOf(c.stem, column) ?? quoted;
     const value = columnValue(row, column);
     if (given === null || value === '') return null;
     if (exactForm(value) === exactForm(given))
@@ -511,6 +524,8 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
     const stated = unitCoverage(`${row.text} ${given}`, unit.chunk, c.topic);
     return { verdict: 'contradicted', unit: whole, coverage: stated, marks: [value], column: true, reason: `${column}：${value}` };
   }
+  // A column only quoted asks whose row the quoted cell is: a row no option names is read as any sentence is.
+  if (quoted !== null) return null;
   // Read with the table's title, which speaks for every row (各类基金的资产配置与风险收益特征).
   const withLabel = (text: string): string => `${row.title} ${row.label === '' ? text : `${row.label}——${text}`}`;
   const asked = readUnit({ ...plain, text: withLabel(columnText(row, column)) }, c, false);
@@ -609,14 +624,18 @@ function statedValues(clause: string, c: ClaimReading): string[] {
 function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | null): Reading | null {
   if (rows) {
     const row = tableRowOf(unit.chunk, unit.text);
-    const column = row ? askedColumn(row, c.stem) : null;
+    const table = row ? tableRowsOf(unit.chunk) : [];
+    const named = row ? askedColumn(row, c.stem) : null;
+    // A stem naming no column may quote one row's cell whole and ask whose row it is.
+    const quoted = row && named === null ? quotedCell(row, table, c.stem) : null;
+    const column = named ?? quoted?.column ?? null;
     // A row that says nothing in the asked column is read as any sentence is: its subject may stand in a column of
     // its own (| 盈利能力 | 净资产收益率(ROE) | 净利润 / 股东权益 |, asked for ROE's 公式), not in the row's label.
     // A row of another of the table's labels than the one the stem names (律师事务所 | 出具法律意见书, for a stem about
     // 会计师事务所) says nothing of the question, whichever column it asks.
-    const asked = row ? askedRow(row, tableRowsOf(unit.chunk), c.stem) : null;
+    const asked = row ? askedRow(row, table, c.stem) : null;
     if (asked === 'another') return null;
-    const read = row && column ? readRow(unit, row, column, c, asked === 'this') : null;
+    const read = row && column ? readRow(unit, row, column, c, asked === 'this', quoted?.value ?? null) : null;
     if (read) return read;
   }
   // A formula written in the words of the passage's legend (无风险利率 + β × 市场风险溢价) is read in its symbols; the
@@ -725,16 +744,8 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
     .map((clause) => {
       const form = exactForm(clause);
       // A name is stated by its written form, or (not a formula) by all of its own words (IPO退出 in 首次公开发行(IPO)).
-      const words = c.words.filter((w) => [...w].length >= 2);
       const byName = namesClaim(form, c);
-      const own =
-        !c.inStem &&
-        (byName ||
-          (!formula &&
-            words.length > 0 &&
-            words.every((w) => holds(clause, w)) &&
-            c.requiredWords.every((w) => holds(clause, w)) &&
-            (c.distinct.length === 0 || c.distinct.some((w) => holds(clause, w)))));
+      const own = !c.inStem && (byName || holdsOwnWords(clause, c));
       const others = othersNamed(form, c);
       // The names a reason may give as what the book states there: not one it names only to set aside (而不是标准差).
       const stated = othersNamed(form, c, (a) => setAsideBefore(form, a) === null);

@@ -161,12 +161,45 @@ function namedColumn(labels: readonly string[], form: string): string | null | u
  */
 export function askedRow(row: TableRow, rows: readonly TableRow[], stem: string): 'this' | 'another' | null {
   if (row.label === '') return null;
-  const form = exactForm(askingClause(stem));
-  const table = rows.filter((other) => other.title === row.title && other.head?.line === row.head?.line);
+  const table = tableOf(row, rows);
+  // A label inside a cell the stem quotes (限价指令 of 达到止损价格时触发限价指令) is what that cell says, not a row named.
+  const asking = exactForm(askingClause(stem));
+  const form = cellsQuoted(table, asking).reduce((text, cell) => text.replace(exactForm(cell.value), ' '), asking);
   const named = [...new Set(table.map((other) => exactForm(other.label)))].filter((label) => label !== '' && form.includes(label));
   const longest = named.filter((label) => !named.some((other) => other !== label && other.includes(label)));
   if (longest.length === 0) return null;
   return longest.includes(exactForm(row.label)) ? 'this' : 'another';
+}
+
+/** The rows of the row's table: those with its title and header line. */
+function tableOf(row: TableRow, rows: readonly TableRow[]): TableRow[] {
+  return rows.filter((other) => other.title === row.title && other.head?.line === row.head?.line);
+}
+
+/** A cell shorter than this (高, 中低, 1.5%) says too little to be told apart as quoted by a stem. */
+const QUOTED_CELL_CHARS = 4;
+
+/** The cells of a table whose whole value a text, in its exact form, holds: each column and value once. */
+function cellsQuoted(table: readonly TableRow[], form: string): { column: string; value: string }[] {
+  const found = new Map<string, { column: string; value: string }>();
+  for (const row of table) {
+    for (const column of new Set(row.cells.map((cell) => cell.label))) {
+      const value = columnValue(row, column);
+      const exact = exactForm(value);
+      if ([...exact].length >= QUOTED_CELL_CHARS && form.includes(exact)) found.set(`${column}\u0000${exact}`, { column, value });
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * The one cell of the row's table that a stem naming none of its columns quotes whole: 达到止损价格时触发限价指令的交易指令是
+ * quotes the 说明 of | 止损限价指令 | 达到止损价格时触发限价指令 |, and asks whose row it is. The question gives that column's
+ * value, as 风险收益水平为“中低”的 gives one by naming the column. Null when it quotes none, or several.
+ */
+export function quotedCell(row: TableRow, rows: readonly TableRow[], stem: string): { column: string; value: string } | null {
+  const quoted = cellsQuoted(tableOf(row, rows), exactForm(stem));
+  return quoted.length === 1 ? (quoted[0] ?? null) : null;
 }
 
 /** Share of a label's character pairs that a stem holds, for a column named in other words. */
