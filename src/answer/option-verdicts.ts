@@ -210,11 +210,11 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
   // A section named after a claim (7.4.2 误导性陈述: - 信息披露的内容使投资者产生错误判断) speaks of it in sentences that
   // never write it, so no window of it supports the claim and its own retrieval does not hand it over: among the
   // passages retrieved for the question, such a section is read too, after the claims' own.
-  const named = input.claims.map((claim) => aliasesOf(claim.text));
+  const claimNames = input.claims.map((claim) => aliasesOf(claim.text));
   for (const chunk of input.stemPassages ?? []) {
     if (seen.has(chunk.chunk_id)) continue;
     const kind = headingClass(chunk.headings?.at(-1) ?? '');
-    if (!kind?.names.some((name) => named.some((aliases) => aliases.includes(name)))) continue;
+    if (!kind?.names.some((name) => claimNames.some((aliases) => aliases.includes(name)))) continue;
     seen.add(chunk.chunk_id);
     read.push({ chunk, rank: PASSAGES_PER_CLAIM });
   }
@@ -625,10 +625,10 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   if (rows) {
     const row = tableRowOf(unit.chunk, unit.text);
     const table = row ? tableRowsOf(unit.chunk) : [];
-    const named = row ? askedColumn(row, c.stem) : null;
+    const stemColumn = row ? askedColumn(row, c.stem) : null;
     // A stem naming no column may quote one row's cell whole and ask whose row it is.
-    const quoted = row && named === null ? quotedCell(row, table, c.stem) : null;
-    const column = named ?? quoted?.column ?? null;
+    const quoted = row && stemColumn === null ? quotedCell(row, table, c.stem) : null;
+    const column = stemColumn ?? quoted?.column ?? null;
     // A row that says nothing in the asked column is read as any sentence is: its subject may stand in a column of
     // its own (| 盈利能力 | 净资产收益率(ROE) | 净利润 / 股东权益 |, asked for ROE's 公式), not in the row's label.
     // A row of another of the table's labels than the one the stem names (律师事务所 | 出具法律意见书, for a stem about

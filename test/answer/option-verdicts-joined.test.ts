@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { VerdictKind } from '../../src/answer/answer-types.js';
 import { decidingKinds, joinedOptions } from '../../src/answer/covering-options.js';
 import { parseQuestion } from '../../src/answer/parse-question.js';
-import { assertVerbatim, notesBook, verdictOf } from '../helpers/notes-book.js';
+import { assertReadings, notesBook } from '../helpers/notes-book.js';
 
 // One option joins two others (A.资产配置贡献和证券选择贡献 beside B.资产配置贡献 and C.证券选择贡献) and the book states
 // both: the option stating one of them leaves the other out.
@@ -29,14 +29,10 @@ const QUESTION = '交互作用归因中，交互作用等于总超额收益减�
 void test('the option joining two others the book states both of is the answer, the two shown as its parts', async () => {
   const r = await book.ask(QUESTION);
   assert.equal(r.answer, 'A');
-  assert.equal(verdictOf(r, 'A').verdict, 'supported');
-  for (const label of ['B', 'C']) {
-    assert.equal(verdictOf(r, label).verdict, 'supported', label);
-    assert.equal(verdictOf(r, label).reason, 'A 的一部分：教材同时写出 A 所列各项', label);
-  }
+  const part = { verdict: 'supported', reason: 'A 的一部分：教材同时写出 A 所列各项' } as const;
+  assertReadings(r, { A: { verdict: 'supported' }, B: part, C: part });
   // Not a tie between three options alike supported.
   assert.doesNotMatch(r.message ?? '', /同样有教材依据/u);
-  assertVerbatim(r);
 });
 
 void test('an option joins others only when each of its parts is another option, in a single-choice question not negated', () => {

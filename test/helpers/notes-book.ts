@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import type { AnswerResult, OptionVerdict } from '../../src/answer/answer-types.js';
+import type { AnswerResult, OptionVerdict, VerdictKind } from '../../src/answer/answer-types.js';
 import { flattenText, readerForm } from '../../src/answer/evidence.js';
 import { runAsk } from '../../src/answer/run-ask.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -74,6 +74,19 @@ export function assertSettled(
   assert.equal(contradicted.reason, expected.reason);
   assertVerbatim(r);
   return contradicted;
+}
+
+/**
+ * Each listed option's verdict and reason (undefined: no reason given), and every quote verbatim: for a test that
+ * pins how several options of one question read.
+ */
+export function assertReadings(r: AnswerResult, expected: Record<string, { verdict: VerdictKind; reason?: string }>): void {
+  for (const [label, want] of Object.entries(expected)) {
+    const v = verdictOf(r, label);
+    assert.equal(v.verdict, want.verdict, label);
+    assert.equal(v.reason, want.reason, label);
+  }
+  assertVerbatim(r);
 }
 
 /** Every verdict with evidence quotes whole text of a passage the answerer read, verbatim (parts around an ellipsis). */
