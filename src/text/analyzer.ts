@@ -14,6 +14,11 @@ import { Jieba } from './jieba.js';
 export interface Analyzer {
   /** Search-mode tokens (jieba `cutForSearch`: long words plus their sub-words), lowercased and stemmed, no punctuation or stopwords. */
   tokens(text: string): string[];
+  /**
+   * `texts.map(tokens)`, the same tokens, from one cut of all the texts where the analyzer can make one (an index cuts
+   * every clause of every passage, and one call per clause cost more than the cutting itself).
+   */
+  tokensOfEach?(texts: readonly string[]): string[][];
   /** Identifies the dictionary content, so an index built with another dictionary can be detected. */
   readonly fingerprint: string;
 }
@@ -332,14 +337,30 @@ export function createAnalyzer(userDictionary: readonly string[] = [], options: 
     fingerprint,
     tokens(text: string): string[] {
       const out: string[] = [];
-      for (const piece of segment(normalizeText(text))) {
-        const token = piece.trim();
-        if (!token || PUNCT_OR_SPACE.test(token) || STOPWORDS.has(token)) continue;
-        out.push(LATIN_WORD.test(token) ? stemmer(token) : token);
-      }
+      for (const piece of segment(normalizeText(text))) keepToken(piece, out);
       return out;
     },
+    tokensOfEach(texts: readonly string[]): string[][] {
+      // jieba cuts runs of CJK characters, letters and digits, and emits every other whitespace character as a word of
+      // its own: texts joined by line breaks cut as each text alone, the breaks standing between. A text holding a
+      // line break or a carriage return of its own is cut alone. The normal form is taken of the joined texts too: none
+      // of its rewritings (width, case, numerals) reads across a line break.
+      if (texts.length < 2 || texts.some((t) => t.includes('\n') || t.includes('\r'))) return texts.map((t) => this.tokens(t));
+      const out: string[][] = [[]];
+      for (const piece of segment(normalizeText(texts.join('\n')))) {
+        if (piece === '\n') out.push([]);
+        else keepToken(piece, out[out.length - 1]!);
+      }
+      return out.length === texts.length ? out : texts.map((t) => this.tokens(t));
+    },
   };
+}
+
+/** Adds jieba's word to `out` as a token: trimmed, stemmed when a Latin word, and not when punctuation, space or a stopword. */
+function keepToken(piece: string, out: string[]): void {
+  const token = piece.trim();
+  if (!token || PUNCT_OR_SPACE.test(token) || STOPWORDS.has(token)) return;
+  out.push(LATIN_WORD.test(token) ? stemmer(token) : token);
 }
 
 /** jieba search-mode cut of normalised text. */

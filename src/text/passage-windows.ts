@@ -1,3 +1,5 @@
+import type { Analyzer } from './analyzer.js';
+
 /**
  * How the offline answerer cuts a passage into windows (clauses, sentences, consecutive sentence pairs, and each list
  * item with its lead), and which separately segmented pieces make up each window's words. Shared by ingest, which
@@ -153,11 +155,11 @@ export interface SegmentedPassage extends PassageTokens {
  */
 export function segmentPassage(
   chunk: { text: string; chapter: string; section: string; subsection: string; figure_ref: string },
-  analyzer: { tokens(text: string): string[] },
+  analyzer: Pick<Analyzer, 'tokens' | 'tokensOfEach'>,
   headingAnalyzer: { tokens(text: string): string[] } = analyzer,
 ): SegmentedPassage {
   const plan = planWindows(chunk.text);
-  const pieces = plan.pieces.map((p) => analyzer.tokens(p));
+  const pieces = analyzer.tokensOfEach ? analyzer.tokensOfEach(plan.pieces) : plan.pieces.map((p) => analyzer.tokens(p));
   return { heading: headingAnalyzer.tokens(headingText(chunk)), pieces, text: pieces.slice(0, plan.clauses).flat() };
 }
 

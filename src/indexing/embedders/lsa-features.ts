@@ -39,6 +39,154 @@ export function lsaFeatures(analyzer: Analyzer, text: string, ngrams: readonly n
   return counts;
 }
 
+/**
+ * A map from a pair of UTF-16 code units (a 32-bit key) to a non-negative id, by linear probing in typed arrays: a
+ * lookup makes no object, where a Map of numbers above the small-integer range boxes each key.
+ */
+class UnitPairTable {
+  private keys = new Uint32Array(1 << 16);
+  private ids = new Int32Array(1 << 16).fill(-1);
+  private size = 0;
+
+  /** The id stored for `key`, or -1. */
+  get(key: number): number {
+    const mask = this.keys.length - 1;
+    for (let at = (Math.imul(key, 0x9e3779b1) >>> 0) & mask; ; at = (at + 1) & mask) {
+      const id = this.ids[at]!;
+      if (id < 0 || this.keys[at] === key) return id;
+    }
+  }
+
+  /** Stores `id` (non-negative) for a key not stored yet. */
+  set(key: number, id: number): void {
+    if ((this.size + 1) * 2 > this.keys.length) this.grow();
+    const mask = this.keys.length - 1;
+    let at = (Math.imul(key, 0x9e3779b1) >>> 0) & mask;
+    while (this.ids[at]! >= 0) at = (at + 1) & mask;
+    this.keys[at] = key;
+    this.ids[at] = id;
+    this.size++;
+  }
+
+  private grow(): void {
+    const { keys, ids } = this;
+    this.keys = new Uint32Array(keys.length * 2);
+    this.ids = new Int32Array(keys.length * 2).fill(-1);
+    this.size = 0;
+    for (let at = 0; at < keys.length; at++) if (ids[at]! >= 0) this.set(keys[at]!, ids[at]!);
+  }
+}
+
+/**
+ * The features of many texts, each interned to an integer id as it is first seen, counted per text exactly as
+ * {@link lsaFeatures} counts them (the same features, counts and first-seen order). For a fit over a whole corpus:
+ * a character or a bigram is looked up by its UTF-16 code units in small-integer tables, so neither a string per
+ * n-gram nor a Map per text is made (on a library of 66k chunks, those were over a third of the fit). Other n-gram
+ * lengths are looked up by their string.
+ */
+export class FeatureInterner {
+  /** `names[id]`: the feature as {@link lsaFeatures} names it. */
+  readonly names: string[] = [];
+  private readonly tokenIds = new Map<string, number>();
+  /** Characters by code unit (-1: not seen). */
+  private readonly unigramIds = new Int32Array(65536).fill(-1);
+  /** Bigrams by their two code units (first · 65536 + second), in an open-addressing table. */
+  private readonly bigramIds = new UnitPairTable();
+  private readonly longerIds = new Map<string, number>();
+  /** Per id: the last text it was counted in (1-based) and its slot in that text's row. */
+  private lastText: Int32Array = new Int32Array(1024);
+  private slot: Int32Array = new Int32Array(1024);
+  private texts = 0;
+  private readonly rowIds: number[] = [];
+  private readonly rowCounts: number[] = [];
+
+  constructor(
+    private readonly analyzer: Analyzer,
+    private readonly ngrams: readonly number[] = DEFAULT_NGRAMS,
+  ) {}
+
+  /** The ids of one text's features and their counts, in the order {@link lsaFeatures} first meets them. */
+  count(text: string): { ids: Int32Array; counts: Int32Array } {
+    const textNo = ++this.texts;
+    this.rowIds.length = 0;
+    this.rowCounts.length = 0;
+    for (const token of this.analyzer.tokens(text)) {
+      // A token spelled as an n-gram's name is that feature, as in lsaFeatures' one map.
+      if (token.startsWith(NGRAM_PREFIX)) {
+        this.add(this.gramId(token, 1, token.length - 1), textNo);
+        continue;
+      }
+      let id = this.tokenIds.get(token);
+      if (id === undefined) {
+        id = this.newId(token);
+        this.tokenIds.set(token, id);
+      }
+      this.add(id, textNo);
+    }
+    for (const run of text.normalize('NFKC').matchAll(CJK_RUN)) {
+      const s = run[0];
+      for (const n of this.ngrams) {
+        for (let i = 0; i + n <= s.length; i++) this.add(this.gramId(s, i, n), textNo);
+      }
+    }
+    return { ids: Int32Array.from(this.rowIds), counts: Int32Array.from(this.rowCounts) };
+  }
+
+  private gramId(s: string, i: number, n: number): number {
+    if (n === 1) {
+      const unit = s.charCodeAt(i);
+      let id = this.unigramIds[unit]!;
+      if (id < 0) {
+        id = this.newId(NGRAM_PREFIX + s[i]!);
+        this.unigramIds[unit] = id;
+      }
+      return id;
+    }
+    if (n === 2) {
+      const key = s.charCodeAt(i) * 65536 + s.charCodeAt(i + 1);
+      let id = this.bigramIds.get(key);
+      if (id < 0) {
+        id = this.newId(NGRAM_PREFIX + s.slice(i, i + 2));
+        this.bigramIds.set(key, id);
+      }
+      return id;
+    }
+    const name = NGRAM_PREFIX + s.slice(i, i + n);
+    let id = this.longerIds.get(name);
+    if (id === undefined) {
+      id = this.newId(name);
+      this.longerIds.set(name, id);
+    }
+    return id;
+  }
+
+  private newId(name: string): number {
+    const id = this.names.length;
+    this.names.push(name);
+    if (id >= this.lastText.length) {
+      const grow = (a: Int32Array): Int32Array => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.lastText = grow(this.lastText);
+      this.slot = grow(this.slot);
+    }
+    return id;
+  }
+
+  private add(id: number, textNo: number): void {
+    if (this.lastText[id] === textNo) {
+      this.rowCounts[this.slot[id]!]! += 1;
+      return;
+    }
+    this.lastText[id] = textNo;
+    this.slot[id] = this.rowIds.length;
+    this.rowIds.push(id);
+    this.rowCounts.push(1);
+  }
+}
+
 /** The local weight of a count in a document of `length` features, per weighting. */
 export function localWeight(weighting: LsaWeighting, tf: number, length: number, averageLength: number): number {
   switch (weighting) {

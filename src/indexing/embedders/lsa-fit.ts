@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Analyzer } from '../../text/analyzer.js';
 import { buildTermTable } from '../../text/term-table.js';
-import { DEFAULT_NGRAMS, lsaFeatures, weightedRow, type LsaWeighting } from './lsa-features.js';
+import { DEFAULT_NGRAMS, FeatureInterner, weightedRow, type LsaWeighting } from './lsa-features.js';
 import { LsaModel, type LsaState } from './lsa-model.js';
 import { projectionInMemory, STATE_VERSION } from './lsa-store.js';
 import { randomizedSvd, type CsrMatrix } from './randomized-svd.js';
@@ -71,24 +71,20 @@ export function fitLsa(
   onProgress?: (done: number, total: number) => void,
 ): LsaFit {
   const o = { ...DEFAULTS, ...options };
-  const ids = new Map<string, number>();
+  const interner = new FeatureInterner(analyzer, o.ngrams);
+  // Per feature id: document frequency, global frequency and Σ tf·log tf (for the entropy weight).
   const df: number[] = [];
-  // Global frequency per feature and Σ tf·log tf, for the entropy weight.
   const gf: number[] = [];
   const tfLogTf: number[] = [];
   const rows: Int32Array[] = [];
   const counts: Int32Array[] = [];
   let totalLength = 0;
   texts.forEach((text, i) => {
-    const features = lsaFeatures(analyzer, text, o.ngrams);
-    const row = new Int32Array(features.size);
-    const cnt = new Int32Array(features.size);
-    let p = 0;
-    for (const [f, c] of features) {
-      let id = ids.get(f);
-      if (id === undefined) {
-        id = df.length;
-        ids.set(f, id);
+    const { ids: row, counts: cnt } = interner.count(text);
+    for (let p = 0; p < row.length; p++) {
+      const id = row[p]!;
+      const c = cnt[p]!;
+      if (id === df.length) {
         df.push(0);
         gf.push(0);
         tfLogTf.push(0);
@@ -96,8 +92,6 @@ export function fitLsa(
       df[id]! += 1;
       gf[id]! += c;
       tfLogTf[id]! += c * Math.log(c);
-      row[p] = id;
-      cnt[p++] = c;
       totalLength += c;
     }
     rows.push(row);
@@ -108,8 +102,7 @@ export function fitLsa(
   const averageLength = n > 0 ? totalLength / n : 0;
   // Features seen in a single document cannot link documents; drop them once the corpus is big enough to afford it.
   const minDf = n >= MIN_DF_CORPUS ? 2 : 1;
-  const names = [...ids.keys()];
-  ids.clear();
+  const names = interner.names;
   const vocabulary = names
     .map((f, id) => ({ f, id }))
     .filter((e) => df[e.id]! >= minDf)
