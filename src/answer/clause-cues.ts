@@ -188,25 +188,33 @@ export function setAsideBefore(clauseForm: string, form: string): string | null 
 /** What may or must not be done: 不得投资 against 可以投资 (the cue, and whether it forbids). */
 const DEONTIC = /(不得|不能|不可|不应|不准|禁止|严禁)|(可以|能够|允许|准许|应当)/gu;
 
-/** The last deontic cue in `text` with the two characters of the act after it (投资 in 不得投资的是). */
-function lastDeontic(text: string): { word: string; forbids: boolean; act: string } | null {
-  let last: { word: string; forbids: boolean; act: string } | null = null;
+/** The last deontic cue in `text` with the two characters of the act after it (投资 in 不得投资的是), and where it ends. */
+function lastDeontic(text: string): { word: string; forbids: boolean; act: string; end: number } | null {
+  let last: { word: string; forbids: boolean; act: string; end: number } | null = null;
   for (const m of text.matchAll(DEONTIC)) {
-    const at = (m.index ?? 0) + m[0].length;
-    last = { word: m[0], forbids: m[1] !== undefined, act: text.slice(at, at + 2) };
+    const end = (m.index ?? 0) + m[0].length;
+    last = { word: m[0], forbids: m[1] !== undefined, act: text.slice(end, end + 2), end };
   }
   return last;
 }
 
+/** A stem's blank (in normal form), or the end of its clause, right after a cue: 销售人员可以( ). */
+const BLANK_AHEAD = /^\s*(?:\(\s*\)|_+|[。.?？]?\s*$)/u;
+
 /**
  * The cue of a sentence that permits what the question forbids, or forbids what it permits, of the option it names:
  * 货币市场基金可以投资于…中央银行票据 for 货币市场基金不得投资的是 (the last cue before the option, for the same act as
- * the stem's asking clause). Null when either says neither, or they speak of different acts.
+ * the stem's asking clause). Where the stem's cue stands right before its blank (销售人员可以( )), the act is the
+ * option's own: the sentence's cue must then stand right before the option (不得接受投资者全权委托 for 接受投资者全权委托).
+ * Null when either says neither, or they speak of different acts.
  */
 export function deonticAgainst(sentence: string, optionAt: number, asking: string): string | null {
   const asked = lastDeontic(asking);
   const stated = lastDeontic(sentence.slice(0, optionAt));
-  if (!asked || !stated || asked.act.length < 2 || asked.act !== stated.act) return null;
+  if (!asked || !stated) return null;
+  if (BLANK_AHEAD.test(asking.slice(asked.end))) {
+    if (sentence.slice(stated.end, optionAt).trim() !== '') return null;
+  } else if (asked.act.length < 2 || asked.act !== stated.act) return null;
   return asked.forbids !== stated.forbids ? stated.word : null;
 }
 
