@@ -273,5 +273,60 @@ export function headingsOf(chunk: Chunk): string {
  * which units of one passage share.
  */
 export function unitCoverage(text: string, chunk: Chunk, topic: Topic): number {
-  return coverageOf(text, topic) + coverageOf(`${headingsOf(chunk)} ${text}`, topic) / 100;
+  const inHeadings = topic.total > 0 ? headingWords(chunk, topic) : null;
+  if (!inHeadings) return coverageOf(text, topic) + framedCoverage(chunk, text, topic) / 100;
+  // Both coverages from one reading of the text: the same words, summed in the same order, as the two calls give.
+  const normal = normalizeText(text).toLowerCase();
+  let own = 0;
+  let framed = 0;
+  for (const [t, w] of topic.weights) {
+    if (normal.includes(t)) {
+      own += w;
+      framed += w;
+    } else if (inHeadings.has(t)) framed += w;
+  }
+  return own / topic.total + framed / topic.total / 100;
+}
+
+/**
+ * `coverageOf` a text read with its passage's headings (`headingsOf(chunk) + ' ' + text`), to the same double. A word
+ * without whitespace is found in the two joined exactly when it is found in either: which words the headings hold is
+ * worked out once per topic and heading path, since every unit of a passage, for every option, asks.
+ */
+export function framedCoverage(chunk: Chunk, text: string, topic: Topic): number {
+  if (topic.total <= 0) return 1;
+  const inHeadings = headingWords(chunk, topic);
+  if (!inHeadings) return coverageOf(`${headingsOf(chunk)} ${text}`, topic);
+  const normal = normalizeText(text).toLowerCase();
+  let s = 0;
+  for (const [t, w] of topic.weights) if (inHeadings.has(t) || normal.includes(t)) s += w;
+  return s / topic.total;
+}
+
+/** `holds` for the topic's key in a text read with its passage's headings. */
+export function framedHoldsKey(chunk: Chunk, text: string, topic: Topic): boolean {
+  if (topic.key === null) return true;
+  const inHeadings = headingWords(chunk, topic);
+  if (!inHeadings) return holds(`${headingsOf(chunk)} ${text}`, topic.key);
+  return inHeadings.has(topic.key) || holds(text, topic.key);
+}
+
+/** The topic's words each heading path holds, per topic (a topic lives for one question); null for a topic with a word that holds whitespace, which could straddle the join. */
+const headingWordsOf = new WeakMap<Topic, Map<string, ReadonlySet<string>> | null>();
+
+function headingWords(chunk: Chunk, topic: Topic): ReadonlySet<string> | null {
+  let byPath = headingWordsOf.get(topic);
+  if (byPath === undefined) {
+    byPath = [...topic.weights.keys()].some((t) => /\s/u.test(t)) ? null : new Map();
+    headingWordsOf.set(topic, byPath);
+  }
+  if (byPath === null) return null;
+  const headings = headingsOf(chunk);
+  let found = byPath.get(headings);
+  if (!found) {
+    const normal = normalizeText(headings).toLowerCase();
+    found = new Set([...topic.weights.keys()].filter((t) => normal.includes(t)));
+    byPath.set(headings, found);
+  }
+  return found;
 }

@@ -1,5 +1,6 @@
 import { normalizeText } from '../text/analyzer.js';
 import { exactForm } from './claim-forms.js';
+import { boundedCache } from '../bounded-cache.js';
 
 /**
  * The words by which a clause says the opposite of a claim: a negation before the claim's words (不得将基金财产用于抵押),
@@ -101,13 +102,21 @@ export function oppositeCase(sentence: string, stem: string): string | null {
  * The claim's words the clause leaves out while stating their opposite, each with the clause's word (越长 → 越短). A
  * claim that holds both words of a pair (无限 beside 有限合伙人) states neither against the clause.
  */
-function reversedWords(clause: string, claim: string): [claimWord: string, clauseWord: string][] {
-  return OPPOSITES.flatMap(([a, b]): [string, string][] => {
-    if (claim.includes(a) && !clause.includes(a) && clause.includes(b) && !claim.includes(b)) return [[a, b]];
-    if (claim.includes(b) && !clause.includes(b) && clause.includes(a) && !claim.includes(a)) return [[b, a]];
+function reversedWords(clause: string, claim: string): (readonly [claimWord: string, clauseWord: string])[] {
+  const pairs = claimPairs.through(claim, () => oneSided(claim));
+  return pairs.length === 0 ? [] : pairs.filter(([own, opposite]) => !clause.includes(own) && clause.includes(opposite));
+}
+
+/** The pairs of which a claim holds one word only, that word first: asked of every clause read for the claim. */
+function oneSided(claim: string): (readonly [claimWord: string, other: string])[] {
+  return OPPOSITES.flatMap(([a, b]): (readonly [string, string])[] => {
+    if (claim.includes(a) && !claim.includes(b)) return [[a, b]];
+    if (claim.includes(b) && !claim.includes(a)) return [[b, a]];
     return [];
   });
 }
+
+const claimPairs = boundedCache<string, (readonly [string, string])[]>(256);
 
 /**
  * A word of the claim the clause leaves out while stating its opposite (最大可能收益 against …可能遭受的最大损失):

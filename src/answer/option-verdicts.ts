@@ -38,6 +38,8 @@ import {
 import {
   claimParts,
   coverageOf,
+  framedCoverage,
+  framedHoldsKey,
   FRAME,
   headingsOf,
   holds,
@@ -323,7 +325,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
       // The reader's own ranking of the clause without its headings' hundredth (a list's halving kept).
       own: (r) => {
         const text = r.band ? `${r.unit.text} ${stemCase}` : r.unit.text;
-        return r.coverage - coverageOf(`${headingsOf(r.unit.chunk)} ${text}`, topic) / 100;
+        return r.coverage - framedCoverage(r.unit.chunk, text, topic) / 100;
       },
       heading: (text) => coverageOf(text, topic),
       stemRank: (chunk) => stemRank.get(chunk.chunk_id) ?? Infinity,
@@ -369,7 +371,7 @@ export function optionVerdicts(input: VerdictInput & { exclusive?: boolean }): O
     input.claims.map((_, i) => {
       const reading = deciding[i];
       const topic = topics[i];
-      const about = reading && topic ? coverageOf(`${headingsOf(reading.unit.chunk)} ${reading.unit.text}`, topic) : null;
+      const about = reading && topic ? framedCoverage(reading.unit.chunk, reading.unit.text, topic) : null;
       return {
         coverage: about,
         fills: fillsAsName[i] === true,
@@ -551,9 +553,9 @@ function readRow(unit: Unit, row: TableRow, column: string, c: ClaimReading, nam
 }
 
 /** Whether a text (with its passage's headings) speaks of the question: see {@link ON_QUESTION_ALONE}. */
-function speaksOfQuestion(framed: string, c: ClaimReading): boolean {
-  const gate = coverageOf(framed, c.topic);
-  return gate >= ON_QUESTION_ALONE || (gate >= ON_QUESTION_WITH_KEY && holds(framed, c.topic.key));
+function speaksOfQuestion(chunk: Chunk, text: string, c: ClaimReading): boolean {
+  const gate = framedCoverage(chunk, text, c.topic);
+  return gate >= ON_QUESTION_ALONE || (gate >= ON_QUESTION_WITH_KEY && framedHoldsKey(chunk, text, c.topic));
 }
 
 function readUnit(unit: Unit, c: ClaimReading, rows = true): Reading | null {
@@ -594,7 +596,7 @@ function legendReading(unit: Unit, c: ClaimReading): Reading | null {
   if (!stated) return null;
   const legend = legendOf(unit.chunk.text);
   const asked = [...legend].find(([, symbol]) => symbol === stated.lhs)?.[0];
-  if (asked === undefined || coverageOf(`${headingsOf(unit.chunk)} ${asked}`, c.topic) < ON_QUESTION) return null;
+  if (asked === undefined || framedCoverage(unit.chunk, asked, c.topic) < ON_QUESTION) return null;
   const written = inSymbols(c.text, legend);
   if (!written) return null;
   const coverage = unitCoverage(unit.text, unit.chunk, c.topic);
@@ -649,11 +651,11 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
   // An item listed under one of several labels, the stem naming one of them, belongs to its label's class.
   const labelled = labelReading(unit, c, {
     coverage: unitCoverage(`${unit.lead ?? unit.listLead ?? ''} ${own}`, unit.chunk, c.topic),
-    onQuestion: (label) => speaksOfQuestion(`${headingsOf(unit.chunk)} ${label}`, c),
+    onQuestion: (label) => speaksOfQuestion(unit.chunk, label, c),
   });
   if (labelled) return labelled;
+  if (!speaksOfQuestion(unit.chunk, own, c)) return null;
   const framed = `${headingsOf(unit.chunk)} ${own}`;
-  if (!speaksOfQuestion(framed, c)) return null;
   // A sentence naming another document by its title (1999年…《期货交易管理暂行条例》同时废止), or saying 本办法 of the
   // document it stands in, when neither it nor its headings name the one the question names (《证券投资基金管理暂行办法》
   // 的颁布), speaks of another document.

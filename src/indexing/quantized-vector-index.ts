@@ -40,6 +40,40 @@ export function readQuantizedVectorIndex(
   return new QuantizedVectorIndex(codes.dimension, codes.count, codes.trained, scan, exact, warnings);
 }
 
+/** Vectors whose codes a streamed index holds at once: half a megabyte at 256 dimensions, reused by every window. */
+const STREAM_WINDOW = 2048;
+
+/**
+ * The index of the codes file open as `codesFd` (checked by `checkCodesFile`), which reads its codes window by window
+ * at each search instead of holding them: for a process that searches a few times and exits (a one-shot ask). There,
+ * reading every code into fresh memory costs more than the scans themselves (on the 66,634-vector law library, 17 MB:
+ * some 4,000 page faults, and a slow first pass over the new pages), while a window's half megabyte is faulted in
+ * once and then read from the cache. The file is read through once now, into the window, so that codes not in the
+ * page cache come from the disk while the caller is still busy, not at the first search. The index keeps `codesFd`:
+ * the caller closes it after the index.
+ */
+export function streamQuantizedVectorIndex(codesFd: number, codes: ScalarQuantizer8Layout, exact: ExactVectorFile): QuantizedVectorIndex {
+  const scan = scanWorkspace(codes.count, codes.dimension, { window: STREAM_WINDOW });
+  const source = { fd: codesFd, start: codes.codesStart, dimension: codes.dimension };
+  for (let from = 0; from < codes.count; from += scan.window) {
+    readWindow(scan, source, from, Math.min(scan.window, codes.count - from));
+  }
+  return new QuantizedVectorIndex(codes.dimension, codes.count, codes.trained, scan, exact, [], source);
+}
+
+/** Where a streamed index reads its codes: an open codes file, the byte offset of the first vector's, and their bytes each. */
+interface CodesFile {
+  fd: number;
+  start: number;
+  dimension: number;
+}
+
+/** The codes of vectors [from, from + n) read from `file` to the start of the workspace's window. */
+function readWindow(scan: ScanWorkspace, file: CodesFile, from: number, n: number): void {
+  const d = file.dimension;
+  readFully(file.fd, scan.codes, 0, n * d, file.start + from * d, 'the vector codes file');
+}
+
 /**
  * How many rows of the 8-bit scan are rescored exactly for `take` wanted. The scan's error is a few thousandths of a
  * score (one 255th of each dimension's range, and the query weights' rounding), so the true best `take` lie well
@@ -70,6 +104,8 @@ export class QuantizedVectorIndex implements VectorIndex {
     private readonly workspace: ScanWorkspace,
     private readonly exact: ExactVectorFile,
     readonly warnings: readonly Warning[] = [],
+    /** Where each scan reads the codes, window by window (`streamQuantizedVectorIndex`); absent: they are in the workspace. */
+    private readonly stream?: CodesFile,
   ) {}
 
   add(): void {
@@ -125,7 +161,8 @@ export class QuantizedVectorIndex implements VectorIndex {
       const scale = largest > 0 ? Math.min(16383 / largest, (2 ** 31 - 1) / (255 * total)) : 0;
       for (let j = 0; j < d; j++) weights[t * d + j] = Math.round((w[j] as number) * scale);
     });
-    this.workspace.scan(queries.length);
+    const stream = this.stream;
+    this.workspace.scan(queries.length, stream && ((from, n) => readWindow(this.workspace, stream, from, n)));
     return queries.map((_, t) => this.workspace.best(t, depth));
   }
 

@@ -2,7 +2,8 @@
  * The quantized vector scan's kernel (`wasm/scan-kernels.wat`, assembled into the shipped `wasm/scan-kernels.wasm`
  * by `scripts/build-wasm.mjs`): integer dot products of 8-bit codes with 16-bit query weights, eight dimensions at a
  * time, for up to `SCAN_QUERIES` queries in one pass over the codes. `QuantizedVectorIndex` holds its codes in the
- * kernel's own memory, read there straight from the file.
+ * kernel's own memory, read there straight from the file, or, streamed, reads them window by window into one
+ * window of that memory at each scan.
  */
 import { UserError } from '../errors.js';
 import { packageFile } from '../paths.js';
@@ -11,16 +12,28 @@ import { compileWasm } from './compile-wasm.js';
 /** Queries one pass over the codes scores at most. */
 export const SCAN_QUERIES = 8;
 
-/** One scan instance: its memory holds the codes, up to `SCAN_QUERIES` queries' weights and their scores. */
+/**
+ * One scan instance: its memory holds the codes (all of them, or one window of them), up to `SCAN_QUERIES` queries'
+ * weights and their scores.
+ */
 export interface ScanWorkspace {
-  /** `count × dimension` code bytes: fill them before the first scan. */
+  /**
+   * The code bytes scanned: every vector's (`count × dimension`: fill them before the first scan), or, in a windowed
+   * workspace, one window's (`window × dimension`), which each scan's `load` fills.
+   */
   readonly codes: Uint8Array;
+  /** How many vectors' codes `codes` holds: `count`, or the window's. */
+  readonly window: number;
   /** The query weights the next scan uses: query t's `dimension` weights from t · dimension. */
   readonly weights: Int16Array;
   /** The scores of the last scan: query t's, one per vector, from t · count. */
   readonly scores: Int32Array;
-  /** scores[t · count + v] = Σ_j codes[v][j] · weights[t · dimension + j], for every vector and the first `queries`. */
-  scan(queries?: number): void;
+  /**
+   * scores[t · count + v] = Σ_j codes[v][j] · weights[t · dimension + j], for every vector and the first `queries`.
+   * A windowed workspace (`window` < count) needs `load(from, n)`, which writes the codes of vectors [from, from + n)
+   * at the start of `codes` (n ≤ `window`) before they are scored; one that holds every code never calls it.
+   */
+  scan(queries?: number, load?: (from: number, n: number) => void): void;
   /**
    * The vectors of the `depth` best scores of query `query` in the last scan, best first (higher score, then lower
    * vector): what offering every vector to a `BestRows(depth)` returns.
@@ -76,14 +89,27 @@ function scanKernels(exports: Record<string, unknown>, file: string): ScanKernel
 /** Buckets of one counting pass of the best-rows selection. */
 const SELECT_BUCKETS = 1024;
 
+/** Where the kernel comes from, and how many vectors' codes the workspace holds at once (all of them unless given). */
+export interface ScanWorkspaceOptions {
+  file?: string;
+  /** Hold the codes of this many vectors (at least one), which each scan's `load` fills window by window. */
+  window?: number;
+}
+
 /** A workspace for `count` vectors of `dimension` bytes. */
-export function scanWorkspace(count: number, dimension: number, file: string = scanKernelsFile()): ScanWorkspace {
+export function scanWorkspace(count: number, dimension: number, options: ScanWorkspaceOptions = {}): ScanWorkspace {
+  const file = options.file ?? scanKernelsFile();
+  if (options.window !== undefined && !(Number.isInteger(options.window) && options.window >= 1)) {
+    throw new RangeError(`a scan window holds at least one vector, not ${options.window}`);
+  }
+  const window = Math.min(options.window ?? count, count);
+  const windowed = window < count;
   const instance = new WebAssembly.Instance(loadScanKernels(file));
   const memory = instance.exports.memory as WebAssembly.Memory;
   const kernels = scanKernels(instance.exports, file);
   const align = (n: number): number => Math.ceil(n / 16) * 16;
   const codesAt = memory.buffer.byteLength;
-  const weightsAt = codesAt + align(count * dimension);
+  const weightsAt = codesAt + align(window * dimension);
   const scoresAt = weightsAt + align(2 * dimension * SCAN_QUERIES);
   // The selection's own space: the bucket counts, the score range, and the rows it keeps.
   const countsAt = scoresAt + align(4 * count * SCAN_QUERIES);
@@ -92,7 +118,7 @@ export function scanWorkspace(count: number, dimension: number, file: string = s
   const end = rowsAt + 4 * count;
   if (end > 2 ** 32) throw new UserError(`a quantized vector index of ${count}×${dimension} is over the scan's 4 GiB`);
   memory.grow(Math.ceil(end / PAGE) - memory.buffer.byteLength / PAGE);
-  const codes = new Uint8Array(memory.buffer, codesAt, count * dimension);
+  const codes = new Uint8Array(memory.buffer, codesAt, window * dimension);
   const weights = new Int16Array(memory.buffer, weightsAt, dimension * SCAN_QUERIES);
   const scores = new Int32Array(memory.buffer, scoresAt, count * SCAN_QUERIES);
   const counts = new Int32Array(memory.buffer, countsAt, SELECT_BUCKETS);
@@ -100,15 +126,22 @@ export function scanWorkspace(count: number, dimension: number, file: string = s
   const rows = new Int32Array(memory.buffer, rowsAt, count);
   return {
     codes,
+    window,
     weights,
     scores,
-    scan(queries = 1) {
+    scan(queries = 1, load) {
       if (!Number.isInteger(queries) || queries < 1 || queries > SCAN_QUERIES) {
         throw new RangeError(`a scan scores 1 to ${SCAN_QUERIES} queries, not ${queries}`);
       }
-      for (let from = 0; from < count; from += SLICE_VECTORS) {
-        const n = Math.min(SLICE_VECTORS, count - from);
-        kernels.scanCodesMany(codesAt + from * dimension, n, dimension, weightsAt, queries, scoresAt + 4 * from, 4 * count);
+      if (windowed && !load) throw new RangeError('a windowed scan needs the codes of each window (load)');
+      for (let start = 0; start < count; start += window) {
+        const held = Math.min(window, count - start);
+        if (windowed) load!(start, held);
+        for (let at = 0; at < held; at += SLICE_VECTORS) {
+          const n = Math.min(SLICE_VECTORS, held - at);
+          const from = start + at;
+          kernels.scanCodesMany(codesAt + at * dimension, n, dimension, weightsAt, queries, scoresAt + 4 * from, 4 * count);
+        }
       }
     },
     best(query, depth) {

@@ -1,6 +1,6 @@
 /**
  * The 8-bit vector scan (`QuantizedVectorIndex`) on a worker thread (`index-thread.ts`) that reads the codes into its
- * own kernel memory. A hybrid search over a large index with the keyword postings file posts its vector queries here
+ * own kernel memory (or, for a one-shot ask, reads them window by window at each search). A hybrid search over a large index with the keyword postings file posts its vector queries here
  * and ranks its keyword query meanwhile on the calling thread, so it costs about the slower of the two rather than
  * their sum; a one-shot ask starts the thread first, so the codes are read on the second core while the answerer
  * loads. The thread returns rows and scores, exactly what the same index in-process returns.
@@ -12,6 +12,11 @@ import { prestartIndexThread, type PrestartedIndexThread, type StartingIndexThre
 export interface VectorScanThreadData {
   file: string;
   codes: string;
+  /**
+   * Read the codes window by window at each search instead of holding them (`streamQuantizedVectorIndex`): for a
+   * process that searches a few times and exits, a one-shot ask.
+   */
+  stream?: boolean;
 }
 
 /** One request: the `k` best rows of each query, in one pass over the codes. */

@@ -1,7 +1,15 @@
-/** The thread behind `vector-scan-thread.ts`: one 8-bit scan over the codes it read, with exact rescoring from the flat file. */
+/**
+ * The thread behind `vector-scan-thread.ts`: one 8-bit scan over the codes it read (or reads at each search, streamed),
+ * with exact rescoring from the flat file.
+ */
 import { closeSync, openSync } from 'node:fs';
 import { checkFlatIP, fileSource } from './faiss-format.js';
-import { checkCodesFile, readQuantizedVectorIndex, type QuantizedVectorIndex } from './quantized-vector-index.js';
+import {
+  checkCodesFile,
+  readQuantizedVectorIndex,
+  streamQuantizedVectorIndex,
+  type QuantizedVectorIndex,
+} from './quantized-vector-index.js';
 import { loadScanKernels } from './scan-kernels.js';
 import { serveIndexThread } from './serve-index-thread.js';
 import type { VectorSearchResult } from './vector-index-contract.js';
@@ -11,6 +19,8 @@ import type { VectorScanBody, VectorScanThreadData } from './vector-scan-thread.
 interface OpenedScan {
   index: QuantizedVectorIndex;
   flatFd: number;
+  /** The codes file a streamed index reads at each search; closed with the thread. */
+  codesFd: number | null;
 }
 
 serveIndexThread<VectorScanThreadData, OpenedScan, null, VectorScanBody, VectorSearchResult[]>({
@@ -22,13 +32,17 @@ serveIndexThread<VectorScanThreadData, OpenedScan, null, VectorScanBody, VectorS
     try {
       const layout = checkFlatIP(fileSource(flatFd), data.file);
       const codesFd = openSync(data.codes, 'r');
+      let keep = false;
       try {
         const codes = checkCodesFile(codesFd, data.codes, layout);
         loadScanKernels();
-        const index = readQuantizedVectorIndex(codesFd, codes, { fd: flatFd, start: layout.start });
-        return { opened: { index, flatFd }, generation: vectorFilesGeneration(data) === before ? before : null };
+        const exact = { fd: flatFd, start: layout.start };
+        const index = data.stream ? streamQuantizedVectorIndex(codesFd, codes, exact) : readQuantizedVectorIndex(codesFd, codes, exact);
+        keep = data.stream === true;
+        const generation = vectorFilesGeneration(data) === before ? before : null;
+        return { opened: { index, flatFd, codesFd: keep ? codesFd : null }, generation };
       } finally {
-        closeSync(codesFd);
+        if (!keep) closeSync(codesFd);
       }
     } catch (error) {
       closeSync(flatFd);
@@ -39,5 +53,8 @@ serveIndexThread<VectorScanThreadData, OpenedScan, null, VectorScanBody, VectorS
     ({ index }) =>
     (body) =>
       index.searchMany(body.queries, body.k),
-  close: ({ flatFd }) => closeSync(flatFd),
+  close: ({ flatFd, codesFd }) => {
+    closeSync(flatFd);
+    if (codesFd !== null) closeSync(codesFd);
+  },
 });

@@ -55,7 +55,10 @@ export async function prestartSearchThread(
   const codes = path.join(paths.faissDir, VECTOR_FILES.quantized);
   if (scansOnThread(count, config, fromPostings) && config.vector.backend === 'auto' && existsSync(codes)) {
     const { prestartVectorScanThread } = await import('../indexing/vector-scan-thread.js');
-    return { kind: 'vector', thread: prestartVectorScanThread({ file: path.join(paths.faissDir, VECTOR_FILES.index), codes }) };
+    // A one-shot ask searches once per question and option, then exits: the codes are read window by window at each
+    // search rather than into memory first (`streamQuantizedVectorIndex`).
+    const data = { file: path.join(paths.faissDir, VECTOR_FILES.index), codes, stream: true };
+    return { kind: 'vector', thread: prestartVectorScanThread(data) };
   }
   return undefined;
 }

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
-import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { FlatVectorIndex } from '../../src/indexing/flat-vector-index.js';
-import { encodeScalarQuantizer8 } from '../../src/indexing/faiss-format.js';
-import { rescoreDepth } from '../../src/indexing/quantized-vector-index.js';
+import { checkFlatIP, encodeScalarQuantizer8, fileSource } from '../../src/indexing/faiss-format.js';
+import {
+  checkCodesFile,
+  readQuantizedVectorIndex,
+  rescoreDepth,
+  streamQuantizedVectorIndex,
+} from '../../src/indexing/quantized-vector-index.js';
 import { encodeScalarQuantizer8Codes, trainScalarQuantizer8, writeQuantizedCodes } from '../../src/indexing/scalar-quantizer.js';
+import { SCAN_QUERIES } from '../../src/indexing/scan-kernels.js';
 import { faissStatus, openVectorIndex, readVectorIndex } from '../../src/indexing/vector-index.js';
 import { VECTOR_FILES } from '../../src/indexing/vector-meta.js';
 import { projectPaths } from '../../src/paths.js';
@@ -94,6 +100,42 @@ describe('a flat index searched through its codes', () => {
         assert.throws(() => quantized.add([queries[0]!]), /read-only/);
       } finally {
         quantized.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('gives the same ids and scores streamed (the codes read window by window at each search) as with every code read first', async () => {
+    const tmp = makeTempRoot();
+    try {
+      const d = 24;
+      // Past two windows of 2048, the last one partial; and an index smaller than one window.
+      for (const count of [4500, 300]) {
+        const vectors = unitVectors(count, d, count);
+        const dir = path.join(tmp.root, String(count));
+        const { flat, codes } = writeIndex(dir, vectors, d);
+        const exact = await readVectorIndex(flat, { backend: 'js' });
+        const flatFd = openSync(flat, 'r');
+        const codesFd = openSync(codes, 'r');
+        try {
+          const layout = checkFlatIP(fileSource(flatFd), flat);
+          const codesLayout = checkCodesFile(codesFd, codes, layout);
+          const at = { fd: flatFd, start: layout.start };
+          const held = readQuantizedVectorIndex(codesFd, codesLayout, at);
+          const streamed = streamQuantizedVectorIndex(codesFd, codesLayout, at);
+          const queries = unitVectors(SCAN_QUERIES + 3, d, 5);
+          for (const k of [1, 10, 64]) {
+            const many = streamed.searchMany(queries, k);
+            assert.deepEqual(many, held.searchMany(queries, k), `${count} vectors, k=${k}`);
+            queries.forEach((q, i) => assert.deepEqual(many[i], exact.search(q, k), `${count} vectors, k=${k}, query ${i}`));
+          }
+          // Searched again: each scan reads its windows anew.
+          assert.deepEqual(streamed.search(queries[0]!, 10), exact.search(queries[0]!, 10));
+        } finally {
+          closeSync(codesFd);
+          closeSync(flatFd);
+        }
       }
     } finally {
       tmp.cleanup();

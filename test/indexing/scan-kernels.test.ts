@@ -81,6 +81,48 @@ describe('the vector scan kernel', () => {
     }
   });
 
+  it('scores window by window, through `load`, exactly as with every code held, and picks the same best rows', () => {
+    for (const [count, d] of [
+      [2051, 24],
+      [5000, 8],
+      [3, 7],
+    ] as const) {
+      const next = numbers(count + d);
+      const all = scanWorkspace(count, d);
+      for (let i = 0; i < all.codes.length; i++) all.codes[i] = next(256);
+      for (let j = 0; j < all.weights.length; j++) all.weights[j] = next(401) - 200;
+      all.scan(SCAN_QUERIES);
+      for (const window of [1, 7, 2048, 2050, count, count + 5]) {
+        const streamed = scanWorkspace(count, d, { window });
+        assert.equal(streamed.window, Math.min(window, count));
+        assert.equal(streamed.codes.length, streamed.window * d);
+        streamed.weights.set(all.weights);
+        // A window as large as the index holds every code, filled once as an unwindowed workspace's are.
+        if (streamed.window === count) streamed.codes.set(all.codes);
+        const loads: number[][] = [];
+        streamed.scan(SCAN_QUERIES, (from, n) => {
+          loads.push([from, n]);
+          streamed.codes.set(all.codes.subarray(from * d, (from + n) * d));
+        });
+        // Every vector loaded once, in order, a window at a time (none when the window holds them all).
+        const windows = window >= count ? [] : Array.from({ length: Math.ceil(count / window) }, (_, w) => w * window);
+        assert.deepEqual(
+          loads,
+          windows.map((from) => [from, Math.min(window, count - from)]),
+          `${count}×${d}, window ${window}`,
+        );
+        assert.deepEqual(streamed.scores, all.scores, `${count}×${d}, window ${window}`);
+        for (let t = 0; t < SCAN_QUERIES; t++) assert.deepEqual(streamed.best(t, 40), all.best(t, 40));
+      }
+    }
+  });
+
+  it('refuses a window of no vectors, and a windowed pass without the codes of its windows', () => {
+    assert.throws(() => scanWorkspace(10, 8, { window: 0 }), RangeError);
+    assert.throws(() => scanWorkspace(10, 8, { window: 2.5 }), RangeError);
+    assert.throws(() => scanWorkspace(10, 8, { window: 4 }).scan(1), /needs the codes of each window/);
+  });
+
   it('refuses a pass of no queries or of more than it has room for, and the best rows of a query it holds no scores for', () => {
     const scan = scanWorkspace(4, 8);
     assert.throws(() => scan.scan(0), RangeError);

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { coverageOf, framedCoverage, framedHoldsKey, headingsOf, holds, unitCoverage, type Topic } from '../../src/answer/claim-reading.js';
+import { parseTableRow } from '../../src/answer/table-rows.js';
+import { normalizeText } from '../../src/text/analyzer.js';
+import { readFixtureCorpus } from '../retrieve/fixture-index.js';
+
+/** Two-character words taken at fixed places of a text, as a question's topic words come from the analyzer. */
+function wordsOf(text: string): string[] {
+  const normal = normalizeText(text).toLowerCase().replace(/\s+/gu, '');
+  return [0, 3, 7, 12].map((at) => normal.slice(at, at + 2)).filter((w) => w.length === 2);
+}
+
+/** A topic of the given words, weighted unevenly (so the sums' order matters), keyed by its second word. */
+function topicOf(words: readonly string[]): Topic {
+  const weights = new Map(words.map((w, i) => [w, 0.37 + i * 1.13] as const));
+  const total = [...weights.values()].reduce((a, b) => a + b, 0);
+  return { weights, total, key: words[1] ?? null };
+}
+
+describe("a unit's coverage read with its passage's headings", () => {
+  it('equals the coverage of the headings and the unit joined, to the same double, on every sentence of the fixture corpus', () => {
+    const { chunks } = readFixtureCorpus();
+    let compared = 0;
+    for (const [i, chunk] of chunks.entries()) {
+      const other = chunks[(i + 1) % chunks.length]!;
+      const sentences = chunk.text.split(/(?<=[。；])/u).filter((s) => s.trim() !== '');
+      // Words of the headings and of the text together, of the text alone, of another passage, and a word with a space.
+      const topics = [
+        topicOf([...wordsOf(headingsOf(chunk)), ...wordsOf(chunk.text)]),
+        topicOf(wordsOf(chunk.text)),
+        topicOf([...wordsOf(other.text), ...wordsOf(headingsOf(other))]),
+        topicOf([...wordsOf(chunk.text), 'a b']),
+        { weights: new Map<string, number>(), total: 0, key: null },
+      ];
+      for (const topic of topics) {
+        for (const text of sentences) {
+          const joined = `${headingsOf(chunk)} ${text}`;
+          assert.equal(framedCoverage(chunk, text, topic), coverageOf(joined, topic), `${chunk.chunk_id}: ${text}`);
+          assert.equal(unitCoverage(text, chunk, topic), coverageOf(text, topic) + coverageOf(joined, topic) / 100);
+          assert.equal(framedHoldsKey(chunk, text, topic), holds(joined, topic.key));
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared > 100, `${compared} units compared`);
+  });
+});
+
+describe('a sentence read as a table row', () => {
+  it('needs two labelled cells, so a sentence with fewer than two colons is none', () => {
+    assert.equal(parseTableRow('基金托管人：复核基金资产净值。'), null);
+    assert.equal(parseTableRow('公司型基金——法律主体资格：具有法人资格'), null);
+    const row = parseTableRow('法律主体资格——契约型基金：不具有法人资格；公司型基金:具有法人资格');
+    assert.deepEqual(
+      row?.cells.map((c) => c.label),
+      ['契约型基金', '公司型基金'],
+    );
+  });
+});
