@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { hanCharacters, okapiBm25, rescoreByCharacters, type CharacterStatistics } from '../../src/indexing/character-rescorer.js';
+import {
+  characterCounts,
+  characterFrequency,
+  hanCharacters,
+  okapiBm25,
+  rescoreByCharacters,
+  type CharacterStatistics,
+} from '../../src/indexing/character-rescorer.js';
 import { openFtsIndex } from '../../src/indexing/fts-index.js';
 import { writeFtsIndex } from '../../src/indexing/fts-writer.js';
 import { openFtsRankThread } from '../../src/indexing/fts-rank-thread.js';
@@ -163,5 +170,24 @@ void describe('okapiBm25', () => {
       okapiBm25(terms, () => 0, 20, 10, { k1: 1.2, b: 0.75 }),
       0,
     );
+  });
+});
+
+void describe('characterCounts', () => {
+  void it("counts a text's Han characters by code point, after NFKC, beyond the BMP too, and nothing else", () => {
+    // ⼈ (a Kangxi radical) folds to 人; 𠀀 is one character of two code units; Latin, digits and punctuation are not Han.
+    const counts = characterCounts('人⼈民，abc 12 𠀀𠀀人');
+    assert.equal(counts.length, 6);
+    assert.deepEqual(Array.from(counts.pairs), [0x4eba, 3, 0x6c11, 1, 0x20000, 2]);
+    for (const [ch, n] of [
+      ['人', 3],
+      ['民', 1],
+      ['𠀀', 2],
+      ['国', 0],
+      ['a', 0],
+    ] as const) {
+      assert.equal(characterFrequency(counts, ch), n, ch);
+    }
+    assert.equal(characterFrequency(characterCounts('abc'), '人'), 0);
   });
 });

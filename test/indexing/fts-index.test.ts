@@ -124,6 +124,15 @@ describe('FTS5 keyword index', () => {
     assert.deepEqual(fts.chunkById(id), first[0]!.chunk);
   });
 
+  it('reads back every chunk as written, with no field more or less', () => {
+    for (const chunk of fx.chunks) {
+      const read = fts.chunkById(chunk.chunk_id);
+      assert.ok(read, chunk.chunk_id);
+      assert.deepEqual(read, chunk);
+      assert.deepEqual(Object.keys(read).sort(), Object.keys(chunk).sort());
+    }
+  });
+
   it("stores FTS5's document frequencies at ingest, and ranks the same as an index that must count them", () => {
     const file = projectPaths(fx.root).ftsDb;
     const db = new Database(file, { readonly: true });
