@@ -309,6 +309,8 @@ function page({ sections, notRun, commit, dirty }) {
       'size, its question cards and the filter counts.',
     "- `node scripts/faiss/check-python-read.mjs`: Python's `faiss.read_index` reads the files both vector backends " +
       'write (`apt-get install python3-faiss`).',
+    '- `node scripts/bench/scale-library.mjs <bench> <out-dir>`: the law library plus a copy of every other law, its ' +
+      'sentences in reverse order (95,135 units once ingested), for `speed.mjs --library-root` at scale.',
     '',
   );
   return lines.join('\n');
