@@ -31,3 +31,13 @@ export function boundedCache<K, V>(maxEntries: number): BoundedCache<K, V> {
   }
   return { get: (key) => map.get(key), through, set };
 }
+
+/**
+ * `fn` of a text, remembered for texts of at most `maxChars` characters (at most `entries` of them, the oldest dropped
+ * first); a longer text is computed each time. For string forms that reading one question asks of the same few hundred
+ * short sentences and words thousands of times, where whole passages come once and would only crowd the cache out.
+ */
+export function memoizeShortText(fn: (text: string) => string, maxChars: number, entries: number): (text: string) => string {
+  const cache = boundedCache<string, string>(entries);
+  return (text) => (text.length > maxChars ? fn(text) : cache.through(text, () => fn(text)));
+}

@@ -1,4 +1,4 @@
-import { boundedCache } from '../bounded-cache.js';
+import { memoizeShortText } from '../bounded-cache.js';
 import { normalizeText } from '../text/analyzer.js';
 
 /**
@@ -65,8 +65,7 @@ export function unitOfValue(v: string): string {
 
 /** Text compared character for character: the analyzer's normal form without whitespace, symbols kept. */
 export function exactForm(text: string): string {
-  if (text.length > EXACT_FORM_MEMO_CHARS) return exactFormOf(text);
-  return exactForms.through(text, () => exactFormOf(text));
+  return exactForms(text);
 }
 
 function exactFormOf(text: string): string {
@@ -81,8 +80,7 @@ function exactFormOf(text: string): string {
  * Clauses already in exact form: each option reads every clause of every passage read for the question, so one clause
  * is asked for four times or more. Only short strings are kept, as the analyzer keeps its normal forms.
  */
-const exactForms = boundedCache<string, string>(4096);
-const EXACT_FORM_MEMO_CHARS = 400;
+const exactForms = memoizeShortText(exactFormOf, 400, 4096);
 
 /** English words as books write them beside a term: 投资条款清单（Term Sheet）, 首次公开发行（Initial Public Offering）. */
 const ENGLISH_PHRASE = /[A-Za-z]+(?:[ -][A-Za-z]+)+/gu;

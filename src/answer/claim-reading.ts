@@ -273,19 +273,7 @@ export function headingsOf(chunk: Chunk): string {
  * which units of one passage share.
  */
 export function unitCoverage(text: string, chunk: Chunk, topic: Topic): number {
-  const inHeadings = topic.total > 0 ? headingWords(chunk, topic) : null;
-  if (!inHeadings) return coverageOf(text, topic) + framedCoverage(chunk, text, topic) / 100;
-  // Both coverages from one reading of the text: the same words, summed in the same order, as the two calls give.
-  const normal = normalizeText(text).toLowerCase();
-  let own = 0;
-  let framed = 0;
-  for (const [t, w] of topic.weights) {
-    if (normal.includes(t)) {
-      own += w;
-      framed += w;
-    } else if (inHeadings.has(t)) framed += w;
-  }
-  return own / topic.total + framed / topic.total / 100;
+  return coverageOf(text, topic) + framedCoverage(chunk, text, topic) / 100;
 }
 
 /**

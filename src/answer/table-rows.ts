@@ -29,13 +29,14 @@ export interface TableRow {
 
 /** A cell opens with its column's label and a colon (契约型基金：); a part without one goes on the cell before it. */
 const CELL_LABEL = /^([^：:，,。；;、（）()\s]{2,12})[：:]/u;
+const TWO_COLONS = /[：:][^]*[：:]/u;
 
 const rowsByChunk = new WeakMap<Chunk, TableRow[]>();
 
 /** A sentence read as a table row, or null when fewer than two columns label its cells. */
 export function parseTableRow(sentence: string): TableRow | null {
   // Two labelled cells take two colons: most sentences have fewer, and are not split at all.
-  if (colonCount(sentence) < 2) return null;
+  if (!TWO_COLONS.test(sentence)) return null;
   const dash = sentence.indexOf('——');
   const body = dash >= 0 ? sentence.slice(dash + 2) : sentence;
   // The row's label is the text just before ——, after any title the first row carries (表1-1 …的比较：法律主体资格——).
@@ -53,13 +54,6 @@ export function parseTableRow(sentence: string): TableRow | null {
     else return null;
   }
   return new Set(cells.map((cell) => cell.label)).size >= 2 ? { title, label, text: sentence, cells } : null;
-}
-
-function colonCount(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('：'); i >= 0 && n < 2; i = text.indexOf('：', i + 1)) n++;
-  for (let i = text.indexOf(':'); i >= 0 && n < 2; i = text.indexOf(':', i + 1)) n++;
-  return n;
 }
 
 /**

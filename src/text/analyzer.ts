@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { stemmer } from 'stemmer';
-import { boundedCache } from '../bounded-cache.js';
+import { memoizeShortText } from '../bounded-cache.js';
 import { UserError } from '../errors.js';
 import { defaultDictionaryFile } from './dictionary-cache.js';
 import { splitDictionaryLine, type DictionaryTable } from './dictionary-table.js';
@@ -108,26 +108,24 @@ const STOPWORDS = new Set([
 ]);
 
 /**
+ * Sentences and option texts already put in normal form. Reading one question's options asks for the same few hundred
+ * sentences and words about 5,000 times (every option against every clause), and each time cost three regular-expression
+ * passes; a remembered string is one hash lookup. Texts over 400 characters (whole passages, cut once at ingest) are
+ * not remembered, so the memory stays bounded (a few MB).
+ */
+const normalForms = memoizeShortText(normalForm, 400, 4096);
+
+/**
  * Normalises width, case and numerals so ＡＢＣ, ABC and abc, and 一百二十天 and 120天, index and match alike
  * (NFKC folds full-width forms). Textbooks spell numbers in Chinese where questions use digits.
  */
 export function normalizeText(text: string): string {
-  if (text.length > NORMAL_FORM_MEMO_CHARS) return normalForm(text);
-  return normalForms.through(text, () => normalForm(text));
+  return normalForms(text);
 }
 
 function normalForm(text: string): string {
   return chineseNumeralsToArabic(text.normalize('NFKC').toLowerCase());
 }
-
-/**
- * Sentences and option texts already put in normal form. Reading one question's options asks for the same few hundred
- * sentences and words about 5,000 times (every option against every clause), and each time cost three regular-expression
- * passes; a remembered string is one hash lookup. Only short strings are kept, so the memory stays bounded (a few MB).
- */
-const normalForms = boundedCache<string, string>(4096);
-/** Texts longer than this (whole passages, cut once at ingest) are not remembered. */
-const NORMAL_FORM_MEMO_CHARS = 400;
 
 const DIGITS: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
 const UNITS: Record<string, number> = { 十: 10, 百: 100, 千: 1000 };

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { coverageOf, framedCoverage, framedHoldsKey, headingsOf, holds, unitCoverage, type Topic } from '../../src/answer/claim-reading.js';
-import { parseTableRow } from '../../src/answer/table-rows.js';
 import { normalizeText } from '../../src/text/analyzer.js';
 import { readFixtureCorpus } from '../retrieve/fixture-index.js';
 
@@ -44,17 +43,5 @@ describe("a unit's coverage read with its passage's headings", () => {
       }
     }
     assert.ok(compared > 100, `${compared} units compared`);
-  });
-});
-
-describe('a sentence read as a table row', () => {
-  it('needs two labelled cells, so a sentence with fewer than two colons is none', () => {
-    assert.equal(parseTableRow('基金托管人：复核基金资产净值。'), null);
-    assert.equal(parseTableRow('公司型基金——法律主体资格：具有法人资格'), null);
-    const row = parseTableRow('法律主体资格——契约型基金：不具有法人资格；公司型基金:具有法人资格');
-    assert.deepEqual(
-      row?.cells.map((c) => c.label),
-      ['契约型基金', '公司型基金'],
-    );
   });
 });

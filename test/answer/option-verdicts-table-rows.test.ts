@@ -48,6 +48,13 @@ void test('a written-out table row is read cell by cell: a row label, column lab
   // A stem whose asking clause names both columns (or neither) asks for no one column.
   assert.equal(askedColumn(row, '一般决议与特别决议的区别是（ ）。'), null);
   assert.equal(parseTableRow('基金合同是规定基金当事人之间权利义务的基本法律文件。'), null);
+  // Two labelled cells take two colons, full-width or not; one colon is never a row.
+  assert.equal(parseTableRow('基金托管人：复核基金资产净值。'), null);
+  assert.equal(parseTableRow('公司型基金——法律主体资格：具有法人资格'), null);
+  assert.deepEqual(
+    parseTableRow('法律主体资格——契约型基金：不具有法人资格；公司型基金:具有法人资格')?.cells.map((cell) => cell.label),
+    ['契约型基金', '公司型基金'],
+  );
   assert.equal(stemValueOf('风险收益水平为“中低”的基金类型是（ ）。', '风险收益水平'), '中低');
   // A column the stem names in its own words: most of the label's character pairs, and no other label's.
   const fund = parseTableRow('货币市场基金——风险收益水平：低；常用业绩比较基准示例：七天通知存款利率。');
