@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Assembles each WebAssembly text file of wasm/ into the binary beside it, which the package ships and loads:
-// dense-kernels.wat (the LSA fit's dense kernels) and scan-kernels.wat (the quantized vector scan). The binaries are
+// dense-kernels.wat (the LSA fit's dense kernels), postings-kernels.wat (the keyword postings' sums and best rows)
+// and scan-kernels.wat (the quantized vector scan). The binaries are
 // committed so that installing the package needs no assembler; test/scripts/build-wasm.test.ts fails when one is not
 // what this script makes of its text.
 //
@@ -13,7 +14,7 @@ import wabtModule from 'wabt';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The text files and the binaries made of them. */
-export const MODULES = ['dense-kernels', 'scan-kernels'].map((name) => ({
+export const MODULES = ['dense-kernels', 'postings-kernels', 'scan-kernels'].map((name) => ({
   wat: path.join(repo, 'wasm', `${name}.wat`),
   wasm: path.join(repo, 'wasm', `${name}.wasm`),
 }));

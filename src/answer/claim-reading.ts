@@ -136,6 +136,12 @@ export interface ClaimReading {
 /** The question's own words (idf-weighted) and its most specific one. */
 export interface Topic {
   weights: ReadonlyMap<string, number>;
+  /**
+   * The same words and weights as two arrays, in the map's order: the coverage sums below loop over them for every
+   * clause of every passage, and a loop over a Map's entries makes an array per word until V8 optimizes it.
+   */
+  words: readonly string[];
+  idfs: readonly number[];
   total: number;
   /** The highest-idf word: a clause that speaks of the question names it. */
   key: string | null;
@@ -172,7 +178,7 @@ export function topicOf(tokens: readonly string[], stats: CorpusStats, text: str
     if (words.some((o) => o !== t && t.includes(o))) continue;
     if (key === null || w > (weights.get(key) ?? 0)) key = t;
   }
-  return { weights, total, key };
+  return { weights, words: [...weights.keys()], idfs: [...weights.values()], total, key };
 }
 
 /** Idf-weighted share of the topic's words found in `text`. */
@@ -180,7 +186,8 @@ export function coverageOf(text: string, topic: Topic): number {
   if (topic.total <= 0) return 1;
   const normal = normalizeText(text).toLowerCase();
   let s = 0;
-  for (const [t, w] of topic.weights) if (normal.includes(t)) s += w;
+  const { words, idfs } = topic;
+  for (let i = 0; i < words.length; i++) if (normal.includes(words[i] as string)) s += idfs[i] as number;
   return s / topic.total;
 }
 
@@ -287,7 +294,11 @@ export function framedCoverage(chunk: Chunk, text: string, topic: Topic): number
   if (!inHeadings) return coverageOf(`${headingsOf(chunk)} ${text}`, topic);
   const normal = normalizeText(text).toLowerCase();
   let s = 0;
-  for (const [t, w] of topic.weights) if (inHeadings.has(t) || normal.includes(t)) s += w;
+  const { words, idfs } = topic;
+  for (let i = 0; i < words.length; i++) {
+    const t = words[i] as string;
+    if (inHeadings.has(t) || normal.includes(t)) s += idfs[i] as number;
+  }
   return s / topic.total;
 }
 
@@ -305,7 +316,7 @@ const headingWordsOf = new WeakMap<Topic, Map<string, ReadonlySet<string>> | nul
 function headingWords(chunk: Chunk, topic: Topic): ReadonlySet<string> | null {
   let byPath = headingWordsOf.get(topic);
   if (byPath === undefined) {
-    byPath = [...topic.weights.keys()].some((t) => /\s/u.test(t)) ? null : new Map();
+    byPath = topic.words.some((t) => /\s/u.test(t)) ? null : new Map();
     headingWordsOf.set(topic, byPath);
   }
   if (byPath === null) return null;
@@ -313,7 +324,7 @@ function headingWords(chunk: Chunk, topic: Topic): ReadonlySet<string> | null {
   let found = byPath.get(headings);
   if (!found) {
     const normal = normalizeText(headings).toLowerCase();
-    found = new Set([...topic.weights.keys()].filter((t) => normal.includes(t)));
+    found = new Set(topic.words.filter((t) => normal.includes(t)));
     byPath.set(headings, found);
   }
   return found;

@@ -783,7 +783,7 @@ function readClauses(unit: Unit, c: ClaimReading, rows: boolean, band: Tier | nu
       const negated = top.byName ? null : statedAgainst(top.clause, c.text, c.words);
       if (negated) return { verdict: 'contradicted', unit, coverage, ...negated };
       // The sentence goes on to deny the question's act of it: 基金管理人只负责…，本身并不经手基金财产的保管.
-      const denied = deniedAfter(unit.text, top.clause, { stem: c.stem, topicWords: [...c.topic.weights.keys()] });
+      const denied = deniedAfter(unit.text, top.clause, { stem: c.stem, topicWords: c.topic.words });
       if (denied) return statesInstead(unit, coverage, '否定', denied);
       const term = otherTerm(top.clause, termsOf(unit.chunk), c) ?? formerLatterTerm(unit.text, top.clause, c.stem);
       if (term) return statesInstead(unit, coverage, '主体不同', term);

@@ -4,6 +4,7 @@ import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
 import { errorMessage, NotReadyError } from '../errors.js';
 import { projectPaths } from '../paths.js';
+import { importPackage } from '../import-package.js';
 
 /** The verdict of one check. `fail` means a command the user will run is broken; `warn` means degraded. */
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -127,7 +128,7 @@ const checkOnnx: Check = async ({ config }) => {
   const needed = config.embedder.kind === 'transformers';
   try {
     // Only the loadability matters; the embedder itself loads it through transformers.js.
-    await import('onnxruntime-node');
+    await importPackage('onnxruntime-node');
     return {
       name: 'onnxruntime',
       status: 'ok',
@@ -210,6 +211,19 @@ export async function checkScanKernelsFile(file?: string): Promise<DoctorCheck> 
   });
 }
 
+/**
+ * Whether the keyword postings' kernel (`wasm/postings-kernels.wasm`) loads: without it a query is ranked by FTS5
+ * itself, the same ranking but slower, so this only warns.
+ */
+export async function checkPostingsKernelsFile(file?: string): Promise<DoctorCheck> {
+  const { loadPostingsKernels, postingsKernelsFile } = await import('../indexing/postings-kernels.js');
+  const shown = file ?? postingsKernelsFile();
+  return wasmCheck('postings', () => loadPostingsKernels(shown), `the keyword postings' WebAssembly kernel loads (${shown})`, {
+    status: 'warn',
+    then: '; keyword searches are ranked by FTS5 instead (the same ranking, slower)',
+  });
+}
+
 /** A shipped WebAssembly module's check: ok when `load` returns, else its one-line error with what follows and the fix. */
 function wasmCheck(name: string, load: () => unknown, ok: string, failed: { status: 'fail' | 'warn'; then: string }): DoctorCheck {
   try {
@@ -226,6 +240,7 @@ function wasmCheck(name: string, load: () => unknown, ok: string, failed: { stat
 }
 
 const checkScanKernelsShipped: Check = () => checkScanKernelsFile();
+const checkPostingsKernelsShipped: Check = () => checkPostingsKernelsFile();
 
 /**
  * Whether `search`, `ask` and `eval` can open the index with this configuration. It runs the very check they
@@ -310,6 +325,7 @@ export const DOCTOR_CHECKS: readonly Check[] = [
   checkJieba,
   checkKernelsShipped,
   checkScanKernelsShipped,
+  checkPostingsKernelsShipped,
   checkOnnx,
   checkOcr,
   checkIndex,

@@ -5,6 +5,8 @@ import { UsageError } from '../errors.js';
 import { formatCitation } from '../text/citation.js';
 import type { QuestionSet } from './load-dataset.js';
 import { spreadsheetText } from './spreadsheet-cell.js';
+import { importPackage } from '../import-package.js';
+import type ExcelJSModule from 'exceljs';
 
 /**
  * What the letter in `predicted` rests on: `evidence` the answerer's own answer; `guess` its best guess where it
@@ -118,7 +120,7 @@ export async function writeAnswerSheet(set: QuestionSet, rows: readonly Answered
     writeFileSync(output, `\ufeff${lines.join('\r\n')}\r\n`);
     return;
   }
-  const { default: ExcelJS } = await import('exceljs');
+  const { default: ExcelJS } = await importPackage<{ default: typeof ExcelJSModule }>('exceljs');
   const workbook = new ExcelJS.Workbook();
   const cellValue = (r: AnsweredRow, v: string, i: number): string | number =>
     i === CONFIDENCE_COLUMN && r.confidence !== null ? Number(v) : v;

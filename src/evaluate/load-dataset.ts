@@ -6,6 +6,8 @@ import { csvRecordLines } from '../text/csv-record-lines.js';
 import { decodeCsvBytes } from '../text/decode-csv-bytes.js';
 import type { Warning } from '../types.js';
 import type { EvalRow, GoldEvidence, LoadedDataset, QuestionType, RowIssue, RowIssueCounts } from './eval-types.js';
+import { importPackage } from '../import-package.js';
+import type ExcelJSModule from 'exceljs';
 
 /** Canonical columns and the header spellings accepted for each (compared after `normalizeHeader`). */
 const ALIASES: Record<string, readonly string[]> = {
@@ -171,7 +173,7 @@ export function readCsvTable(text: string, file: string): RawTable {
 }
 
 async function readXlsxTable(file: string): Promise<RawTable> {
-  const { default: ExcelJS } = await import('exceljs');
+  const { default: ExcelJS } = await importPackage<{ default: typeof ExcelJSModule }>('exceljs');
   // Read through readInputFile so a missing workbook is reported like a missing CSV, not as a broken workbook.
   const bytes = await readInputFile(file, 'the question set');
   const workbook = new ExcelJS.Workbook();

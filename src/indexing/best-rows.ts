@@ -33,9 +33,7 @@ export class BestRows {
 
   /** The rows kept, best first (higher score, then lower row), with their scores. */
   sorted(): { rows: number[]; scores: number[] } {
-    const order = Array.from({ length: this.count }, (_, i) => i);
-    order.sort((a, b) => (this.scores[b] as number) - (this.scores[a] as number) || (this.rows[a] as number) - (this.rows[b] as number));
-    return { rows: order.map((i) => this.rows[i] as number), scores: order.map((i) => this.scores[i] as number) };
+    return bestFirst(this.rows.subarray(0, this.count), this.scores.subarray(0, this.count));
   }
 
   private swap(a: number, b: number): void {
@@ -79,4 +77,11 @@ export class BestRows {
 /** True when (scoreA, rowA) ranks below (scoreB, rowB): lower score, or equal score and higher row. */
 function worse(scoreA: number, rowA: number, scoreB: number, rowB: number): boolean {
   return scoreA < scoreB || (scoreA === scoreB && rowA > rowB);
+}
+
+/** Parallel rows and scores (a heap's, in any order) best first: higher score, then lower row. */
+export function bestFirst(rows: Int32Array, scores: Float64Array): { rows: number[]; scores: number[] } {
+  const order = Array.from({ length: rows.length }, (_, i) => i);
+  order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (rows[a] as number) - (rows[b] as number));
+  return { rows: order.map((i) => rows[i] as number), scores: order.map((i) => scores[i] as number) };
 }

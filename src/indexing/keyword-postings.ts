@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { readFully } from '../read-fully.js';
-import { BestRows } from './best-rows.js';
 import type { Bm25Weights, RankedRow } from './fts-ranker.js';
+import { postingsWorkspace } from './postings-kernels.js';
 import type { QueryTerm } from './fts-query.js';
 import { unicodeTokens } from './fts-two-stage.js';
 
@@ -102,6 +102,8 @@ export function openKeywordPostings(file: string, stamp: string | undefined, wei
     if (!opened) closeSync(fd);
     return opened;
   } catch {
+    // A file that does not read, or a postings kernel that does not load (which doctor reports): FTS5 ranks instead,
+    // the same ranking.
     closeSync(fd);
     return null;
   }
@@ -119,8 +121,12 @@ function readPostings(fd: number, stamp: string, weights: readonly number[]): Ke
   const header = JSON.parse(json.toString('utf8')) as PostingsHeader;
   if (header.stamp !== stamp || header.weights.length !== weights.length || header.weights.some((w, i) => w !== weights[i])) return null;
   const probe = postingsLayout(header, headerBytes, 0);
+  // The sums and the selection run in the postings kernel (`postings-kernels.ts`), whose memory holds every row's
+  // length term, one score per row (zeroed after every query) and the rows a query reached, in the order first reached.
   // A file cut short fails a read below (caught by the caller) or the size check.
-  const norms = readF64(fd, probe.norms, header.maxRow + 1);
+  const workspace = postingsWorkspace(header.maxRow);
+  const normBytes = workspace.normBytes();
+  readFully(fd, normBytes, 0, normBytes.byteLength, probe.norms, 'the keyword postings file');
   const termOffsets = readU32(fd, probe.termOffsets, header.terms + 1);
   const termStarts = readU32(fd, probe.termStarts, header.terms + 1);
   const termBytes = termOffsets[header.terms] ?? 0;
@@ -128,11 +134,6 @@ function readPostings(fd: number, stamp: string, weights: readonly number[]): Ke
   if (layout.end !== size) return null;
   const idfs = readF64(fd, layout.idf, header.terms);
   const termText = readBytes(fd, layout.terms, termBytes);
-  // One score per row, zeroed after every query: the sums are built term by term in query order, as bm25() sums its
-  // phrases, so the floating-point result is FTS5's to the last bit and equal scores stay equal.
-  const scores = new Float64Array(header.maxRow + 1);
-  // The rows a query's postings reached, in the order first reached: selection and reset visit only them.
-  const touched = new Int32Array(header.maxRow + 1);
 
   /** The term's index in the sorted vocabulary, or −1. */
   const find = (token: string): number => {
@@ -180,39 +181,16 @@ function readPostings(fd: number, stamp: string, weights: readonly number[]): Ke
         found.push(find(tokens[0]!));
       }
       if (k <= 0) return [];
-      let matched = 0;
+      // The sums are built term by term in query order, as bm25() sums its phrases, so the floating-point result is
+      // FTS5's to the last bit and equal scores stay equal.
       found.forEach((term, i) => {
         if (term < 0) return;
         const { rows, doubled } = postingsOf(term);
-        const count = rows.length;
-        const idf = idfs[term]!;
         // A phrase written twice in the MATCH expression is summed twice, as bm25() does.
-        const repeat = terms[i]!.repeat;
-        for (let p = 0; p < count; p++) {
-          const row = rows[p]!;
-          const f = doubled[p]! / 2;
-          const part = idf * ((f * (K1 + 1.0)) / (f + norms[row]!));
-          if (scores[row] === 0) touched[matched++] = row;
-          scores[row] = scores[row]! + part;
-          if (repeat > 1) for (let r = 1; r < repeat; r++) scores[row] = scores[row] + part;
-        }
+        workspace.add(rows, doubled, idfs[term]!, K1, terms[i]!.repeat);
       });
-      if (matched === 0) return [];
-      // The best k of the rows reached, by a bounded heap (equal scores to the lower rowid, as FTS5 orders them); the
-      // scores are zeroed on the way for the next query.
-      const best = new BestRows(k);
-      let floor = best.floor;
-      for (let i = 0; i < matched; i++) {
-        const row = touched[i]!;
-        const s = scores[row]!;
-        // Equal to the floor still enters when its row is lower: rows come in the order first reached.
-        if (s >= floor) {
-          best.offer(row, s);
-          floor = best.floor;
-        }
-        scores[row] = 0;
-      }
-      const { rows, scores: kept } = best.sorted();
+      // The best k of the rows reached (equal scores to the lower rowid, as FTS5 orders them).
+      const { rows, scores: kept } = workspace.best(k);
       return rows.map((row, i) => ({ row, score: kept[i]! }));
     },
     close() {

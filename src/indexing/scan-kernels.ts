@@ -7,7 +7,7 @@
  */
 import { UserError } from '../errors.js';
 import { packageFile } from '../paths.js';
-import { compileWasm } from './compile-wasm.js';
+import { kernelExports, loadKernelModule } from './compile-wasm.js';
 
 /** Queries one pass over the codes scores at most. */
 export const SCAN_QUERIES = 8;
@@ -45,9 +45,6 @@ const PAGE = 65536;
 /** Vectors per call: V8 optimises a WebAssembly function for its later calls, so one call over every vector would stay in baseline code. */
 const SLICE_VECTORS = 2048;
 
-/** Compiled modules by file, once per process. */
-const compiled = new Map<string, WebAssembly.Module>();
-
 /** The shipped kernel's file. */
 export function scanKernelsFile(): string {
   return packageFile('wasm', 'scan-kernels.wasm');
@@ -55,13 +52,7 @@ export function scanKernelsFile(): string {
 
 /** Compiles the kernel once per process; throws a one-line `UserError` naming the file when it does not load. */
 export function loadScanKernels(file: string = scanKernelsFile()): WebAssembly.Module {
-  let module = compiled.get(file);
-  if (!module) {
-    module = compileWasm(file, 'the vector scan kernel');
-    scanKernels(new WebAssembly.Instance(module).exports, file);
-    compiled.set(file, module);
-  }
-  return module;
+  return loadKernelModule(file, 'the vector scan kernel', KERNEL_NAMES);
 }
 
 /** The kernel's exports. */
@@ -80,10 +71,7 @@ const KERNEL_NAMES = ['scanCodesMany', 'scoreRange', 'countScores', 'rowsFrom'] 
 
 /** The kernel's exports, or a `UserError` naming the file when one is missing. */
 function scanKernels(exports: Record<string, unknown>, file: string): ScanKernels {
-  for (const name of KERNEL_NAMES) {
-    if (typeof exports[name] !== 'function') throw new UserError(`${file} has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
-  }
-  return exports as unknown as ScanKernels;
+  return kernelExports<ScanKernels>(exports, file, KERNEL_NAMES);
 }
 
 /** Buckets of one counting pass of the best-rows selection. */

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { checkKernelsFile, checkScanKernelsFile, runDoctor, type DoctorCheck } from '../../src/doctor/run-doctor.js';
+import {
+  checkKernelsFile,
+  checkPostingsKernelsFile,
+  checkScanKernelsFile,
+  runDoctor,
+  type DoctorCheck,
+} from '../../src/doctor/run-doctor.js';
 import { openRetriever } from '../../src/retrieve/open-retriever.js';
 import { NotReadyError } from '../../src/errors.js';
 import { buildFixtureIndex, testConfig, type FixtureIndex } from '../retrieve/fixture-index.js';
@@ -92,20 +98,41 @@ describe("doctor checks the LSA fit's WebAssembly kernels", () => {
     assert.equal((await checkKernelsFile(openai, damaged)).status, 'warn');
   });
 
-  it("checks the vector scan's kernel too, warning (large indexes are then searched exactly) on a bad file", async () => {
-    const fx = await buildFixtureIndex();
-    try {
-      const scan = check((await runDoctor({ root: fx.root, config: fx.config })).checks, 'scan');
-      assert.equal(scan.status, 'ok');
-      assert.match(scan.message, /scan-kernels\.wasm/u);
-    } finally {
-      fx.cleanup();
-    }
-    const missing = await checkScanKernelsFile(path.join(dir, 'absent-scan.wasm'));
-    assert.equal(missing.status, 'warn');
-    assert.match(missing.message, /absent-scan\.wasm: cannot read the vector scan kernel \(ENOENT\).*searched through their flat file/u);
-    const empty = path.join(dir, 'empty-scan.wasm');
-    writeFileSync(empty, Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
-    assert.match((await checkScanKernelsFile(empty)).message, /has no scanCodes/u);
-  });
+  // The two kernels whose loss only slows searches down: each warns, naming its file and what runs instead.
+  for (const kernel of [
+    {
+      check: checkScanKernelsFile,
+      name: 'scan',
+      file: 'scan-kernels.wasm',
+      what: 'the vector scan kernel',
+      instead: /searched through their flat file/u,
+      first: 'scanCodes',
+    },
+    {
+      check: checkPostingsKernelsFile,
+      name: 'postings',
+      file: 'postings-kernels.wasm',
+      what: 'the keyword postings kernel',
+      instead: /ranked by FTS5 instead/u,
+      first: 'accumulate',
+    },
+  ]) {
+    it(`checks ${kernel.what} too, warning (${kernel.instead.source}) on a bad file`, async () => {
+      const fx = await buildFixtureIndex();
+      try {
+        const shipped = check((await runDoctor({ root: fx.root, config: fx.config })).checks, kernel.name);
+        assert.equal(shipped.status, 'ok');
+        assert.ok(shipped.message.includes(kernel.file), shipped.message);
+      } finally {
+        fx.cleanup();
+      }
+      const missing = await kernel.check(path.join(dir, `absent-${kernel.file}`));
+      assert.equal(missing.status, 'warn');
+      assert.ok(missing.message.includes(`absent-${kernel.file}: cannot read ${kernel.what} (ENOENT)`), missing.message);
+      assert.match(missing.message, kernel.instead);
+      const empty = path.join(dir, `empty-${kernel.file}`);
+      writeFileSync(empty, Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
+      assert.match((await kernel.check(empty)).message, new RegExp(`has no ${kernel.first}`, 'u'));
+    });
+  }
 });

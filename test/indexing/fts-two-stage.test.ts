@@ -70,6 +70,30 @@ describe('two-stage keyword search', () => {
     assert.deepEqual(unicodeTokens('Café'), ['cafe']);
   });
 
+  it('a word of lowercase ASCII, digits or CJK ideographs is its own one token, as the Unicode-property split says', () => {
+    // The split unicodeTokens makes of any other text, applied to every character the one-word shortcut takes.
+    const split = (text: string): string[] =>
+      text
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}\p{Co}]+/u)
+        .filter(Boolean);
+    for (const [from, to] of [
+      [0x61, 0x7a],
+      [0x30, 0x39],
+      [0x3400, 0x4dbf],
+      [0x4e00, 0x9fff],
+    ] as const) {
+      for (let c = from; c <= to; c++) {
+        const word = `${String.fromCodePoint(c)}基${String.fromCodePoint(c)}`;
+        assert.deepEqual(unicodeTokens(word), split(word), word);
+      }
+    }
+    // Neighbours the shortcut leaves to the split: a Yijing hexagram (a symbol), an uppercase letter, a full stop.
+    assert.deepEqual(unicodeTokens('基䷀金'), ['基', '金']);
+    assert.deepEqual(unicodeTokens('ABC'), ['abc']);
+    assert.deepEqual(unicodeTokens('基金。'), ['基金']);
+  });
+
   it('candidates keep at most k rows of one tied score, so copies of one passage cannot fill every slot', () => {
     const ranked = [9, 9, 9, 9, 8, 7, 7, 7, 6].map((score, row) => ({ row, score }));
     assert.deepEqual(

@@ -17,7 +17,7 @@ describe('wasm/*.wasm', () => {
   it('are what scripts/build-wasm.mjs assembles from their text (rebuild them after editing a .wat)', async () => {
     assert.deepEqual(
       script.MODULES.map((m) => path.basename(m.wasm)),
-      ['dense-kernels.wasm', 'scan-kernels.wasm'],
+      ['dense-kernels.wasm', 'postings-kernels.wasm', 'scan-kernels.wasm'],
     );
     for (const { wat, wasm } of script.MODULES) {
       const built = await script.assemble(wat);

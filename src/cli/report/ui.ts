@@ -1,7 +1,9 @@
+import type oraModule from 'ora';
 import type { Ora } from 'ora';
 import type { GlobalOptions } from '../global-options.js';
 import { createColors, type Colors } from './colors.js';
 import { printable, terminalSafe } from './printable.js';
+import { importPackage } from '../../import-package.js';
 
 export { printable } from './printable.js';
 
@@ -115,7 +117,7 @@ export function createUi(
       let s: Ora | null = null;
       let current = text;
       let ended = false;
-      void import('ora').then(({ default: ora }) => {
+      void importPackage<{ default: typeof oraModule }>('ora').then(({ default: ora }) => {
         if (!ended) s = ora({ text: current, stream: streams.stderr, color: 'cyan', isEnabled: true }).start();
       });
       const end = (): Ora | null => {

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { NotReadyError } from '../../errors.js';
 import type { Embedder } from '../../types.js';
 import { l2normalize } from './vector-math.js';
+import { importPackage } from '../../import-package.js';
+import type * as Transformers from '@huggingface/transformers';
 
 /** Settings for a local transformers.js sentence-embedding model. */
 export interface TransformersEmbedderOptions {
@@ -51,7 +53,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       `embedder.modelPath ${local} has no config.json; point it at a folder with config.json, tokenizer.json and onnx/model.onnx`,
     );
   }
-  const { env, pipeline } = await import('@huggingface/transformers');
+  const { env, pipeline } = await importPackage<typeof Transformers>('@huggingface/transformers');
   env.allowLocalModels = true;
   // A configured local folder means "never download"; otherwise the hub is allowed and files are cached.
   env.allowRemoteModels = local === undefined;

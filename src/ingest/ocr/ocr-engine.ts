@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { OcrBox } from './ocr-lines.js';
+import { importPackage } from '../../import-package.js';
 
 /** Recognises the text boxes of one page image. */
 export interface OcrEngine {
@@ -62,7 +63,7 @@ export async function loadOcrEngine(specifier = '@gutenye/ocr-node'): Promise<{ 
   if (!present.ok) return { error: `OCR is not installed (${present.reason})` };
   let ocr: GutenOcr;
   try {
-    const mod = (await import(specifier)) as GutenModule;
+    const mod = await importPackage<GutenModule>(specifier);
     ocr = await mod.default.create();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -96,7 +97,7 @@ export async function ocrAvailability(): Promise<{ available: true } | { availab
   const present = ocrPackagesPresent();
   if (!present.ok) return { available: false, reason: present.reason };
   try {
-    await import('@gutenye/ocr-node');
+    await importPackage('@gutenye/ocr-node');
     return { available: true };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
