@@ -287,9 +287,14 @@ async function openQuantized(
   } catch (error) {
     close();
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    // The warning names the file once and gives one fix: the error's own says to rebuild, in its words.
+    const reason = message
+      .replace(`${file}: `, '')
+      .replaceAll(file, 'the file')
+      .replace(/; (?:re-run|run|rebuild|reinstall) .*$/u, '');
     warnings.push({
       where: file,
-      message: `${message}; searched the exact index instead (re-run \`exam-copilot ingest --force\` to rewrite the codes)`,
+      message: `the 8-bit codes are unusable (${reason}), so the exact index is searched instead, more slowly; run \`exam-copilot ingest --force\` to rewrite them`,
     });
     return null;
   }

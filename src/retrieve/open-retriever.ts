@@ -182,6 +182,9 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
       ...(backend === 'auto' ? { quantized: files.codes } : {}),
     });
     closeVectors = () => index.close();
+    // What the vector files said while opening (codes that do not fit, so the exact index serves; HNSW searched exactly):
+    // a slower search than the index was built for, which the caller shows.
+    warnings.push(...index.warnings);
     // The build these files are, when no swap came between the two looks: a thread scans only for that build.
     const vectorGeneration = vectorFilesGeneration(files) === vectorsBefore ? vectorsBefore : null;
     if (index.size !== vectorCount || index.dimension !== embedder.dimension) {

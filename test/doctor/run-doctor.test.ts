@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +10,8 @@ import {
   runDoctor,
   type DoctorCheck,
 } from '../../src/doctor/run-doctor.js';
+import { VECTOR_FILES } from '../../src/indexing/vector-meta.js';
+import { projectPaths } from '../../src/paths.js';
 import { openRetriever } from '../../src/retrieve/open-retriever.js';
 import { NotReadyError } from '../../src/errors.js';
 import { buildFixtureIndex, testConfig, type FixtureIndex } from '../retrieve/fixture-index.js';
@@ -53,6 +55,24 @@ describe('doctor uses the same index check as search', () => {
     const report = await runDoctor({ root: fx.root, config });
     assert.equal(check(report.checks, 'embedder').status, 'fail');
     assert.equal(report.ok, false);
+  });
+
+  it('warns, naming the file and the fix, when the 8-bit codes are cut short and the exact index is searched instead', async () => {
+    const quantized = await buildFixtureIndex((c) => {
+      c.vector.quantizeAbove = 0;
+      c.vector.backend = 'auto';
+    });
+    try {
+      const codes = path.join(projectPaths(quantized.root).faissDir, VECTOR_FILES.quantized);
+      assert.equal(check((await runDoctor({ root: quantized.root, config: quantized.config })).checks, 'embedder').status, 'ok');
+      writeFileSync(codes, readFileSync(codes).subarray(0, 200));
+      const embedder = check((await runDoctor({ root: quantized.root, config: quantized.config })).checks, 'embedder');
+      assert.equal(embedder.status, 'warn');
+      assert.ok(embedder.message.includes(`${codes}: the 8-bit codes are unusable`), embedder.message);
+      assert.match(embedder.fix ?? '', /ingest --force/);
+    } finally {
+      quantized.cleanup();
+    }
   });
 });
 

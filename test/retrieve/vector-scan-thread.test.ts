@@ -117,6 +117,28 @@ describe('a vector scan thread', () => {
     }
   });
 
+  it('says so in its warnings when the codes are cut short, and searches the exact index, with no thread', async () => {
+    const fx = await withCodes();
+    try {
+      const { codes } = filesOf(fx.root);
+      writeFileSync(codes, readFileSync(codes).subarray(0, 200));
+      const retriever = await openRetriever({ root: fx.root, config: withParallelAbove(fx.config, 1) });
+      try {
+        assert.notEqual(retriever.vectorBackend, 'sq8');
+        assert.equal(await retriever.threadReady(), false);
+        const said = retriever.warnings.filter((w) => w.where === codes);
+        assert.equal(said.length, 1);
+        assert.match(said[0]!.message, /8-bit codes are unusable \(.*truncated.*\), so the exact index is searched instead/u);
+        const hits = await retriever.searchers.vector.search(QUERIES[0]!, 5);
+        assert.equal(hits.length, 5);
+      } finally {
+        retriever.close();
+      }
+    } finally {
+      fx.cleanup();
+    }
+  });
+
   it('is started before the index is opened for a one-shot hybrid ask, and is the one the retriever scans on', async () => {
     const fx = await withCodes();
     const config = withParallelAbove(fx.config, 1);
