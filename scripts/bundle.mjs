@@ -143,7 +143,7 @@ const cli = await build({
   write: false,
   logLevel: 'warning',
 });
-let source = cli.outputFiles[0].text;
+const source = cli.outputFiles[0].text;
 // Every import() of the CLI is the one in import-package.js, replaced above: a script node:vm compiles can call import()
 // only through Node's experimental loader option, which warns on every command that uses it.
 const leftOver = /\bimport\(/.exec(source);
