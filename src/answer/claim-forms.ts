@@ -31,7 +31,7 @@ export function valuesOf(text: string): string[] {
   const scaled = text.replace(/(\d+(?:\.\d+)?)\s*([十百千])/gu, (_, n: string, unit: string) =>
     decimal(Number(n) * (unit === '千' ? 1000 : unit === '百' ? 100 : 10)),
   );
-  const normal = normalizeText(scaled).toLowerCase();
+  const normal = normalizeText(scaled);
   const re =
     /(?<![a-z])t(?=日)|t\s*\+\s*(\d+)|(\d+(?:\.\d+)?)\s*亿\s*(\d+(?:\.\d+)?)\s*万\s*(元|份)|(\d+(?:\.\d+)?)\s*万\s*(\d+(?:\.\d+)?)\s*(元|份)|(\d+(?:\.\d+)?)\s*(%|个工作日|工作日|个月|月|日|天|年|周|个交易日|交易日|人|亿元|万元|亿份|万份|元|份|倍|学时|小时|分钟|家|名|次|只|条|项|个百分点|bp)/gu;
   for (const m of normal.matchAll(re)) {

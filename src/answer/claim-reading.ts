@@ -152,7 +152,7 @@ export interface Topic {
  * such a piece is a dictionary word the text does not contain as a word, and being rare it would weigh most.
  */
 export function wholePieces(tokens: readonly string[], text: string): string[] {
-  const normal = normalizeText(text).toLowerCase();
+  const normal = normalizeText(text);
   const spans = tokens.map((t) => ({ t, from: normal.indexOf(t), to: normal.indexOf(t) + t.length }));
   const crosses = (a: (typeof spans)[number], b: (typeof spans)[number]): boolean =>
     a.from >= 0 && b.from >= 0 && ((a.from < b.from && b.from < a.to && a.to < b.to) || (b.from < a.from && a.from < b.to && b.to < a.to));
@@ -184,7 +184,7 @@ export function topicOf(tokens: readonly string[], stats: CorpusStats, text: str
 /** Idf-weighted share of the topic's words found in `text`. */
 export function coverageOf(text: string, topic: Topic): number {
   if (topic.total <= 0) return 1;
-  const normal = normalizeText(text).toLowerCase();
+  const normal = normalizeText(text);
   let s = 0;
   const { words, idfs } = topic;
   for (let i = 0; i < words.length; i++) if (normal.includes(words[i] as string)) s += idfs[i] as number;
@@ -264,7 +264,7 @@ export function namedForms(form: string, c: ClaimReading, texts: readonly string
 
 /** Whether a text, in its normal form, holds the token (null: nothing asked). */
 export function holds(text: string, token: string | null): boolean {
-  return token === null || normalizeText(text).toLowerCase().includes(token);
+  return token === null || normalizeText(text).includes(token);
 }
 
 /**
@@ -292,7 +292,7 @@ export function framedCoverage(chunk: Chunk, text: string, topic: Topic): number
   if (topic.total <= 0) return 1;
   const inHeadings = headingWords(chunk, topic);
   if (!inHeadings) return coverageOf(`${headingsOf(chunk)} ${text}`, topic);
-  const normal = normalizeText(text).toLowerCase();
+  const normal = normalizeText(text);
   let s = 0;
   const { words, idfs } = topic;
   for (let i = 0; i < words.length; i++) {
@@ -323,7 +323,7 @@ function headingWords(chunk: Chunk, topic: Topic): ReadonlySet<string> | null {
   const headings = headingsOf(chunk);
   let found = byPath.get(headings);
   if (!found) {
-    const normal = normalizeText(headings).toLowerCase();
+    const normal = normalizeText(headings);
     found = new Set(topic.words.filter((t) => normal.includes(t)));
     byPath.set(headings, found);
   }

@@ -138,7 +138,7 @@ export function withOpposites(clause: string, claim: string): string {
 /** Share of the tokens found in the text. */
 export function tokenShare(text: string, tokens: readonly string[]): number {
   if (tokens.length === 0) return 0;
-  const normal = normalizeText(text).toLowerCase();
+  const normal = normalizeText(text);
   return tokens.filter((t) => normal.includes(t)).length / tokens.length;
 }
 
@@ -149,7 +149,7 @@ export function tokenShare(text: string, tokens: readonly string[]): number {
 export function polarityClash(clauses: readonly string[], claim: string, claimTokens: readonly string[]): string | null {
   const claimNegated = NEGATIVE.test(claim);
   for (const clause of clauses) {
-    const normal = normalizeText(clause).toLowerCase();
+    const normal = normalizeText(clause);
     const first = Math.min(...claimTokens.map((t) => normal.indexOf(t)).filter((i) => i >= 0));
     if (!Number.isFinite(first)) continue;
     const cue = NEGATIVE.exec(normal);
@@ -232,8 +232,8 @@ export function deonticAgainst(sentence: string, optionAt: number, asking: strin
  * sentence, that the stem does not have: the sentence names the option and then denies it the question's act.
  */
 export function deniedAfter(sentence: string, clause: string, c: { stem: string; topicWords: readonly string[] }): string | null {
-  const normal = normalizeText(sentence).toLowerCase();
-  const from = normal.indexOf(normalizeText(clause).toLowerCase()) + normalizeText(clause).length;
+  const normal = normalizeText(sentence);
+  const from = normal.indexOf(normalizeText(clause)) + normalizeText(clause).length;
   if (from <= 0) return null;
   const rest = normal.slice(from);
   const cue = DENIAL.exec(rest);
