@@ -7,11 +7,14 @@ import { innerProduct } from './flat-vector-index.js';
 import { SCAN_QUERIES, scanWorkspace, type ScanWorkspace } from './scan-kernels.js';
 import { checkDimension, checkK, type VectorIndex, type VectorSearchResult } from './vector-index-contract.js';
 
-/** Where the exact vectors are: an open flat index file and the byte offset of its first vector. */
-export interface ExactVectorFile {
+/** Where a file's vectors are: the file open as `fd`, and the byte offset of its first vector. */
+export interface VectorsAt {
   fd: number;
   start: number;
 }
+
+/** Where the exact vectors are: an open flat index file and the byte offset of its first vector. */
+export type ExactVectorFile = VectorsAt;
 
 /**
  * The header of the codes file open as `fd` (`file` names it), checked against the flat index it belongs to; a
@@ -62,9 +65,7 @@ export function streamQuantizedVectorIndex(codesFd: number, codes: ScalarQuantiz
 }
 
 /** Where a streamed index reads its codes: an open codes file, the byte offset of the first vector's, and their bytes each. */
-interface CodesFile {
-  fd: number;
-  start: number;
+interface CodesFile extends VectorsAt {
   dimension: number;
 }
 
