@@ -135,13 +135,13 @@ export interface ClaimReading {
 
 /** The question's own words (idf-weighted) and its most specific one. */
 export interface Topic {
-  weights: ReadonlyMap<string, number>;
   /**
-   * The same words and weights as two arrays, in the map's order: the coverage sums below loop over them for every
-   * clause of every passage, and a loop over a Map's entries makes an array per word until V8 optimizes it.
+   * The words, each once, and their idf weights at the same index: two arrays, since the coverage sums below loop over
+   * them for every clause of every passage, and a loop over a Map's entries makes an array per word until V8 optimizes it.
    */
   words: readonly string[];
   idfs: readonly number[];
+  /** The sum of `idfs`, in their order. */
   total: number;
   /** The highest-idf word: a clause that speaks of the question names it. */
   key: string | null;
@@ -168,17 +168,22 @@ export function wholePieces(tokens: readonly string[], text: string): string[] {
 /** The question's own words in `tokens`, weighted by idf, and its key word (see `Topic`). */
 export function topicOf(tokens: readonly string[], stats: CorpusStats, text: string): Topic {
   // Words the books never use cannot be looked for in them (and would be the rarest, so the key, of every question).
-  const words = wholePieces(tokens, text).filter((t) => stats.df(t) > 0);
-  const weights = new Map(words.map((t) => [t, stats.idf(t)]));
-  const total = [...weights.values()].reduce((x, y) => x + y, 0);
+  const words = [...new Set(wholePieces(tokens, text).filter((t) => stats.df(t) > 0))];
+  const idfs = words.map((t) => stats.idf(t));
+  const total = idfs.reduce((x, y) => x + y, 0);
   // The key is a word that holds no other of the question's words: a compound (私募股权投资基金) is named by its parts,
   // and a book that writes 股权投资基金 still speaks of it.
   let key: string | null = null;
-  for (const [t, w] of weights) {
-    if (words.some((o) => o !== t && t.includes(o))) continue;
-    if (key === null || w > (weights.get(key) ?? 0)) key = t;
-  }
-  return { weights, words: [...weights.keys()], idfs: [...weights.values()], total, key };
+  let keyIdf = 0;
+  words.forEach((t, i) => {
+    if (words.some((o) => o !== t && t.includes(o))) return;
+    const w = idfs[i] as number;
+    if (key === null || w > keyIdf) {
+      key = t;
+      keyIdf = w;
+    }
+  });
+  return { words, idfs, total, key };
 }
 
 /** Idf-weighted share of the topic's words found in `text`. */

@@ -233,7 +233,8 @@ export function deonticAgainst(sentence: string, optionAt: number, asking: strin
  */
 export function deniedAfter(sentence: string, clause: string, c: { stem: string; topicWords: readonly string[] }): string | null {
   const normal = normalizeText(sentence);
-  const from = normal.indexOf(normalizeText(clause)) + normalizeText(clause).length;
+  const normalClause = normalizeText(clause);
+  const from = normal.indexOf(normalClause) + normalClause.length;
   if (from <= 0) return null;
   const rest = normal.slice(from);
   const cue = DENIAL.exec(rest);
