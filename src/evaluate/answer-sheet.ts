@@ -15,7 +15,7 @@ import type ExcelJSModule from 'exceljs';
  */
 export type AnswerBasis = 'evidence' | 'guess' | 'unreadable';
 
-/** The columns `answer` adds after the input's own, in this order. */
+/** The columns `answer` adds after the input's own, in this order (or rewrites, in an answered copy: `answerColumnPlaces`). */
 export const ANSWER_COLUMNS = ['predicted', 'basis', 'confidence', 'confidence_label', 'verdicts', 'evidence', 'fallback'] as const;
 
 /** What one row got: the added columns' values plus what `--resume` and scoring need. One line of the run file. */
@@ -82,6 +82,24 @@ function addedValues(r: AnsweredRow): string[] {
   ];
 }
 const CONFIDENCE_COLUMN = ANSWER_COLUMNS.indexOf('confidence');
+
+/**
+ * Where each of `ANSWER_COLUMNS` goes, as 0-based columns of the output: after the input's last column, or, when the
+ * input is an answered copy already (its header holds every one of them), the columns that hold them, so answering a
+ * copy again replaces its answers rather than adding a second set of columns beside them.
+ */
+export function answerColumnPlaces(header: readonly string[]): number[] {
+  const held = ANSWER_COLUMNS.map((c) => header.indexOf(c));
+  return held.every((col) => col >= 0) ? held : ANSWER_COLUMNS.map((_, i) => header.length + i);
+}
+
+/** A row of `width` cells: `cells` (cut or padded with empty cells), with `values` written at `places`. */
+function placed<T>(cells: readonly T[], width: number, places: readonly number[], values: readonly T[], empty: T): T[] {
+  const row = [...cells.slice(0, width)];
+  while (row.length < width) row.push(empty);
+  places.forEach((col, i) => (row[col] = values[i] as T));
+  return row;
+}
 const WRAPPED_COLUMNS = new Set<number>([ANSWER_COLUMNS.indexOf('verdicts'), ANSWER_COLUMNS.indexOf('evidence')]);
 
 /**
@@ -107,14 +125,16 @@ export async function writeAnswerSheet(set: QuestionSet, rows: readonly Answered
     writeFileSync(output, lines.join('\n') + '\n');
     return;
   }
+  const places = answerColumnPlaces(set.header);
+  // The input's columns, and the added ones past them when it had none of its own.
+  const width = Math.max(set.header.length, ...places.map((col) => col + 1));
+  const header = placed(set.header, width, places, ANSWER_COLUMNS, '');
   if (ext === '.csv') {
     const quote = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-    const width = set.header.length;
-    const lines = [[...set.header, ...ANSWER_COLUMNS].map((h) => quote(spreadsheetText(h))).join(',')];
+    const lines = [header.map((h) => quote(spreadsheetText(h))).join(',')];
     for (const r of rows) {
-      const cells = [...(byLine.get(r.line)?.cells ?? [])];
-      while (cells.length < width) cells.push('');
-      lines.push([...cells.slice(0, width), ...addedValues(r)].map((v) => quote(spreadsheetText(v))).join(','));
+      const cells = placed(byLine.get(r.line)?.cells ?? [], width, places, addedValues(r), '');
+      lines.push(cells.map((v) => quote(spreadsheetText(v))).join(','));
     }
     // A BOM, so Excel opens the UTF-8 file with the right characters.
     writeFileSync(output, `\ufeff${lines.join('\r\n')}\r\n`);
@@ -134,18 +154,17 @@ export async function writeAnswerSheet(set: QuestionSet, rows: readonly Answered
     sheet.eachRow({ includeEmpty: false }, (_row, n) => {
       if (headerRow === 0) headerRow = n;
     });
-    const width = set.header.length;
-    const header = sheet.getRow(headerRow);
-    const style = header.getCell(width).style;
+    const headerCells = sheet.getRow(headerRow);
+    const style = headerCells.getCell(set.header.length).style;
     ANSWER_COLUMNS.forEach((c, i) => {
-      const cell = header.getCell(width + 1 + i);
+      const cell = headerCells.getCell((places[i] as number) + 1);
       cell.value = c;
       cell.style = { ...style };
     });
     for (const r of rows) {
       const row = sheet.getRow(r.line);
       addedValues(r).forEach((v, i) => {
-        const cell = row.getCell(width + 1 + i);
+        const cell = row.getCell((places[i] as number) + 1);
         cell.value = cellValue(r, v, i);
         if (WRAPPED_COLUMNS.has(i)) cell.alignment = { wrapText: true, vertical: 'top' };
       });
@@ -153,12 +172,11 @@ export async function writeAnswerSheet(set: QuestionSet, rows: readonly Answered
     }
   } else {
     const sheet = workbook.addWorksheet('answers');
-    sheet.addRow([...set.header, ...ANSWER_COLUMNS]);
+    sheet.addRow(header);
     for (const r of rows) {
-      const cells = [...(byLine.get(r.line)?.cells ?? [])].slice(0, set.header.length);
-      while (cells.length < set.header.length) cells.push('');
-      const row = sheet.addRow([...cells, ...addedValues(r).map((v, i) => cellValue(r, v, i))]);
-      for (const i of WRAPPED_COLUMNS) row.getCell(set.header.length + 1 + i).alignment = { wrapText: true, vertical: 'top' };
+      const values = addedValues(r).map((v, i) => cellValue(r, v, i));
+      const row = sheet.addRow(placed<string | number>(byLine.get(r.line)?.cells ?? [], width, places, values, ''));
+      for (const i of WRAPPED_COLUMNS) row.getCell((places[i] as number) + 1).alignment = { wrapText: true, vertical: 'top' };
     }
   }
   await workbook.xlsx.writeFile(output);

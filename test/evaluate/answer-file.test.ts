@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { loadConfig, type ExamCopilotConfig } from '../../src/config/load-config.js';
 import type { OptionVerdict } from '../../src/answer/answer-types.js';
-import { verdictsCell } from '../../src/evaluate/answer-sheet.js';
+import { ANSWER_COLUMNS, verdictsCell } from '../../src/evaluate/answer-sheet.js';
 import { runAnswerFile, type AnsweredRow } from '../../src/evaluate/run-answer-file.js';
 import { runEval } from '../../src/evaluate/run-eval.js';
 import { repoRoot, type TempRoot } from '../helpers/temp-root.js';
@@ -113,6 +113,48 @@ describe('answer: a question-only set answered and written back', () => {
     assert.ok(lines[1]?.startsWith('S001,根据证券投资基金的定义'));
     assert.match(lines[1] ?? '', /"'=HYPERLINK\(""http:\/\/x"",""点我""\)"/);
     assert.ok(lines[2]?.startsWith('S002,'));
+  });
+
+  it('an answered copy answered again gets its answer columns rewritten in place, not a second set beside them', async () => {
+    const first = path.join(tmp.root, 'again.csv');
+    writeFileSync(first, ['id,question,A,B,C,D,answer', Q1.join(',') + ',', Q2.join(',') + ',C'].join('\r\n') + '\r\n');
+    const answered = path.join(tmp.root, 'again.answered.csv');
+    await runAnswerFile({ root: tmp.root, config, file: first, output: answered, mode: 'hybrid', topK: 8, cache: false });
+    // The copy as a teacher might hand it back: S001's letter and basis overwritten by hand.
+    const lines = readFileSync(answered, 'utf8').slice(1).trim().split('\r\n');
+    const header = lines[0]!.split(',');
+    const col = (name: string): number => header.indexOf(name);
+    const s001 = lines[1]!.split(',');
+    s001[col('predicted')] = 'D';
+    s001[col('basis')] = 'by hand';
+    writeFileSync(answered, [lines[0], s001.slice(0, col('verdicts')).join(',') + ',,,', lines[2]].join('\r\n') + '\r\n');
+
+    const again = path.join(tmp.root, 'again.twice.csv');
+    await runAnswerFile({ root: tmp.root, config, file: answered, output: again, mode: 'hybrid', topK: 8, cache: false });
+    const out = readFileSync(again, 'utf8').slice(1).trim().split('\r\n');
+    assert.equal(out[0], lines[0], 'the same columns, each once');
+    const row = (line: string): string[] => line.match(/("([^"]|"")*"|[^,]*)(,|$)/gu)!.map((c) => c.replace(/,$/u, ''));
+    assert.equal(row(out[1]!)[col('predicted')], 'A', 'the answer written over the old one');
+    assert.equal(row(out[1]!)[col('basis')], 'evidence');
+    assert.match(row(out[1]!)[col('evidence')] ?? '', /上册/);
+    assert.equal(row(out[2]!)[col('predicted')], 'C');
+
+    // XLSX: the answered copy of a workbook, answered again, keeps one set of columns too.
+    const book = path.join(tmp.root, 'again.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('卷');
+    sheet.addRow(['id', 'question', 'A', 'B', 'C', 'D', 'answer']);
+    sheet.addRow([...Q1, '']);
+    await wb.xlsx.writeFile(book);
+    const once = path.join(tmp.root, 'again.answered.xlsx');
+    const twice = path.join(tmp.root, 'again.twice.xlsx');
+    await runAnswerFile({ root: tmp.root, config, file: book, output: once, mode: 'hybrid', topK: 8, cache: false });
+    await runAnswerFile({ root: tmp.root, config, file: once, output: twice, mode: 'hybrid', topK: 8, cache: false });
+    const back = new ExcelJS.Workbook();
+    await back.xlsx.readFile(twice);
+    const values = (r: number): unknown[] => (back.getWorksheet('卷')!.getRow(r).values as unknown[]).slice(1);
+    assert.deepEqual(values(1), ['id', 'question', 'A', 'B', 'C', 'D', 'answer', ...ANSWER_COLUMNS]);
+    assert.equal(values(2)[7], 'A');
   });
 
   it('eval refuses a file without answers with a one-line hint (exit 1)', () => {
