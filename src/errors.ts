@@ -16,13 +16,31 @@ export const ExitCode = {
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * What is wrong with one file and what fixes it, kept apart for a caller that reports the error inside a line of its
+ * own (a warning that the file is passed over, say), so it need not take the error's text apart.
+ */
+export interface FileProblem {
+  file: string;
+  problem: string;
+  fix: string;
+}
+
+/** The one line a `FileProblem` is told in: the file, the problem, the fix. */
+export function fileProblemLine(p: FileProblem): string {
+  return `${p.file}: ${p.problem}; ${p.fix}`;
+}
+
 /** An error the user can fix; its message is one line that names the file or input and what to do. */
 export class UserError extends Error {
   readonly exitCode: ExitCodeValue;
-  constructor(message: string, exitCode: ExitCodeValue = ExitCode.failure, options?: ErrorOptions) {
-    super(message, options);
+  /** Set when the error is about one file: its message is then `fileProblemLine(fileProblem)`. */
+  readonly fileProblem: FileProblem | undefined;
+  constructor(message: string | FileProblem, exitCode: ExitCodeValue = ExitCode.failure, options?: ErrorOptions) {
+    super(typeof message === 'string' ? message : fileProblemLine(message), options);
     this.name = 'UserError';
     this.exitCode = exitCode;
+    this.fileProblem = typeof message === 'string' ? undefined : message;
   }
 }
 
@@ -36,7 +54,7 @@ export class UsageError extends UserError {
 
 /** The index or another prerequisite is missing or stale; the message says which command fixes it. */
 export class NotReadyError extends UserError {
-  constructor(message: string) {
+  constructor(message: string | FileProblem) {
     super(message, ExitCode.notReady);
     this.name = 'NotReadyError';
   }

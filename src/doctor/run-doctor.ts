@@ -261,7 +261,7 @@ const checkEmbedder: Check = async ({ root, config }) => {
     // LSA caps its dimension at the corpus size, so the index may hold fewer dimensions than configured.
     const message = `${configured}; the index matches it (${retriever.embedderId}, ${retriever.size} chunks, ${retriever.vectorBackend} backend)`;
     // What the vector files said while opening: a search slower than the index was built for (codes that do not fit).
-    const slower = retriever.warnings.filter((w) => w.where.startsWith(paths.faissDir)).map((w) => `${w.where}: ${w.message}`);
+    const slower = retriever.vectorWarnings.map((w) => `${w.where}: ${w.message}`);
     retriever.close();
     if (slower.length > 0) {
       return { name: 'embedder', status: 'warn', message: [message, ...slower].join('; '), fix: 'run `exam-copilot ingest --force`' };

@@ -10,12 +10,16 @@ export function compileWasm(file: string, what: string): WebAssembly.Module {
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    throw new UserError(`${file}: cannot read ${what} (${(error as NodeJS.ErrnoException).code ?? String(error)}); reinstall exam-copilot`);
+    throw new UserError({
+      file,
+      problem: `cannot read ${what} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      fix: 'reinstall exam-copilot',
+    });
   }
   try {
     return new WebAssembly.Module(bytes);
   } catch (error) {
-    throw new UserError(`${file}: not a usable WebAssembly module (${(error as Error).message}); reinstall exam-copilot`);
+    throw new UserError({ file, problem: `not a usable WebAssembly module (${(error as Error).message})`, fix: 'reinstall exam-copilot' });
   }
 }
 
@@ -39,7 +43,8 @@ export function loadKernelModule(file: string, what: string, names: readonly str
 /** An instance's exports as the kernel's functions `K`, or a `UserError` naming the file when one of `names` is missing. */
 export function kernelExports<K>(exports: Record<string, unknown>, file: string, names: readonly string[]): K {
   for (const name of names) {
-    if (typeof exports[name] !== 'function') throw new UserError(`${file} has no ${name}: rebuild it with node scripts/build-wasm.mjs`);
+    if (typeof exports[name] !== 'function')
+      throw new UserError({ file, problem: `has no ${name}`, fix: 'rebuild it with node scripts/build-wasm.mjs' });
   }
   return exports as unknown as K;
 }

@@ -62,7 +62,11 @@ export interface HnswLayout {
 }
 
 function corrupt(where: string, detail: string): NotReadyError {
-  return new NotReadyError(`${where}: unreadable FAISS index (${detail}); re-run \`exam-copilot ingest\` to rebuild it`);
+  return new NotReadyError({
+    file: where,
+    problem: `unreadable FAISS index (${detail})`,
+    fix: 're-run `exam-copilot ingest` to rebuild it',
+  });
 }
 
 /**
@@ -119,22 +123,24 @@ function readCount(src: ByteSource, offset: number): number | null {
   return b.length === 8 ? Number(b.readBigUInt64LE(0)) : null;
 }
 
-/** Serialises an exact inner-product index exactly as FAISS's `write_index(IndexFlatIP)` does. */
-export function encodeFlatIP(dimension: number, count: number, data: Float32Array): Buffer {
+/**
+ * An exact inner-product index exactly as FAISS's `write_index(IndexFlatIP)` serialises it: this header, then the
+ * `count × dimension` floats as they are (little-endian float32, row after row). Returned in two parts so a large
+ * index goes to its file without a copy of its vectors.
+ */
+export function encodeFlatIP(dimension: number, count: number, data: Float32Array): [header: Buffer, vectors: Uint8Array] {
   const floats = dimension * count;
   if (data.length < floats) throw new Error(`encodeFlatIP: ${data.length} floats < ${count}×${dimension}`);
-  const buf = Buffer.alloc(HEADER_BYTES + 8 + floats * 4);
-  buf.write(FOURCC_FLAT_IP, 0, 'latin1');
-  buf.writeInt32LE(dimension, 4);
-  buf.writeBigInt64LE(BigInt(count), 8);
-  buf.writeBigInt64LE(HEADER_DUMMY, 16);
-  buf.writeBigInt64LE(HEADER_DUMMY, 24);
-  buf.writeUInt8(1, 32); // is_trained: a flat index is always trained
-  buf.writeInt32LE(METRIC_INNER_PRODUCT, 33);
-  buf.writeBigUInt64LE(BigInt(floats), HEADER_BYTES);
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, floats * 4);
-  buf.set(bytes, HEADER_BYTES + 8);
-  return buf;
+  const header = Buffer.alloc(HEADER_BYTES + 8);
+  header.write(FOURCC_FLAT_IP, 0, 'latin1');
+  header.writeInt32LE(dimension, 4);
+  header.writeBigInt64LE(BigInt(count), 8);
+  header.writeBigInt64LE(HEADER_DUMMY, 16);
+  header.writeBigInt64LE(HEADER_DUMMY, 24);
+  header.writeUInt8(1, 32); // is_trained: a flat index is always trained
+  header.writeInt32LE(METRIC_INNER_PRODUCT, 33);
+  header.writeBigUInt64LE(BigInt(floats), HEADER_BYTES);
+  return [header, new Uint8Array(data.buffer, data.byteOffset, floats * 4)];
 }
 
 /** Header bytes plus the quantizer's fixed fields: qtype, rangestat, rangestat_arg, d, code_size. */

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Warning } from '../types.js';
 import { BestRows } from './best-rows.js';
@@ -41,9 +41,8 @@ export class FlatVectorIndex implements VectorIndex {
     for (const v of vectors) checkDimension(v, d, 'added vector');
     const needed = (this.count + vectors.length) * d;
     if (needed > this.data.length) {
-      // Doubling keeps repeated batched adds linear overall.
-      let capacity = Math.max(this.data.length, d);
-      while (capacity < needed) capacity *= 2;
+      // Doubling keeps repeated batched adds linear overall; one large add (an ingest's) takes only what it needs.
+      const capacity = Math.max(needed, 2 * this.data.length);
       const grown = new Float32Array(capacity);
       grown.set(this.data.subarray(0, this.count * d));
       this.data = grown;
@@ -52,6 +51,15 @@ export class FlatVectorIndex implements VectorIndex {
       this.data.set(v, this.count * d);
       this.count += 1;
     }
+  }
+
+  /** Every row added so far, in order, as views on this index's storage; the index is empty afterwards. */
+  takeAll(): Float32Array[] {
+    const d = this.dimension;
+    const rows = Array.from({ length: this.count }, (_, i) => this.data.subarray(i * d, (i + 1) * d));
+    this.data = new Float32Array(0);
+    this.count = 0;
+    return rows;
   }
 
   search(query: Float32Array, k: number): VectorSearchResult {
@@ -70,7 +78,12 @@ export class FlatVectorIndex implements VectorIndex {
 
   write(file: string): void {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, encodeFlatIP(this.dimension, this.count, this.data));
+    const fd = openSync(file, 'w');
+    try {
+      for (const part of encodeFlatIP(this.dimension, this.count, this.data)) writeAll(fd, part);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 
@@ -92,4 +105,9 @@ export function innerProduct(data: Float32Array, base: number, query: Float32Arr
   }
   for (; j < d; j += 1) s0 += (data[base + j] as number) * (query[j] as number);
   return s0 + s1 + s2 + s3;
+}
+
+/** Writes every byte of `bytes` at the file's current position (one `writeSync` may write fewer). */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
 }

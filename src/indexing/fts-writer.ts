@@ -7,7 +7,7 @@ import { countDistinctTokens } from '../text/document-frequencies.js';
 import { memoizeAnalyzer } from '../text/memoize-analyzer.js';
 import { encodePassageTokens, segmentPassage, WINDOW_PLAN_VERSION } from '../text/passage-windows.js';
 import type { Chunk } from '../types.js';
-import { hanCharacters } from './character-rescorer.js';
+import { CharacterDocumentFrequencies } from './character-rescorer.js';
 import { FTS_SCHEMA_VERSION, printedPageNumber } from './chunk-rows.js';
 import { segmentForIndex } from './fts-query.js';
 import { BM25_WEIGHTS } from './fts-ranker.js';
@@ -69,8 +69,7 @@ export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: A
     // The answerer's corpus statistics, counted once here instead of by tokenising every chunk at each `ask`.
     const frequencies = new Map<string, number>();
     // The keyword ranking's character statistics (character-rescorer.ts): rows per Han character of the body text.
-    const characterFrequencies = new Map<string, number>();
-    let characters = 0;
+    const characterFrequencies = new CharacterDocumentFrequencies();
     // A book's name and a section's headings repeat on every chunk under them: each is cut once (on a library of
     // 66k chunks, cutting them again was about a fifth of this function's time).
     const headings = memoizeAnalyzer(analyzer, HEADING_CACHE);
@@ -114,14 +113,12 @@ export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: A
           figureTokens,
           textTokens,
         ]);
-        const chars = hanCharacters(c.text);
-        characters += chars.length;
-        for (const ch of new Set(chars)) characterFrequencies.set(ch, (characterFrequencies.get(ch) ?? 0) + 1);
+        characterFrequencies.add(c.text);
         if (onRow && row % 500 === 0) onRow(row);
       }
       for (const [term, df] of frequencies) insertDf.run(term, df);
-      for (const [ch, df] of characterFrequencies) insertCharacterDf.run(ch, df);
-      insertMeta.run('han_characters', String(characters));
+      for (const [ch, df] of characterFrequencies.entries()) insertCharacterDf.run(ch, df);
+      insertMeta.run('han_characters', String(characterFrequencies.characters));
       insertMeta.run('schema_version', String(FTS_SCHEMA_VERSION));
       insertMeta.run('analyzer', analyzer.fingerprint);
       insertMeta.run('window_plan', WINDOW_PLAN_VERSION);

@@ -23,7 +23,11 @@ export type ExactVectorFile = VectorsAt;
 export function checkCodesFile(fd: number, file: string, flat: FlatIPLayout): ScalarQuantizer8Layout {
   const codes = checkScalarQuantizer8(fileSource(fd), file);
   if (codes.dimension !== flat.dimension || codes.count !== flat.count) {
-    throw new NotReadyError(`${file} holds ${codes.count}×${codes.dimension} codes for a ${flat.count}×${flat.dimension} index`);
+    throw new NotReadyError({
+      file,
+      problem: `holds ${codes.count}×${codes.dimension} codes for a ${flat.count}×${flat.dimension} index`,
+      fix: 're-run `exam-copilot ingest --force` to rewrite it',
+    });
   }
   return codes;
 }

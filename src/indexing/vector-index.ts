@@ -4,7 +4,7 @@
  * Python's `faiss.read_index`. Implementations are imported lazily, and faiss-node only through `load-faiss.ts`.
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
-import { NotReadyError, UserError } from '../errors.js';
+import { errorMessage, NotReadyError, UserError } from '../errors.js';
 import type { Warning } from '../types.js';
 import {
   FOURCC_FLAT_IP,
@@ -286,15 +286,15 @@ async function openQuantized(
     return { read, close };
   } catch (error) {
     close();
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    // The warning names the file once and gives one fix: the error's own says to rebuild, in its words.
-    const reason = message
-      .replace(`${file}: `, '')
-      .replaceAll(file, 'the file')
-      .replace(/; (?:re-run|run|rebuild|reinstall) .*$/u, '');
+    // The warning names the codes file once and gives one fix: a problem of the codes file is told without its name and
+    // fixed by rewriting it; a problem of another file (the scan kernel) is told with its name and its own fix.
+    const problem = error instanceof UserError ? error.fileProblem : undefined;
+    const ofCodes = problem?.file === file;
+    const reason = problem ? (ofCodes ? problem.problem : `${problem.file}: ${problem.problem}`) : errorMessage(error).split('\n')[0];
+    const fix = problem && !ofCodes ? problem.fix : 'run `exam-copilot ingest --force` to rewrite them';
     warnings.push({
       where: file,
-      message: `the 8-bit codes are unusable (${reason}), so the exact index is searched instead, more slowly; run \`exam-copilot ingest --force\` to rewrite them`,
+      message: `the 8-bit codes are unusable (${reason}), so the exact index is searched instead, more slowly; ${fix}`,
     });
     return null;
   }

@@ -48,6 +48,11 @@ export interface OpenRetrieverOptions {
 /** A Retriever plus the warnings met while opening it (e.g. a missing user dictionary). */
 export interface OpenedRetriever extends Retriever {
   readonly warnings: readonly Warning[];
+  /**
+   * Those of `warnings` the vector files gave while opening (codes that do not fit, an HNSW index searched exactly):
+   * a search slower than the index was built for, which `doctor` reports.
+   */
+  readonly vectorWarnings: readonly Warning[];
   /** The searchers behind each mode, for benchmarks and tests. */
   readonly searchers: Readonly<Record<RetrievalMode, Searcher>>;
   /** Document frequencies the index stores for the answerer's corpus statistics; null for an older index. */
@@ -126,6 +131,7 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
   let closeEmbedder = (): void => undefined;
   let closeThread = (): void => undefined;
   let closeVectors = (): void => undefined;
+  let vectorWarnings: readonly Warning[] = [];
   let threadReady: Promise<boolean> = Promise.resolve(false);
   let keywordForHybrid: Searcher | undefined;
   try {
@@ -185,6 +191,7 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
     // What the vector files said while opening (codes that do not fit, so the exact index serves; HNSW searched exactly):
     // a slower search than the index was built for, which the caller shows.
     warnings.push(...index.warnings);
+    vectorWarnings = index.warnings;
     // The build these files are, when no swap came between the two looks: a thread scans only for that build.
     const vectorGeneration = vectorFilesGeneration(files) === vectorsBefore ? vectorsBefore : null;
     if (index.size !== vectorCount || index.dimension !== embedder.dimension) {
@@ -236,6 +243,7 @@ async function openIndexes(options: OpenRetrieverOptions): Promise<OpenedRetriev
       hits.flatMap((h) => fts.chunksBySeq(h.chunk.source, h.chunk.seq - n, h.chunk.seq + n));
     return {
       warnings,
+      vectorWarnings,
       searchers,
       corpusFrequency: fts.corpusFrequency,
       analyzer,

@@ -193,6 +193,8 @@ void describe('FAISS backend', () => {
     if (faissSkip) return t.skip(faissSkip);
     const faiss = await createVectorIndex({ dimension: DIM, kind: 'flat', backend: 'faiss' });
     faiss.add(vectors);
+    // A search moves the vectors into FAISS, so FAISS's own writer writes the file.
+    faiss.search(queries[0]!, K);
     const js = await jsIndex();
     const faissFile = path.join(temp.root, 'by-faiss.faiss');
     const jsFile = path.join(temp.root, 'by-js.faiss');
@@ -208,6 +210,37 @@ void describe('FAISS backend', () => {
       assert.deepEqual(jsReadsFaiss.search(q, K).ids, expected);
       assert.deepEqual(faissReadsJs.search(q, K).ids, expected);
     }
+  });
+
+  void test('a flat FAISS index holds added vectors until its first search: written, added to and searched in order', async (t) => {
+    if (faissSkip) return t.skip(faissSkip);
+    const half = vectors.length / 2;
+    const written = await createVectorIndex({ dimension: DIM, kind: 'flat', backend: 'faiss' });
+    written.add(vectors.slice(0, half));
+    written.add(vectors.slice(half));
+    assert.equal(written.size, vectors.length);
+    const file = path.join(temp.root, 'never-searched.faiss');
+    written.write(file);
+    const jsFile = path.join(temp.root, 'js-reference.faiss');
+    (await jsIndex()).write(jsFile);
+    assert.ok(readFileSync(file).equals(readFileSync(jsFile)), 'the same bytes as the JS writer (and so as FAISS)');
+    // Read back with half the vectors in FAISS, then the rest added: the ids follow the order of adding.
+    const firstHalf = await createVectorIndex({ dimension: DIM, kind: 'flat', backend: 'faiss' });
+    firstHalf.add(vectors.slice(0, half));
+    const halfFile = path.join(temp.root, 'half.faiss');
+    firstHalf.write(halfFile);
+    const grown = await readVectorIndex(halfFile, { backend: 'faiss' });
+    grown.add(vectors.slice(half));
+    assert.equal(grown.size, vectors.length);
+    for (const q of queries) assert.deepEqual(grown.search(q, K).ids, bruteForce(vectors, q, K));
+    const many = grown.searchMany?.(queries.slice(0, 3), K);
+    assert.deepEqual(
+      many?.map((r) => r.ids),
+      queries.slice(0, 3).map((q) => bruteForce(vectors, q, K)),
+    );
+    const grownFile = path.join(temp.root, 'grown.faiss');
+    grown.write(grownFile);
+    assert.ok(readFileSync(grownFile).equals(readFileSync(jsFile)), 'FAISS writes every vector, in order');
   });
 
   void test('HNSW finds the true neighbours (recall@10 >= 0.9) and keeps efSearch through write/read', async (t) => {
