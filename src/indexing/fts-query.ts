@@ -72,8 +72,3 @@ export function matchExpression(terms: readonly QueryTerm[]): string | null {
   const phrases = terms.flatMap((t) => Array.from({ length: t.repeat }, () => `"${t.term.replace(/"/g, '""')}"`));
   return phrases.length === 0 ? null : phrases.join(' OR ');
 }
-
-/** The text stored in an FTS5 column: the analyzer's tokens joined by spaces, so unicode61 splits exactly there. */
-export function segmentForIndex(analyzer: Analyzer, text: string): string {
-  return analyzer.tokens(text).join(' ');
-}

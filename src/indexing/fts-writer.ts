@@ -9,7 +9,6 @@ import { encodePassageTokens, segmentPassage, WINDOW_PLAN_VERSION } from '../tex
 import type { Chunk } from '../types.js';
 import { CharacterDocumentFrequencies } from './character-rescorer.js';
 import { FTS_SCHEMA_VERSION, printedPageNumber } from './chunk-rows.js';
-import { segmentForIndex } from './fts-query.js';
 import { BM25_WEIGHTS } from './fts-ranker.js';
 import { ftsTotals } from './fts-two-stage.js';
 import { KEYWORD_POSTINGS_FILE, weightList } from './keyword-postings.js';
@@ -91,18 +90,16 @@ export function writeFtsIndex(file: string, chunks: Iterable<Chunk>, analyzer: A
         const textTokens = passage.text;
         const chapterTokens = headings.tokens(c.chapter);
         const figureTokens = headings.tokens(c.figure_ref);
+        // Each column's tokens; FTS5 is given them joined by spaces (unicode61 splits there), the postings as they are.
         const columns = [
-          textTokens.join(' '),
-          segmentForIndex(headings, c.book),
-          chapterTokens.join(' '),
+          textTokens,
+          headings.tokens(c.book),
+          chapterTokens,
           // Every heading below the outermost, so the middle levels of a deep path (编 > 分编 > 章 > 节) are searchable too.
-          segmentForIndex(
-            headings,
-            c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' '),
-          ),
-          figureTokens.join(' '),
+          headings.tokens(c.headings.length > 0 ? c.headings.slice(1).join(' ') : [c.section, c.subsection].filter(Boolean).join(' ')),
+          figureTokens,
         ] as const;
-        insertFts.run(row, ...columns);
+        insertFts.run(row, ...columns.map((tokens) => tokens.join(' ')));
         postings.add(row, columns);
         insertPassage.run(row, encodePassageTokens(passage));
         // The body, chapter and figure tokens cut above, so the corpus counts cost only the two short headings more.

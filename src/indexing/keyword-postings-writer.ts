@@ -9,8 +9,8 @@ function grown<T extends Uint32Array | Uint16Array>(array: T, make: (n: number) 
 }
 
 /**
- * Collects the postings of `keyword-postings.bin` (see keyword-postings.ts) from the column texts given to FTS5, one
- * row at a time in rowid order, and encodes the file. Each column text is analyzer tokens joined by spaces; a token is
+ * Collects the postings of `keyword-postings.bin` (see keyword-postings.ts) from the columns given to FTS5, one row at
+ * a time in rowid order, and encodes the file. Each column text is analyzer tokens joined by spaces; a token is
  * split as unicode61 splits it (`unicodeTokens`), so the counts are FTS5's, which `matches` checks before the file is
  * written.
  */
@@ -32,14 +32,16 @@ export class KeywordPostingsWriter {
 
   constructor(private readonly weights: readonly number[]) {}
 
-  /** Adds a row's column texts, in FTS column order. Rows must come in ascending rowid order. */
-  add(rowid: number, columns: readonly string[]): void {
+  /**
+   * Adds a row's columns, in FTS column order, each as the analyzer tokens whose join by spaces is the column's text
+   * (so no column is split again here). Rows must come in ascending rowid order.
+   */
+  add(rowid: number, columns: readonly (readonly string[])[]): void {
     let length = 0;
-    columns.forEach((text, col) => {
-      if (text === '') return;
+    columns.forEach((tokens, col) => {
       // Doubled, so that the weights (multiples of ½) sum in integers.
       const weight = 2 * (this.weights[col] ?? 1);
-      for (const piece of text.split(' ')) {
+      for (const piece of tokens) {
         if (piece === '') continue;
         if (PLAIN_TOKEN.test(piece)) {
           length++;
