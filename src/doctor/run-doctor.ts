@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExamCopilotConfig } from '../config/load-config.js';
 import { describeEndpoint, redactSecrets } from '../config/load-config.js';
-import { errorMessage, NotReadyError } from '../errors.js';
+import { errorMessage, NotReadyError, UserError } from '../errors.js';
 import { projectPaths } from '../paths.js';
 import { importPackage } from '../import-package.js';
 
@@ -230,10 +230,12 @@ function wasmCheck(name: string, load: () => unknown, ok: string, failed: { stat
     load();
     return { name, status: 'ok', message: ok };
   } catch (error) {
+    // The file and its problem, without the error's own fix: this check gives the fix, with the rebuild from a checkout.
+    const problem = error instanceof UserError ? error.fileProblem : undefined;
     return {
       name,
       status: failed.status,
-      message: `${errorMessage(error)}${failed.then}`,
+      message: `${problem ? `${problem.file}: ${problem.problem}` : errorMessage(error)}${failed.then}`,
       fix: 'reinstall exam-copilot (npm install), or from a checkout rebuild the file: node scripts/build-wasm.mjs',
     };
   }
@@ -264,7 +266,9 @@ const checkEmbedder: Check = async ({ root, config }) => {
     const slower = retriever.vectorWarnings.map((w) => `${w.where}: ${w.message}`);
     retriever.close();
     if (slower.length > 0) {
-      return { name: 'embedder', status: 'warn', message: [message, ...slower].join('; '), fix: 'run `exam-copilot ingest --force`' };
+      // Each warning ends with its own fix: rewriting codes that do not fit, or reinstalling a kernel that does not load.
+      const fix = 'the one each warning gives: `exam-copilot ingest --force` for codes that do not fit the index';
+      return { name: 'embedder', status: 'warn', message: [message, ...slower].join('; '), fix };
     }
     return { name: 'embedder', status: 'ok', message };
   } catch (error) {

@@ -294,7 +294,7 @@ async function openQuantized(
     const fix = problem && !ofCodes ? problem.fix : 'run `exam-copilot ingest --force` to rewrite them';
     warnings.push({
       where: file,
-      message: `the 8-bit codes are unusable (${reason}), so the exact index is searched instead, more slowly; ${fix}`,
+      message: `the 8-bit codes ${problem && !ofCodes ? 'cannot be scanned' : 'are unusable'} (${reason}), so the exact index is searched instead, more slowly; ${fix}`,
     });
     return null;
   }
